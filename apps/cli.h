@@ -1,0 +1,39 @@
+/* cli.h -- what the spk subcommands share: option parsing, usage errors,
+ * number parsing, JSON string output. */
+#ifndef SPK_APPS_CLI_H
+#define SPK_APPS_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes: 0 success, 1 failure (bad file, no convergence), 2 usage error. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Print "spk CMD: message" and a hint to stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* If argv[*i] is "--name" or "--name=value": for options with a value, set
+ * *val (taken from "=value" or the next argument, advancing *i) and return 1;
+ * return -1 when the value is missing; 0 when argv[*i] is another word. */
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+/* 1 if argv[i] is exactly "--name". */
+int cli_flag(const char *arg, const char *name);
+
+/* Strict number parsing: the whole string must be a number; 0 on success. */
+int cli_parse_double(const char *s, double *out);
+int cli_parse_int(const char *s, int *out);
+
+/* Write s as a JSON string literal (quotes and escapes included). */
+void cli_json_string(FILE *f, const char *s);
+/* Write a double as JSON (null for NaN/Inf). */
+void cli_json_number(FILE *f, double v);
+
+int cmd_solve(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+#endif

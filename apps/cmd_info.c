@@ -1,0 +1,127 @@
+/* cmd_info.c -- `spk info`: what a matrix looks like (size, symmetry,
+ * diagonal, dominance, row lengths) and which method spk would pick. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/csr.h"
+#include "io/mmio.h"
+
+static void help(void)
+{
+    printf("usage: spk info A.mtx[.gz] [--json]\n"
+           "\n"
+           "Print the size, the stored and expanded nonzeros, the header's field and symmetry,\n"
+           "the measured pattern and value symmetry, the diagonal (missing, positive, zero,\n"
+           "negative entries), diagonal dominance, row-length statistics, and the method\n"
+           "'spk solve' would choose.\n");
+}
+
+static const char *field_name(spk_mm_field f)
+{
+    return f == SPK_MM_REAL ? "real" : f == SPK_MM_INTEGER ? "integer" : "pattern";
+}
+
+static const char *sym_name(spk_mm_symmetry s)
+{
+    return s == SPK_MM_GENERAL ? "general" : s == SPK_MM_SYMMETRIC ? "symmetric" : "skew-symmetric";
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (cli_flag(argv[i], "help") || strcmp(argv[i], "-h") == 0) {
+            help();
+            return CLI_OK;
+        } else if (cli_flag(argv[i], "json")) {
+            json = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("info", "unknown option '%s'", argv[i]);
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            return cli_usage_error("info", "unexpected argument '%s' (one matrix file only)", argv[i]);
+        }
+    }
+    if (!path) return cli_usage_error("info", "missing the matrix file");
+
+    spk_err e;
+    spk_err_clear(&e);
+    spk_csr A = {0};
+    spk_mm_info mi;
+    int *pos = NULL, rc = CLI_FAIL;
+    if (spk_mm_read_csr(path, &A, &mi, &e)) {
+        fprintf(stderr, "spk info: %s\n", e.msg);
+        return CLI_FAIL;
+    }
+    int psym = 0, vsym = 0;
+    if (spk_csr_symmetry(&A, 1e-12, &psym, &vsym, &e)) goto fail;
+    int nd = A.nrows < A.ncols ? A.nrows : A.ncols;
+    pos = spk_malloc((size_t)nd, sizeof(int), "diagonal positions", &e);
+    if (!pos) goto fail;
+    spk_csr sq = A;
+    sq.nrows = nd;
+    int missing = spk_csr_diag_pos(&sq, pos), dpos = 0, dzero = 0, dneg = 0;
+    double dmin = INFINITY, dmax = -INFINITY, fro = 0;
+    for (int i = 0; i < nd; i++) {
+        if (pos[i] < 0) continue;
+        double d = A.val[pos[i]];
+        dpos += d > 0;
+        dzero += d == 0;
+        dneg += d < 0;
+        dmin = fmin(dmin, d);
+        dmax = fmax(dmax, d);
+    }
+    for (int k = 0; k < A.nnz; k++) fro += A.val[k] * A.val[k];
+    fro = sqrt(fro);
+    int dom = spk_csr_diag_dominant_rows(&A);
+    spk_csr_rowstats rs;
+    spk_csr_row_stats(&A, &rs);
+    int square = A.nrows == A.ncols;
+    int cg = square && vsym && missing == 0 && dpos == nd && nd > 0;
+    const char *method = !square ? "none (not square)" : cg ? "cg + ic0" : "bicgstab + ilu0";
+    if (json) {
+        printf("{\"file\": ");
+        cli_json_string(stdout, path);
+        printf(", \"rows\": %d, \"cols\": %d, \"entries_in_file\": %lld, \"nnz\": %d, \"field\": \"%s\","
+               " \"header_symmetry\": \"%s\", \"pattern_symmetric\": %s, \"value_symmetric\": %s,"
+               " \"diag_missing\": %d, \"diag_positive\": %d, \"diag_zero\": %d, \"diag_negative\": %d,",
+               A.nrows, A.ncols, mi.entries, A.nnz, field_name(mi.field), sym_name(mi.symmetry),
+               psym ? "true" : "false", vsym ? "true" : "false", missing, dpos, dzero, dneg);
+        printf(" \"diag_min\": ");
+        cli_json_number(stdout, dmin);
+        printf(", \"diag_max\": ");
+        cli_json_number(stdout, dmax);
+        printf(", \"frobenius\": ");
+        cli_json_number(stdout, fro);
+        printf(", \"diag_dominant_rows\": %d, \"row_min\": %d, \"row_max\": %d, \"row_mean\": %.6g,"
+               " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"}\n",
+               dom, rs.min, rs.max, rs.mean, rs.std, rs.empty, method);
+    } else {
+        printf("file        %s\n", path);
+        printf("size        %d x %d%s\n", A.nrows, A.ncols, square ? "" : " (not square)");
+        printf("nonzeros    %d (%lld entries in the file, %s %s)\n", A.nnz, mi.entries,
+               field_name(mi.field), sym_name(mi.symmetry));
+        printf("symmetry    pattern %s, values %s\n", psym ? "symmetric" : "nonsymmetric",
+               vsym ? "symmetric" : "nonsymmetric");
+        printf("diagonal    %d missing, %d positive, %d zero, %d negative", missing, dpos, dzero, dneg);
+        if (nd - missing > 0) printf("; range [%.6g, %.6g]", dmin, dmax);
+        printf("\n");
+        printf("dominance   %d of %d rows diagonally dominant (|a_ii| >= sum |a_ij|)\n", dom, A.nrows);
+        printf("rows        length min %d, max %d, mean %.2f, std %.2f; %d empty\n", rs.min, rs.max,
+               rs.mean, rs.std, rs.empty);
+        printf("norm        ||A||_F = %.6g\n", fro);
+        printf("method      spk solve would use %s\n", method);
+    }
+    rc = CLI_OK;
+    goto done;
+fail:
+    fprintf(stderr, "spk info: %s: %s\n", path, e.msg);
+done:
+    free(pos);
+    spk_csr_free(&A);
+    return rc;
+}

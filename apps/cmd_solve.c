@@ -1,0 +1,307 @@
+/* cmd_solve.c -- `spk solve`: read A (and b), solve, report. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "spk.h"
+#include "io/rhs.h"
+#include "spmv/spmv.h"
+
+static void help(void)
+{
+    printf("usage: spk solve A.mtx[.gz] [options]\n"
+           "\n"
+           "Solve A x = b.  Without --rhs, b = A*1 and the error ||x - 1||_inf is reported too\n"
+           "(when A*1 = 0, b = A*r for a fixed pseudo-random r, and the error is against r).\n"
+           "\n"
+           "options:\n"
+           "  --rhs FILE          right-hand side b (Matrix Market array or n x 1 coordinate)\n"
+           "  --solver S          auto | cg | bicgstab (default auto: CG for a symmetric matrix\n"
+           "                      with a positive diagonal, BiCGStab otherwise; when CG finds the\n"
+           "                      matrix indefinite, auto switches to BiCGStab + ILU(0))\n"
+           "  --precond P         auto | ic0 | ilu0 | jacobi | none (auto: IC(0) with CG,\n"
+           "                      ILU(0) with BiCGStab)\n"
+           "  --format NAME       SpMV format (default auto); formats in this build:");
+    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++)
+        printf(" %s", (*p)->name);
+    printf("\n"
+           "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
+           "  --rtol R            stop when ||r|| <= R ||b|| (default 1e-8)\n"
+           "  --atol A            or when ||r|| <= A (default 0)\n"
+           "  --maxit N           iteration limit (default 10000)\n"
+           "  --no-shift          fail on a bad IC(0)/ILU(0) pivot instead of shifting the diagonal\n"
+           "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
+           "  --monitor           print the residual of every iteration\n"
+           "  --json              print one JSON object instead of text\n"
+           "\n"
+           "Exit status: 0 converged, 1 not converged or failed, 2 usage error.\n");
+}
+
+typedef struct solve_args {
+    const char *matrix, *rhs, *out, *format;
+    spk_solver_kind solver;
+    spk_precond_kind precond;
+    spk_device device;
+    const char *device_name;
+    spk_options o;
+    int monitor, json;
+} solve_args;
+
+static int parse_kind(const char *v, const char *const *names, int count, int *out)
+{
+    for (int k = 0; k < count; k++)
+        if (strcmp(v, names[k]) == 0) {
+            *out = k;
+            return 0;
+        }
+    return 1;
+}
+
+/* Parse argv into a; returns CLI_OK, CLI_USAGE, or -1 for --help. */
+static int parse(int argc, char **argv, solve_args *a)
+{
+    static const char *const solvers[] = {"auto", "cg", "bicgstab"};
+    static const char *const preconds[] = {"auto", "none", "jacobi", "ilu0", "ic0"};
+    memset(a, 0, sizeof *a);
+    spk_options_default(&a->o);
+    a->device_name = "auto";
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r, k;
+        if (cli_flag(argv[i], "help") || strcmp(argv[i], "-h") == 0) return -1;
+        if (cli_flag(argv[i], "monitor")) {
+            a->monitor = 1;
+        } else if (cli_flag(argv[i], "json")) {
+            a->json = 1;
+        } else if (cli_flag(argv[i], "no-shift")) {
+            a->o.allow_shift = 0;
+        } else if ((r = cli_opt_value(argc, argv, &i, "rhs", &v))) {
+            if (r < 0) return cli_usage_error("solve", "--rhs needs a file");
+            a->rhs = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "out", &v))) {
+            if (r < 0) return cli_usage_error("solve", "--out needs a file");
+            a->out = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "format", &v))) {
+            if (r < 0) return cli_usage_error("solve", "--format needs a name");
+            a->format = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "solver", &v))) {
+            if (r < 0 || parse_kind(v, solvers, 3, &k))
+                return cli_usage_error("solve", "--solver must be auto, cg or bicgstab");
+            a->solver = (spk_solver_kind)k;
+        } else if ((r = cli_opt_value(argc, argv, &i, "precond", &v))) {
+            if (r < 0 || parse_kind(v, preconds, 5, &k))
+                return cli_usage_error("solve", "--precond must be auto, ic0, ilu0, jacobi or none");
+            a->precond = (spk_precond_kind)k;
+        } else if ((r = cli_opt_value(argc, argv, &i, "device", &v))) {
+            if (r < 0) return cli_usage_error("solve", "--device needs auto, cpu or cuda");
+            if (strcmp(v, "auto") == 0)
+                a->device = SPK_DEVICE_AUTO;
+            else if (strcmp(v, "cpu") == 0 || strcmp(v, "host") == 0)
+                a->device = SPK_DEVICE_HOST;
+            else if (strcmp(v, "cuda") == 0 || strcmp(v, "gpu") == 0)
+                a->device = SPK_DEVICE_CUDA;
+            else
+                return cli_usage_error("solve", "--device must be auto, cpu or cuda (got '%s')", v);
+            a->device_name = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "rtol", &v))) {
+            if (r < 0 || cli_parse_double(v, &a->o.rtol) || a->o.rtol < 0)
+                return cli_usage_error("solve", "--rtol needs a number >= 0");
+        } else if ((r = cli_opt_value(argc, argv, &i, "atol", &v))) {
+            if (r < 0 || cli_parse_double(v, &a->o.atol) || a->o.atol < 0)
+                return cli_usage_error("solve", "--atol needs a number >= 0");
+        } else if ((r = cli_opt_value(argc, argv, &i, "maxit", &v))) {
+            if (r < 0 || cli_parse_int(v, &a->o.maxit) || a->o.maxit < 0)
+                return cli_usage_error("solve", "--maxit needs an integer >= 0");
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("solve", "unknown option '%s'", argv[i]);
+        } else if (!a->matrix) {
+            a->matrix = argv[i];
+        } else {
+            return cli_usage_error("solve", "unexpected argument '%s' (one matrix file only)", argv[i]);
+        }
+    }
+    if (!a->matrix) return cli_usage_error("solve", "missing the matrix file");
+    if (a->format) a->o.format = a->format;
+    return CLI_OK;
+}
+
+static void monitor_print(void *user, int it, double rnorm, double relres)
+{
+    FILE *f = user;
+    fprintf(f, "  iteration %5d  ||r|| %.6e  ||r||/||b|| %.6e\n", it, rnorm, relres);
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    solve_args a;
+    int pr = parse(argc, argv, &a);
+    if (pr < 0) {
+        help();
+        return CLI_OK;
+    }
+    if (pr) return pr;
+
+    int rc = CLI_FAIL, st, n = 0, nnz = 0, ncols = 0;
+    spk_context *ctx = NULL;
+    spk_matrix *A = NULL;
+    spk_solver *s = NULL;
+    double *b = NULL, *x = NULL, *xstar = NULL;
+    const char *rhs_note = "file";
+    const char *device_note = "";
+    spk_result res;
+    memset(&res, 0, sizeof res);
+    FILE *out = a.json ? stderr : stdout;
+
+    st = spk_context_create(&ctx, a.device);
+    if (st) {
+        fprintf(stderr, "spk solve: cannot use device '%s': %s\n", a.device_name,
+                ctx ? spk_last_error(ctx)
+                    : (a.device == SPK_DEVICE_CUDA ? "this build of spk has no CUDA support"
+                                                   : spk_status_name(st)));
+        goto done;
+    }
+    if (a.device == SPK_DEVICE_AUTO && strcmp(spk_context_device(ctx), "host") == 0)
+        device_note = " (auto: no usable GPU in this build or machine)";
+    else if (a.device == SPK_DEVICE_AUTO)
+        device_note = " (auto: GPU found)";
+
+    if (spk_matrix_read(ctx, a.matrix, &A)) {
+        fprintf(stderr, "spk solve: %s\n", spk_last_error(ctx));
+        goto done;
+    }
+    spk_matrix_csr(A, &n, &ncols, &nnz, NULL, NULL, NULL);
+    if (n != ncols) {
+        fprintf(stderr, "spk solve: %s: the matrix is %d x %d; a linear system needs a square "
+                        "matrix\n", a.matrix, n, ncols);
+        goto done;
+    }
+    x = calloc((size_t)n + 1, sizeof(double));
+    if (!x) {
+        fprintf(stderr, "spk solve: out of memory for the solution vector (%d entries)\n", n);
+        goto done;
+    }
+    if (a.rhs) {
+        int nb;
+        if (spk_vector_read(ctx, a.rhs, &nb, &b)) {
+            fprintf(stderr, "spk solve: %s\n", spk_last_error(ctx));
+            goto done;
+        }
+        if (nb != n) {
+            fprintf(stderr, "spk solve: %s has %d entries but the matrix has %d rows\n", a.rhs, nb, n);
+            goto done;
+        }
+    } else {
+        b = malloc(((size_t)n + 1) * sizeof(double));
+        xstar = malloc(((size_t)n + 1) * sizeof(double));
+        if (!b || !xstar) {
+            fprintf(stderr, "spk solve: out of memory for the right-hand side (%d entries)\n", n);
+            goto done;
+        }
+        const int *rp, *ci;
+        const double *va;
+        spk_matrix_csr(A, NULL, NULL, NULL, &rp, &ci, &va);
+        rhs_note = spk_rhs_known_solution_arrays(n, n, rp, ci, va, xstar, b)
+                       ? "A*r (A*1 = 0: rows sum to zero; r pseudo-random in [0,1))"
+                       : "A*1";
+    }
+
+    if (a.monitor) {
+        a.o.monitor = monitor_print;
+        a.o.monitor_user = out;
+    }
+    st = spk_solver_create(ctx, A, a.solver, a.precond, &a.o, &s);
+    if (st) {
+        fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(ctx));
+        goto done;
+    }
+    if (!a.json) {
+        fprintf(out, "matrix    %s: %d x %d, %d nonzeros\n", a.matrix, n, n, nnz);
+        fprintf(out, "device    %s%s\n", spk_context_device(ctx), device_note);
+        fprintf(out, "method    %s + %s%s, SpMV format %s\n", spk_solver_method(s),
+                spk_solver_precond(s),
+                a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", spk_solver_format(s));
+        fprintf(out, "rhs       b = %s\n", a.rhs ? a.rhs : rhs_note);
+    }
+    st = spk_solve(s, b, x, &res);
+    int ran = st == SPK_OK || st == SPK_ERR_NOT_CONVERGED || st == SPK_ERR_BREAKDOWN ||
+              st == SPK_ERR_INDEFINITE;
+    if (!ran) {
+        fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(ctx));
+        goto done;
+    }
+    double err = NAN;
+    if (xstar) {
+        err = 0;
+        for (int i = 0; i < n; i++) err = fmax(err, fabs(x[i] - xstar[i]));
+    }
+    if (a.json) {
+        printf("{\"matrix\": ");
+        cli_json_string(stdout, a.matrix);
+        printf(", \"rows\": %d, \"nnz\": %d, \"device\": ", n, nnz);
+        cli_json_string(stdout, spk_context_device(ctx));
+        printf(", \"solver\": ");
+        cli_json_string(stdout, spk_solver_method(s));
+        printf(", \"precond\": ");
+        cli_json_string(stdout, spk_solver_precond(s));
+        printf(", \"format\": ");
+        cli_json_string(stdout, spk_solver_format(s));
+        printf(", \"switched\": %s, \"rhs\": ", res.switched ? "true" : "false");
+        cli_json_string(stdout, a.rhs ? a.rhs : rhs_note);
+        printf(", \"status\": ");
+        cli_json_string(stdout, st == SPK_OK ? "converged" : spk_status_name(st));
+        printf(", \"reason\": ");
+        cli_json_string(stdout, spk_reason_name(res.reason));
+        printf(", \"converged\": %s, \"iterations\": %d", st == SPK_OK ? "true" : "false",
+               res.iterations);
+        printf(", \"residual0\": ");
+        cli_json_number(stdout, res.rnorm0);
+        printf(", \"relres\": ");
+        cli_json_number(stdout, res.relres);
+        printf(", \"true_relres\": ");
+        cli_json_number(stdout, res.true_relres);
+        printf(", \"error_inf\": ");
+        cli_json_number(stdout, err);
+        printf(", \"shift\": ");
+        cli_json_number(stdout, res.shift);
+        printf(", \"rtol\": ");
+        cli_json_number(stdout, a.o.rtol);
+        printf(", \"time_ms\": {\"setup\": %.6f, \"spmv\": %.6f, \"precond\": %.6f, \"vector\": %.6f, "
+               "\"total\": %.6f}",
+               1e3 * res.t_setup, 1e3 * res.t_spmv, 1e3 * res.t_precond, 1e3 * res.t_vector,
+               1e3 * res.t_total);
+        if (st != SPK_OK) {
+            printf(", \"message\": ");
+            cli_json_string(stdout, spk_last_error(ctx));
+        }
+        printf("}\n");
+    } else {
+        if (res.switched)
+            fprintf(out, "note      CG found the matrix indefinite (p'Ap <= 0); switched to "
+                         "BiCGStab + ILU(0)\n");
+        if (res.shift > 0)
+            fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
+                    spk_solver_precond(s), res.shift);
+        fprintf(out, "result    %s after %d iterations\n", spk_reason_name(res.reason), res.iterations);
+        fprintf(out, "residual  ||r||/||b||: recurrence %.3e, true %.3e (rtol %.1e)\n", res.relres,
+                res.true_relres, a.o.rtol);
+        if (xstar) fprintf(out, "error     ||x - x*||_inf = %.3e\n", err);
+        fprintf(out, "time      setup %.3f ms, solve %.3f ms (spmv %.3f, precond %.3f, vector %.3f)\n",
+                1e3 * res.t_setup, 1e3 * res.t_total, 1e3 * res.t_spmv, 1e3 * res.t_precond,
+                1e3 * res.t_vector);
+        if (st != SPK_OK) fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(ctx));
+    }
+    if (a.out && spk_vector_write(ctx, a.out, n, x)) {
+        fprintf(stderr, "spk solve: %s\n", spk_last_error(ctx));
+        goto done;
+    }
+    rc = st == SPK_OK ? CLI_OK : CLI_FAIL;
+done:
+    free(b);
+    free(x);
+    free(xstar);
+    spk_solver_destroy(s);
+    spk_matrix_destroy(A);
+    spk_context_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* spk.c -- the spk command: dispatch to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "spk.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: spk COMMAND [options]\n"
+            "\n"
+            "Solve sparse linear systems Ax = b with preconditioned Krylov methods.\n"
+            "\n"
+            "commands:\n"
+            "  solve    solve A x = b from a Matrix Market file (CG+IC(0) or BiCGStab+ILU(0))\n"
+            "  info     size, symmetry, diagonal and row statistics of a matrix\n"
+            "  gen      write a model problem (2D/3D Poisson, 3D convection-diffusion)\n"
+            "  convert  rewrite a Matrix Market file (compress, expand or fold symmetry)\n"
+            "\n"
+            "'spk COMMAND --help' describes a command.  Exit codes: 0 success, 1 failure,\n"
+            "2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("spk %s\n", spk_version());
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "solve") == 0) return cmd_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "info") == 0) return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
+    fprintf(stderr, "spk: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return CLI_USAGE;
+}

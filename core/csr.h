@@ -1,0 +1,87 @@
+/* csr.h -- the host CSR matrix and its utilities.
+ *
+ * A (nrows x ncols) is stored as rowptr[nrows+1], colind[nnz], val[nnz] with
+ * 0-based 32-bit indices.  "Canonical" means: rowptr monotone from 0 to nnz,
+ * every column in [0, ncols), columns strictly increasing within each row
+ * (sorted, no duplicates).  Most of spk requires canonical CSR; the reader and
+ * spk_matrix_from_csr produce it. */
+#ifndef SPK_CORE_CSR_H
+#define SPK_CORE_CSR_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct spk_csr {
+    int nrows, ncols, nnz;
+    int *rowptr;   /* nrows + 1 */
+    int *colind;   /* nnz */
+    double *val;   /* nnz (may be NULL only transiently, never for a finished matrix) */
+} spk_csr;
+
+/* Row-length statistics. */
+typedef struct spk_csr_rowstats {
+    int min, max, empty;
+    double mean, std;
+} spk_csr_rowstats;
+
+/* Allocate arrays for nrows x ncols with room for nnz entries; rowptr zeroed.
+ * *A must be zero-initialised or freed. */
+int spk_csr_alloc(spk_csr *A, int nrows, int ncols, int nnz, spk_err *e);
+/* Release the arrays and zero the struct. */
+void spk_csr_free(spk_csr *A);
+/* Deep copy B = A. */
+int spk_csr_copy(const spk_csr *A, spk_csr *B, spk_err *e);
+
+/* Check rowptr and colind (values are not read).  With require_sorted, also
+ * require strictly increasing columns in each row.  The message names the
+ * first offending row and entry. */
+int spk_csr_validate(const spk_csr *A, int require_sorted, spk_err *e);
+/* Does every row have strictly increasing columns? */
+int spk_csr_is_sorted(const spk_csr *A);
+/* Sort the columns of every row (values follow).  If perm is not NULL it
+ * receives, for each new position k, the old position perm[k]. */
+int spk_csr_sort(spk_csr *A, int *perm, spk_err *e);
+/* Merge entries with equal (row, col) in a row-sorted matrix by summing their
+ * values; shrinks nnz.  If map is not NULL (nnz entries on input) it receives,
+ * for each old position, its new position. */
+int spk_csr_sum_duplicates(spk_csr *A, int *map);
+
+/* Build canonical CSR from nnz triplets (duplicates summed).  Indices are
+ * checked against nrows/ncols.  val may be NULL: every value is 1. */
+int spk_csr_from_coo(int nrows, int ncols, size_t nnz, const int *row, const int *col,
+                     const double *val, spk_csr *A, spk_err *e);
+
+/* B = A^T (canonical if A is). */
+int spk_csr_transpose(const spk_csr *A, spk_csr *B, spk_err *e);
+
+/* Symmetry of a canonical square matrix.  *pattern = 1 when (i,j) stored
+ * implies (j,i) stored; *values = 1 when additionally |a_ij - a_ji| <=
+ * rtol * max(|a_ij|, |a_ji|) for every pair (an entry without partner must be
+ * zero).  Either output pointer may be NULL. */
+int spk_csr_symmetry(const spk_csr *A, double rtol, int *pattern, int *values, spk_err *e);
+
+/* d[i] = a_ii (0 where absent; d has min(nrows, ncols) entries).  Returns the
+ * number of rows whose diagonal entry is not stored. */
+int spk_csr_diagonal(const spk_csr *A, double *d);
+/* Position of a_ii in each row of a canonical matrix, -1 where absent. */
+int spk_csr_diag_pos(const spk_csr *A, int *pos);
+/* Return a canonical copy B of A in which every missing diagonal entry of a
+ * square A is present as an explicit zero.  *added receives their count. */
+int spk_csr_with_diagonal(const spk_csr *A, spk_csr *B, int *added, spk_err *e);
+
+/* Statistics of the row lengths. */
+void spk_csr_row_stats(const spk_csr *A, spk_csr_rowstats *s);
+/* Number of rows with |a_ii| >= sum_{j != i} |a_ij|. */
+int spk_csr_diag_dominant_rows(const spk_csr *A);
+
+/* y = alpha*A*x + beta*y (beta == 0: y is not read, so it may hold NaN). */
+void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y);
+
+/* Checked size arithmetic used by allocators: *out = a * b, fails on overflow. */
+int spk_mul_size(size_t a, size_t b, size_t *out);
+/* malloc/calloc that record "out of host memory (N bytes for WHAT)" on failure. */
+void *spk_malloc(size_t n, size_t size, const char *what, spk_err *e);
+void *spk_calloc(size_t n, size_t size, const char *what, spk_err *e);
+
+#endif

@@ -1,0 +1,258 @@
+/*
+ * spk.h -- the public C API of spk, the sparse Krylov kit.
+ *
+ * spk solves sparse linear systems A x = b with preconditioned Krylov methods:
+ * CG (with IC(0), Jacobi or no preconditioner) for symmetric positive definite
+ * matrices and BiCGStab (with ILU(0), Jacobi or none) for general ones.  The
+ * sparse matrix-vector product inside every iteration is a pluggable backend
+ * chosen by name ("csr" on the host; GPU formats where CUDA is available).
+ *
+ * Conventions
+ *  - Every function that can fail returns an int status: SPK_OK (0) on success,
+ *    one of the positive spk_status codes otherwise.  spk_last_error(ctx) then
+ *    holds a sentence that names the cause (file and line, row, value, call).
+ *  - Nothing in the library prints or exits on its own.
+ *  - Indices are 32-bit and 0-based; matrices are given in CSR.
+ *  - Objects are opaque; *_destroy accepts NULL.
+ *  - A context is not thread-safe; use one context per thread.
+ *
+ * Typical use:
+ *
+ *     spk_context *ctx;  spk_context_create(&ctx, SPK_DEVICE_AUTO);
+ *     spk_matrix *A;     spk_matrix_from_csr(ctx, n, n, rowptr, colind, val, &A);
+ *     spk_options o;     spk_options_default(&o);
+ *     spk_solver *s;     spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &o, &s);
+ *     spk_result r;      int st = spk_solve(s, b, x, &r);     // x: initial guess in, solution out
+ *     if (st) fprintf(stderr, "%s\n", spk_last_error(ctx));
+ *     spk_matrix_update_values(A, newval);                   // next spk_solve refactors
+ *     spk_solver_destroy(s); spk_matrix_destroy(A); spk_context_destroy(ctx);
+ */
+#ifndef SPK_H
+#define SPK_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define SPK_API
+#elif defined(__GNUC__)
+#define SPK_API __attribute__((visibility("default")))
+#else
+#define SPK_API
+#endif
+
+#define SPK_VERSION_MAJOR 0
+#define SPK_VERSION_MINOR 1
+#define SPK_VERSION_PATCH 0
+
+/* Status codes returned by every fallible function. */
+typedef enum spk_status {
+    SPK_OK = 0,
+    SPK_ERR_INVALID_ARG = 1,   /* a NULL pointer, a bad size, an unknown option value */
+    SPK_ERR_IO = 2,            /* a file could not be opened, read or written */
+    SPK_ERR_PARSE = 3,         /* malformed Matrix Market input (message names file and line) */
+    SPK_ERR_UNSUPPORTED = 4,   /* valid input spk does not handle (complex data, ...) */
+    SPK_ERR_NOMEM = 5,         /* host or device memory exhausted */
+    SPK_ERR_INVALID_MATRIX = 6,/* bad CSR arrays, non-square system, size mismatch */
+    SPK_ERR_ZERO_PIVOT = 7,    /* ILU(0)/IC(0) met a zero or non-positive pivot (row named) */
+    SPK_ERR_NOT_FOUND = 8,     /* unknown format, preconditioner or solver name */
+    SPK_ERR_DEVICE = 9,        /* a CUDA / cuBLAS / cuSPARSE call failed, or no device */
+    SPK_ERR_NOT_CONVERGED = 10,/* the solve ran but reached maxit (see spk_result) */
+    SPK_ERR_BREAKDOWN = 11,    /* the solve stopped on a breakdown or NaN (see spk_result) */
+    SPK_ERR_INDEFINITE = 12,   /* CG found p'Ap <= 0 or r'z <= 0: A (or M) is not SPD */
+    SPK_ERR_INTERNAL = 13
+} spk_status;
+
+/* Why a solve ended (spk_result.reason). */
+typedef enum spk_reason {
+    SPK_CONVERGED_RTOL = 0,    /* ||r|| <= rtol * ||b|| */
+    SPK_CONVERGED_ATOL = 1,    /* ||r|| <= atol */
+    SPK_CONVERGED_ZERO_RHS = 2,/* b = 0: x = 0 is the exact solution */
+    SPK_DIVERGED_MAXIT = 3,    /* maxit iterations without meeting the test */
+    SPK_BREAKDOWN_RHO = 4,     /* BiCGStab: rho = r0'r = 0 */
+    SPK_BREAKDOWN_R0V = 5,     /* BiCGStab: r0'v = 0 (alpha undefined) */
+    SPK_BREAKDOWN_OMEGA = 6,   /* BiCGStab: omega = 0 or t't = 0 */
+    SPK_BREAKDOWN_INDEFINITE = 7, /* CG: p'Ap <= 0 (A not SPD) */
+    SPK_BREAKDOWN_PRECOND = 8, /* CG: r'z <= 0 (preconditioner not SPD) */
+    SPK_DIVERGED_NAN = 9,      /* a NaN or Inf appeared in a scalar */
+    SPK_INVALID_INPUT = 10     /* b or x0 contains NaN/Inf */
+} spk_reason;
+
+typedef enum spk_device {
+    SPK_DEVICE_AUTO = 0,       /* the GPU when one is usable, the host otherwise */
+    SPK_DEVICE_HOST = 1,
+    SPK_DEVICE_CUDA = 2
+} spk_device;
+
+typedef enum spk_solver_kind {
+    SPK_SOLVER_AUTO = 0,       /* CG for a symmetric matrix with a positive diagonal, else BiCGStab */
+    SPK_SOLVER_CG = 1,
+    SPK_SOLVER_BICGSTAB = 2
+} spk_solver_kind;
+
+typedef enum spk_precond_kind {
+    SPK_PRECOND_AUTO = 0,      /* IC(0) with CG, ILU(0) with BiCGStab */
+    SPK_PRECOND_NONE = 1,
+    SPK_PRECOND_JACOBI = 2,
+    SPK_PRECOND_ILU0 = 3,
+    SPK_PRECOND_IC0 = 4
+} spk_precond_kind;
+
+typedef struct spk_context spk_context;
+typedef struct spk_matrix spk_matrix;
+typedef struct spk_solver spk_solver;
+
+/* Called once per iteration (iteration 0 is the initial residual) when set. */
+typedef void (*spk_monitor_fn)(void *user, int iteration, double rnorm, double relres);
+
+/*
+ * Solver options.  Fill with spk_options_default() and change what you need.
+ *
+ * Stopping test (both solvers test the same quantity, the residual estimate of
+ * the recurrence, which for CG and right-preconditioned BiCGStab estimates the
+ * unpreconditioned residual b - A x):
+ *     ||r_k||_2 <= max(rtol * ||b||_2, atol)      or  k = maxit.
+ * After the loop the true residual ||b - A x||_2 / ||b||_2 is recomputed and
+ * reported in spk_result.true_relres.
+ */
+typedef struct spk_options {
+    double rtol;               /* relative tolerance, default 1e-8 */
+    double atol;               /* absolute tolerance, default 0 */
+    int maxit;                 /* iteration limit, default 10000 */
+    const char *format;        /* SpMV backend name, default "auto" */
+    int allow_shift;           /* IC(0)/ILU(0): retry on A + alpha*diag(A) after a bad pivot (default 1) */
+    double shift_init;         /* first alpha tried, default 1e-3; doubled on each failure */
+    double shift_max;          /* largest alpha tried, default 1.0 */
+    int keep_history;          /* record ||r_k|| for every iteration (default 0) */
+    spk_monitor_fn monitor;    /* optional callback, default NULL */
+    void *monitor_user;
+} spk_options;
+
+/* Outcome of one spk_solve. */
+typedef struct spk_result {
+    spk_reason reason;
+    int iterations;            /* BiCGStab counts a half step as a full iteration */
+    double rnorm0;             /* ||b - A x0||_2 */
+    double rnorm;              /* final recurrence residual ||r_k||_2 */
+    double relres;             /* rnorm / ||b||_2 */
+    double true_relres;        /* ||b - A x||_2 / ||b||_2, recomputed after the loop */
+    double shift;              /* alpha of A + alpha*diag(A) used by the factorization (0: none) */
+    int switched;              /* 1 when SPK_SOLVER_AUTO chose CG, found A indefinite and solved
+                                  again from x0 with BiCGStab + ILU(0); times cover both attempts */
+    double t_setup;            /* seconds: format conversion, factorization, analysis */
+    double t_spmv;             /* seconds spent in SpMV during this solve */
+    double t_precond;          /* seconds spent applying the preconditioner */
+    double t_vector;           /* seconds in vector operations (dot, axpy, norms, ...) */
+    double t_total;            /* seconds for this spk_solve, including any refactorization */
+    int history_len;           /* entries in history (keep_history), else 0 */
+    const double *history;     /* ||r_k||_2, k = 0..history_len-1; owned by the solver,
+                                  valid until the next spk_solve or spk_solver_destroy */
+} spk_result;
+
+/* Properties of a matrix, as spk_matrix_info reports them. */
+typedef struct spk_matrix_info {
+    int nrows, ncols, nnz;
+    int pattern_symmetric;     /* 1 if (i,j) stored implies (j,i) stored */
+    int value_symmetric;       /* 1 if A = A^T (relative tolerance 1e-12) */
+    int positive_diagonal;     /* 1 if every diagonal entry is present and > 0 */
+    int missing_diagonal;      /* rows without a stored diagonal entry */
+    int diag_dominant_rows;    /* rows with |a_ii| >= sum_{j!=i} |a_ij| */
+    int empty_rows;
+    int row_min, row_max;      /* shortest and longest row (entries) */
+    double row_mean, row_std;
+} spk_matrix_info;
+
+/* ---- library ---------------------------------------------------------- */
+
+/* Version string "MAJOR.MINOR.PATCH". */
+SPK_API const char *spk_version(void);
+/* Name of a status code, e.g. "SPK_ERR_PARSE". */
+SPK_API const char *spk_status_name(int status);
+/* A short description of a solve outcome, e.g. "converged (rtol)". */
+SPK_API const char *spk_reason_name(spk_reason reason);
+
+/* ---- context ---------------------------------------------------------- */
+
+/* Create a context on the given device.  SPK_DEVICE_AUTO picks the GPU when
+ * the library was built with CUDA and a device is usable, else the host.
+ * SPK_DEVICE_CUDA fails with SPK_ERR_DEVICE when no GPU can be used. */
+SPK_API int spk_context_create(spk_context **ctx, spk_device device);
+SPK_API void spk_context_destroy(spk_context *ctx);
+/* The device the context runs on: "host" or "cuda". */
+SPK_API const char *spk_context_device(const spk_context *ctx);
+/* The message of the last failed call on this context ("" if none).  The
+ * string stays valid until the next call on the context. */
+SPK_API const char *spk_last_error(const spk_context *ctx);
+
+/* ---- matrices --------------------------------------------------------- */
+
+/* Copy a CSR matrix (0-based; rowptr has nrows+1 entries).  Column indices
+ * need not be sorted; duplicates are summed.  The arrays are not kept. */
+SPK_API int spk_matrix_from_csr(spk_context *ctx, int nrows, int ncols, const int *rowptr,
+                                const int *colind, const double *val, spk_matrix **A);
+/* Read a Matrix Market file (.mtx or .mtx.gz; coordinate real, integer or
+ * pattern; general, symmetric or skew-symmetric).  Symmetric files are
+ * expanded to both triangles; pattern values are 1. */
+SPK_API int spk_matrix_read(spk_context *ctx, const char *path, spk_matrix **A);
+/* Write a matrix as Matrix Market coordinate real general, values with 17
+ * significant digits (exact round trip).  A name ending in ".gz" is compressed. */
+SPK_API int spk_matrix_write(const spk_matrix *A, const char *path);
+/* Replace the values, keeping the pattern: val has the layout of the arrays
+ * given to spk_matrix_from_csr (or of the file's expanded CSR for a matrix that
+ * was read; see spk_matrix_csr).  Solvers built on A refactor on their next
+ * solve without redoing their symbolic setup. */
+SPK_API int spk_matrix_update_values(spk_matrix *A, const double *val);
+/* Borrow the matrix's host CSR arrays (sorted columns, no duplicates).  Any
+ * pointer may be NULL.  Valid until the matrix is destroyed. */
+SPK_API int spk_matrix_csr(const spk_matrix *A, int *nrows, int *ncols, int *nnz,
+                           const int **rowptr, const int **colind, const double **val);
+/* Structure and value properties (symmetry, diagonal, row lengths). */
+SPK_API int spk_matrix_get_info(const spk_matrix *A, spk_matrix_info *info);
+/* y = A x on the host (x has ncols entries, y has nrows). */
+SPK_API int spk_matrix_multiply(const spk_matrix *A, const double *x, double *y);
+SPK_API void spk_matrix_destroy(spk_matrix *A);
+
+/* ---- dense vectors ---------------------------------------------------- */
+
+/* Read a vector from a Matrix Market file: array format n x 1 (or 1 x n), or
+ * coordinate n x 1.  *v is allocated with malloc; release it with spk_free. */
+SPK_API int spk_vector_read(spk_context *ctx, const char *path, int *n, double **v);
+/* Write a vector in Matrix Market array format, 17 significant digits. */
+SPK_API int spk_vector_write(spk_context *ctx, const char *path, int n, const double *v);
+SPK_API void spk_free(void *p);
+
+/* ---- solvers ---------------------------------------------------------- */
+
+/* Fill o with the defaults documented in spk_options. */
+SPK_API void spk_options_default(spk_options *o);
+
+/* Set up a solver for A: choose and convert the SpMV format, compute the
+ * preconditioner.  SPK_SOLVER_AUTO and SPK_PRECOND_AUTO choose as documented
+ * above.  IC(0) and CG require a square symmetric matrix, every solver a
+ * square one.  A must outlive the solver.  opts may be NULL (defaults). */
+SPK_API int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
+                              spk_precond_kind precond, const spk_options *opts,
+                              spk_solver **s);
+/* Solve A x = b.  x holds the initial guess on entry and the solution on
+ * return.  Returns SPK_OK when converged, SPK_ERR_NOT_CONVERGED at maxit,
+ * SPK_ERR_INDEFINITE or SPK_ERR_BREAKDOWN on breakdown; res (may be NULL) is
+ * filled in every case in which the iteration ran. */
+SPK_API int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res);
+/* The solver and preconditioner actually used ("cg", "ic0", ...), the SpMV
+ * format, and the shift the factorization needed. */
+SPK_API const char *spk_solver_method(const spk_solver *s);
+SPK_API const char *spk_solver_precond(const spk_solver *s);
+SPK_API const char *spk_solver_format(const spk_solver *s);
+SPK_API void spk_solver_destroy(spk_solver *s);
+
+/* Names of the solver and preconditioner kinds, for messages. */
+SPK_API const char *spk_solver_kind_name(spk_solver_kind k);
+SPK_API const char *spk_precond_kind_name(spk_precond_kind k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SPK_H */

@@ -1,0 +1,26 @@
+/* gen.h -- model problems as canonical CSR.
+ *
+ * Grids have N points per dimension, lexicographic numbering, homogeneous
+ * Dirichlet boundaries (boundary points eliminated), scaled by h^2:
+ *   poisson2d-5:N   2D Laplacian, 5-point:   4 on the diagonal, -1 off     (N^2 rows)
+ *   poisson3d-7:N   3D Laplacian, 7-point:   6 on the diagonal, -1 off     (N^3 rows)
+ *   poisson3d-27:N  3D 27-point stencil:    26 on the diagonal, -1 for each of the 26 neighbours
+ *   convdiff3d-7:N  -lap(u) + w . grad(u) on the unit cube, first-order upwind, w = (W, W/2, W/4)
+ *                   with W = 100 unless given as convdiff3d-7:N:W (nonsymmetric M-matrix)
+ * Aliases: poisson5, poisson7, poisson27, convdiff7 (the baseline tools' names). */
+#ifndef SPK_IO_GEN_H
+#define SPK_IO_GEN_H
+
+#include "core/csr.h"
+
+int spk_gen_poisson2d5(int n, spk_csr *A, spk_err *e);
+int spk_gen_poisson3d7(int n, spk_csr *A, spk_err *e);
+int spk_gen_poisson3d27(int n, spk_csr *A, spk_err *e);
+int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e);
+/* Parse "NAME:N[:W]" and generate.  Unknown names and sizes whose row or
+ * entry count exceeds 32-bit indices fail with SPK_ERR_INVALID_ARG. */
+int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e);
+/* Help text listing the generators. */
+const char *spk_gen_help(void);
+
+#endif

@@ -1,0 +1,53 @@
+/* mmio.h -- Matrix Market reading and writing (.mtx and .mtx.gz).
+ *
+ * Reads coordinate real / integer / pattern x general / symmetric /
+ * skew-symmetric into canonical CSR (symmetric parts mirrored, duplicates
+ * summed, pattern values 1), and array (dense, column-major) files.
+ * Every malformed input fails with SPK_ERR_PARSE and a message
+ * "FILE:LINE: cause"; complex and hermitian files fail with
+ * SPK_ERR_UNSUPPORTED "complex matrices are not supported".  Files named
+ * *.gz are read through zlib (a plain file with a .gz name is read as is). */
+#ifndef SPK_IO_MMIO_H
+#define SPK_IO_MMIO_H
+
+#include <stddef.h>
+
+#include "core/csr.h"
+
+typedef enum { SPK_MM_COORDINATE, SPK_MM_ARRAY } spk_mm_format;
+typedef enum { SPK_MM_REAL, SPK_MM_INTEGER, SPK_MM_PATTERN } spk_mm_field;
+typedef enum { SPK_MM_GENERAL, SPK_MM_SYMMETRIC, SPK_MM_SKEW } spk_mm_symmetry;
+
+/* What the banner and size line said. */
+typedef struct spk_mm_info {
+    spk_mm_format format;
+    spk_mm_field field;
+    spk_mm_symmetry symmetry;
+    int nrows, ncols;
+    long long entries;     /* entries stored in the file (size line) */
+} spk_mm_info;
+
+/* Read a sparse matrix.  An array (dense) file is accepted too and keeps its
+ * nonzeros.  info may be NULL. */
+int spk_mm_read_csr(const char *path, spk_csr *A, spk_mm_info *info, spk_err *e);
+/* The same from a buffer in memory (name is used in messages). */
+int spk_mm_read_csr_mem(const char *name, const char *buf, size_t len, spk_csr *A,
+                        spk_mm_info *info, spk_err *e);
+
+/* Read a dense matrix (array format, or coordinate with zeros filled in) as a
+ * column-major nrows x ncols array allocated with malloc. */
+int spk_mm_read_dense(const char *path, int *nrows, int *ncols, double **v, spk_err *e);
+int spk_mm_read_dense_mem(const char *name, const char *buf, size_t len, int *nrows, int *ncols,
+                          double **v, spk_err *e);
+
+/* Write A as coordinate real general (or, with symmetric = 1, as symmetric:
+ * only the lower triangle, A must be value-symmetric), %.17g values.  comment
+ * (may be NULL) becomes "%"-prefixed lines after the banner.  A path ending in
+ * ".gz" is written compressed. */
+int spk_mm_write_csr(const char *path, const spk_csr *A, int symmetric, const char *comment,
+                     spk_err *e);
+/* Write a column-major nrows x ncols array in array real general format. */
+int spk_mm_write_dense(const char *path, int nrows, int ncols, const double *v,
+                       const char *comment, spk_err *e);
+
+#endif

@@ -1,0 +1,104 @@
+/* factor.h -- what the host ILU(0) and IC(0) preconditioners share (internal).
+ *
+ * The working pattern P is a canonical copy of A with every missing diagonal
+ * entry inserted as an explicit zero (spk_csr_with_diagonal); IC(0) keeps only
+ * its lower triangle, diagonal included.  The factor overwrites P's values,
+ * with no fill:
+ *   ILU(0): A ~ L U, L unit lower (strictly below the diagonal of P),
+ *           U upper (on and above the diagonal of P).
+ *   IC(0):  A ~ L L^T, L lower (the whole lower P; L^T is applied by columns
+ *           of L, so no transpose is stored).
+ *
+ * The shift policy (spk_factor_run): factorize A; when a pivot is bad and
+ * shifting is allowed, factorize A + alpha*diag(A) (a_ii -> a_ii*(1+alpha)) for
+ * alpha = shift_init, 2*shift_init, 4*shift_init, ... with shift_max as the
+ * last value tried, and keep the first that succeeds.  A failure whose row
+ * cannot be cured by any alpha (spk_factor_kind.hopeless) ends the loop at
+ * once.  Every failure names the row, the pivot and the diagonal entry.
+ * Each attempt first copies A's values into P (A is not kept), so no second
+ * value array is needed.
+ *
+ * Refactoring with new values runs the same loop from alpha = 0 on A, which
+ * must have the pattern it had at create (with or without the inserted
+ * diagonal entries); every buffer is reused. */
+#ifndef SPK_PRECOND_FACTOR_H
+#define SPK_PRECOND_FACTOR_H
+
+#include "precond/precond.h"
+
+typedef struct spk_factor spk_factor;
+
+/* Where a numeric factorization broke down. */
+typedef struct spk_factor_fail {
+    int row;       /* 0-based row of the bad pivot */
+    double pivot;  /* its value (u_ii for ILU(0), d_i = l_ii^2 for IC(0)) */
+    int overflow;  /* 1: the row got a non-finite entry (the pivot may be fine) */
+} spk_factor_fail;
+
+/* The per-method part: labels and the numeric kernel. */
+typedef struct spk_factor_kind {
+    const char *label;       /* "ILU(0)", "IC(0)" for messages */
+    const char *pivot_what;  /* "zero pivot u_ii", "non-positive pivot d_i" */
+    int lower_only;          /* keep only the lower triangle of A (IC(0)) */
+    /* Factorize in place: P's values hold A's on entry; a_ii is scaled by
+     * (1 + alpha) first.  0 on success, 1 on a bad pivot (fail filled in). */
+    int (*numeric)(spk_factor *f, double alpha, spk_factor_fail *fail);
+    /* 1 when no alpha can cure a bad pivot at row (decided from the
+     * structure and a_ii alone), else 0. */
+    int (*hopeless)(const spk_factor *f, int row);
+} spk_factor_kind;
+
+struct spk_factor {
+    const spk_factor_kind *kind;
+    spk_exec *exec;          /* host executor; errors go to exec->err */
+    spk_precond_opts opts;
+    int n;
+    spk_csr F;               /* working pattern; val holds the factor */
+    int *diag;               /* position of the diagonal entry in each row of F */
+    double *adiag;           /* a_ii of the last A loaded (0 where not stored) */
+    unsigned char *missing;  /* 1 where the last A loaded did not store a_ii */
+    double *idiag;           /* 1 / pivot of each row (U's diagonal, or L's) */
+    int *mark;               /* n entries, -1: column -> position in the current row */
+    double alpha;            /* shift of the factorization in use */
+    int valid;               /* 1 when F holds a usable factorization */
+};
+
+/* Check A (square, canonical) and the options, and build the working
+ * pattern and buffers on the host executor e; spk_factor_run loads values. */
+int spk_factor_setup(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
+                     const spk_factor_kind *kind, spk_factor **f);
+/* Check A (size, canonical CSR) and copy its values into the working
+ * pattern: A must be finite and have P's pattern (an inserted diagonal entry
+ * may be absent, or present); records a_ii and which rows lack it. */
+int spk_factor_load(spk_factor *f, const spk_csr *A);
+/* Factorize A with the shift policy; on success f->alpha holds the shift used. */
+int spk_factor_run(spk_factor *f, const spk_csr *A);
+/* Release everything (NULL-safe). */
+void spk_factor_free(spk_factor *f);
+
+/* x = L^-1 b for the lower triangle given, in row i, by positions
+ * [beg[i] + boff, end[i] + eoff) of (colind, val) (all columns < i), with
+ * x_i = (b_i - sum) * idiag[i], or unit diagonal when idiag is NULL.
+ * x may equal b. */
+void spk_factor_lower_solve(int n, const int *beg, int boff, const int *end, int eoff,
+                            const int *colind, const double *val, const double *idiag,
+                            const double *b, double *x);
+/* x = U^-1 b, the same for an upper triangle (all columns > i), solved from
+ * the last row up.  x may equal b. */
+void spk_factor_upper_solve(int n, const int *beg, int boff, const int *end, int eoff,
+                            const int *colind, const double *val, const double *idiag,
+                            const double *b, double *x);
+/* x = L^-T x in place, L lower triangular in CSR with its diagonal the last
+ * entry of each row (1/l_ii in idiag): by columns of L^T, from the last row
+ * up (x_i = x_i / l_ii, then x_j -= l_ij x_i for j < i). */
+void spk_factor_lower_trans_solve(int n, const int *rowptr, const int *colind, const double *val,
+                                  const double *idiag, double *x);
+
+/* For tests: the factor held by an "ilu0" or "ic0" host impl (L and U in one
+ * CSR for ILU(0), L for IC(0); the arrays stay at the same addresses across
+ * refactors) and the alpha it used.  Either output may be NULL.  Returns
+ * SPK_ERR_INVALID_ARG for a NULL impl, SPK_ERR_ZERO_PIVOT (no message) when
+ * the last factorization failed. */
+int spk_factor_inspect(const void *impl, const spk_csr **F, double *alpha);
+
+#endif

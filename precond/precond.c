@@ -1,0 +1,66 @@
+/* precond.c -- default options and the registry of preconditioners.
+ *
+ * One table lists every (name, executor) implementation; a device variant is
+ * a new entry with the same name and exec "cuda". */
+#include "precond/precond.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Every implementation, in the order messages list them. */
+static const struct spk_precond_ops *const registry[] = {
+    &spk_precond_none_host,
+    &spk_precond_jacobi_host,
+    &spk_precond_ilu0_host,
+    &spk_precond_ic0_host,
+    NULL,
+};
+
+/* Shifting allowed, alpha = 1e-3, 2e-3, ... up to 1. */
+void spk_precond_opts_default(spk_precond_opts *o)
+{
+    if (!o) return;
+    o->allow_shift = 1;
+    o->shift_init = 1e-3;
+    o->shift_max = 1.0;
+}
+
+/* Append s to the ", "-separated list buf unless it is already there. */
+static void list_add(char *buf, size_t len, const char *s)
+{
+    size_t used = strlen(buf), sl = strlen(s);
+    for (const char *p = buf; (p = strstr(p, s)) != NULL; p += sl)
+        if ((p == buf || p[-1] == ' ') && (p[sl] == ',' || p[sl] == '\0')) return;
+    if (used + 2 + sl + 1 > len) return;
+    snprintf(buf + used, len - used, "%s%s", used ? ", " : "", s);
+}
+
+/* *ops = the entry named name whose exec is e's executor. */
+int spk_precond_find(const char *name, const spk_exec *e, const struct spk_precond_ops **ops,
+                     spk_err *err)
+{
+    char names[256] = "", execs[64] = "";
+    if (!name || !e || !e->ops || !e->ops->name || !ops)
+        return spk_err_set(err, SPK_ERR_INVALID_ARG,
+                           "spk_precond_find: name, executor and ops must not be NULL");
+    *ops = NULL;
+    const char *exec = e->ops->name;
+    int known = 0;
+    for (int i = 0; registry[i]; i++) {
+        list_add(names, sizeof names, registry[i]->name);
+        if (strcmp(registry[i]->name, name) != 0) continue;
+        if (strcmp(registry[i]->exec, exec) == 0) {
+            *ops = registry[i];
+            return SPK_OK;
+        }
+        known = 1;
+        list_add(execs, sizeof execs, registry[i]->exec);
+    }
+    if (known)
+        return spk_err_set(err, SPK_ERR_NOT_FOUND,
+                           "preconditioner '%s' has no implementation for the '%s' executor "
+                           "(it runs on: %s)",
+                           name, exec, execs);
+    return spk_err_set(err, SPK_ERR_NOT_FOUND, "unknown preconditioner '%s' (available: %s)", name,
+                       names);
+}

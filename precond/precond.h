@@ -1,0 +1,41 @@
+/* precond.h -- the preconditioner interface: z = M^-1 r.
+ *
+ * create() does the whole setup (symbolic and numeric) for the matrix on an
+ * executor; refactor() redoes only the numeric part for new values with the
+ * same pattern; apply() computes z = M^-1 r on the executor's vectors.
+ * apply == NULL means M = I (the drivers then use r itself, no copy). */
+#ifndef SPK_PRECOND_H
+#define SPK_PRECOND_H
+
+#include "core/csr.h"
+#include "core/exec.h"
+
+typedef struct spk_precond_opts {
+    int allow_shift;     /* on a bad pivot, retry on A + alpha*diag(A) */
+    double shift_init;   /* first alpha (> 0) */
+    double shift_max;    /* give up beyond this alpha */
+} spk_precond_opts;
+
+struct spk_precond_ops {
+    const char *name;    /* "none", "jacobi", "ilu0", "ic0" */
+    const char *exec;    /* "host" or "cuda" */
+    int (*create)(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl);
+    int (*apply)(void *impl, const double *r, double *z);
+    int (*refactor)(void *impl, const spk_csr *A);
+    void (*destroy)(void *impl);
+    /* alpha of the shifted factorization in use, 0 when none was needed */
+    double (*shift)(const void *impl);
+};
+
+/* Default options: shifting allowed, alpha from 1e-3 doubling up to 1. */
+void spk_precond_opts_default(spk_precond_opts *o);
+/* Find a preconditioner by name for executor e. */
+int spk_precond_find(const char *name, const spk_exec *e, const struct spk_precond_ops **ops,
+                     spk_err *err);
+
+extern const struct spk_precond_ops spk_precond_none_host;
+extern const struct spk_precond_ops spk_precond_jacobi_host;
+extern const struct spk_precond_ops spk_precond_ilu0_host;
+extern const struct spk_precond_ops spk_precond_ic0_host;
+
+#endif

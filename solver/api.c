@@ -1,0 +1,657 @@
+/* api.c -- the public C API (include/spk.h): contexts, matrices, solvers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/csr.h"
+#include "core/exec.h"
+#include "io/mmio.h"
+#include "krylov.h"
+#include "precond/precond.h"
+#include "spmv/spmv.h"
+
+#define SPK_STR2(x) #x
+#define SPK_STR(x) SPK_STR2(x)
+
+struct spk_context {
+    spk_exec *exec;
+    spk_err err;
+};
+
+struct spk_matrix {
+    spk_context *ctx;
+    spk_csr A;        /* canonical host CSR */
+    int *map;         /* input entry k -> position in A (NULL: identity) */
+    int nin;          /* entries in the caller's arrays (spk_matrix_update_values) */
+    unsigned version; /* bumped by spk_matrix_update_values */
+};
+
+struct spk_solver {
+    spk_context *ctx;
+    spk_matrix *M;
+    spk_options opts;
+    spk_solver_kind kind;     /* CG or BiCGStab, after AUTO was resolved */
+    spk_precond_kind pkind;   /* after AUTO was resolved */
+    int auto_kind;            /* the caller asked for SPK_SOLVER_AUTO */
+    int auto_precond;         /* the caller asked for SPK_PRECOND_AUTO */
+    spk_precond_opts popts;
+    spk_krylov k;
+    double *b, *x;            /* executor copies (NULL on the host: caller's arrays are used) */
+    unsigned version;         /* matrix version the setup was made for */
+    double t_setup;           /* seconds of the (last) setup */
+};
+
+/* ---- names ---------------------------------------------------------------- */
+
+const char *spk_version(void)
+{
+    return SPK_STR(SPK_VERSION_MAJOR) "." SPK_STR(SPK_VERSION_MINOR) "." SPK_STR(SPK_VERSION_PATCH);
+}
+
+const char *spk_status_name(int status)
+{
+    static const char *const names[] = {
+        "SPK_OK",          "SPK_ERR_INVALID_ARG",    "SPK_ERR_IO",         "SPK_ERR_PARSE",
+        "SPK_ERR_UNSUPPORTED", "SPK_ERR_NOMEM",      "SPK_ERR_INVALID_MATRIX", "SPK_ERR_ZERO_PIVOT",
+        "SPK_ERR_NOT_FOUND", "SPK_ERR_DEVICE",       "SPK_ERR_NOT_CONVERGED", "SPK_ERR_BREAKDOWN",
+        "SPK_ERR_INDEFINITE", "SPK_ERR_INTERNAL",
+    };
+    if (status < 0 || status >= (int)(sizeof names / sizeof names[0])) return "unknown status";
+    return names[status];
+}
+
+const char *spk_reason_name(spk_reason r)
+{
+    switch (r) {
+    case SPK_CONVERGED_RTOL: return "converged (rtol)";
+    case SPK_CONVERGED_ATOL: return "converged (atol)";
+    case SPK_CONVERGED_ZERO_RHS: return "converged (b = 0, x = 0)";
+    case SPK_DIVERGED_MAXIT: return "not converged (maximum iterations)";
+    case SPK_BREAKDOWN_RHO: return "breakdown (rho = 0)";
+    case SPK_BREAKDOWN_R0V: return "breakdown (r0'v = 0)";
+    case SPK_BREAKDOWN_OMEGA: return "breakdown (omega = 0)";
+    case SPK_BREAKDOWN_INDEFINITE: return "breakdown (p'Ap <= 0: matrix not positive definite)";
+    case SPK_BREAKDOWN_PRECOND: return "breakdown (r'z <= 0: preconditioner not positive definite)";
+    case SPK_DIVERGED_NAN: return "diverged (NaN or Inf)";
+    case SPK_INVALID_INPUT: return "invalid input (NaN or Inf in b or x0)";
+    }
+    return "unknown reason";
+}
+
+const char *spk_solver_kind_name(spk_solver_kind k)
+{
+    switch (k) {
+    case SPK_SOLVER_AUTO: return "auto";
+    case SPK_SOLVER_CG: return "cg";
+    case SPK_SOLVER_BICGSTAB: return "bicgstab";
+    }
+    return "unknown";
+}
+
+const char *spk_precond_kind_name(spk_precond_kind k)
+{
+    switch (k) {
+    case SPK_PRECOND_AUTO: return "auto";
+    case SPK_PRECOND_NONE: return "none";
+    case SPK_PRECOND_JACOBI: return "jacobi";
+    case SPK_PRECOND_ILU0: return "ilu0";
+    case SPK_PRECOND_IC0: return "ic0";
+    }
+    return "unknown";
+}
+
+void spk_free(void *p)
+{
+    free(p);
+}
+
+/* ---- context -------------------------------------------------------------- */
+
+int spk_context_create(spk_context **ctx, spk_device device)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    *ctx = NULL;
+    spk_context *c = calloc(1, sizeof *c);
+    if (!c) return SPK_ERR_NOMEM;
+    int st;
+    switch (device) {
+    case SPK_DEVICE_AUTO:
+    case SPK_DEVICE_HOST: st = spk_exec_host_create(&c->err, &c->exec); break;
+    case SPK_DEVICE_CUDA:
+        st = SPK_ERR_DEVICE; /* the CUDA executor is not part of this build */
+        break;
+    default: st = SPK_ERR_INVALID_ARG; break;
+    }
+    if (st) {
+        free(c);
+        return st;
+    }
+    *ctx = c;
+    return SPK_OK;
+}
+
+void spk_context_destroy(spk_context *ctx)
+{
+    if (!ctx) return;
+    spk_exec_destroy(ctx->exec);
+    free(ctx);
+}
+
+const char *spk_context_device(const spk_context *ctx)
+{
+    return ctx && ctx->exec ? ctx->exec->ops->name : "none";
+}
+
+const char *spk_last_error(const spk_context *ctx)
+{
+    return ctx ? ctx->err.msg : "no context";
+}
+
+/* ---- matrices ------------------------------------------------------------- */
+
+/* First non-finite value of A, as a message; SPK_OK when all are finite. */
+static int check_finite(const spk_csr *A, spk_err *e, const char *what)
+{
+    for (int i = 0; i < A->nrows; i++)
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (!isfinite(A->val[k]))
+                return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
+                                   "%s: entry (%d, %d) (0-based) is %g; values must be finite", what,
+                                   i, A->colind[k], A->val[k]);
+    return SPK_OK;
+}
+
+/* *yes = 1 when every diagonal entry of the square A is stored and > 0. */
+static int positive_diagonal(const spk_csr *A, int *yes, spk_err *e)
+{
+    int *pos = spk_malloc((size_t)A->nrows, sizeof(int), "diagonal positions", e);
+    if (!pos) return SPK_ERR_NOMEM;
+    *yes = spk_csr_diag_pos(A, pos) == 0 && A->nrows > 0;
+    for (int i = 0; i < A->nrows && *yes; i++)
+        if (!(A->val[pos[i]] > 0)) *yes = 0;
+    free(pos);
+    return SPK_OK;
+}
+
+static int matrix_new(spk_context *ctx, spk_matrix **out)
+{
+    spk_matrix *m = calloc(1, sizeof *m);
+    if (!m) return spk_err_set(&ctx->err, SPK_ERR_NOMEM, "out of host memory (matrix)");
+    m->ctx = ctx;
+    *out = m;
+    return SPK_OK;
+}
+
+int spk_matrix_from_csr(spk_context *ctx, int nrows, int ncols, const int *rowptr,
+                        const int *colind, const double *val, spk_matrix **A)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &ctx->err;
+    spk_err_clear(e);
+    if (!A || !rowptr || nrows < 0 || ncols < 0)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "spk_matrix_from_csr: need nrows, ncols >= 0, rowptr and an output "
+                           "pointer");
+    *A = NULL;
+    int nnz = nrows > 0 ? rowptr[nrows] : 0;
+    if (nnz > 0 && (!colind || !val))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "spk_matrix_from_csr: colind and val are required for %d entries", nnz);
+    spk_csr in = {nrows, ncols, nnz, (int *)rowptr, (int *)colind, (double *)val};
+    int st = spk_csr_validate(&in, 0, e);
+    if (st) return spk_err_prefix(e, "spk_matrix_from_csr");
+    SPK_TRY(check_finite(&in, e, "spk_matrix_from_csr"));
+
+    spk_matrix *m = NULL;
+    int *perm = NULL, *map = NULL;
+    SPK_CHECK(st, matrix_new(ctx, &m));
+    SPK_CHECK(st, spk_csr_copy(&in, &m->A, e));
+    m->nin = nnz;
+    if (!spk_csr_is_sorted(&m->A)) {
+        /* keep input position -> stored position for spk_matrix_update_values */
+        perm = spk_malloc((size_t)nnz, sizeof(int), "sort permutation", e);
+        map = spk_malloc((size_t)nnz, sizeof(int), "entry map", e);
+        if (!perm || !map) {
+            st = SPK_ERR_NOMEM;
+            goto cleanup;
+        }
+        SPK_CHECK(st, spk_csr_sort(&m->A, perm, e));
+        int *dup = spk_malloc((size_t)nnz, sizeof(int), "entry map", e);
+        if (!dup) {
+            st = SPK_ERR_NOMEM;
+            goto cleanup;
+        }
+        spk_csr_sum_duplicates(&m->A, dup);
+        for (int k = 0; k < nnz; k++) map[perm[k]] = dup[k];
+        free(dup);
+        m->map = map;
+        map = NULL;
+    }
+    *A = m;
+    m = NULL;
+cleanup:
+    free(perm);
+    free(map);
+    spk_matrix_destroy(m);
+    return st;
+}
+
+int spk_matrix_read(spk_context *ctx, const char *path, spk_matrix **A)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &ctx->err;
+    spk_err_clear(e);
+    if (!path || !A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_matrix_read: NULL argument");
+    *A = NULL;
+    spk_matrix *m = NULL;
+    SPK_TRY(matrix_new(ctx, &m));
+    int st = spk_mm_read_csr(path, &m->A, NULL, e);
+    if (st) {
+        spk_matrix_destroy(m);
+        return st;
+    }
+    m->nin = m->A.nnz;
+    *A = m;
+    return SPK_OK;
+}
+
+int spk_matrix_write(const spk_matrix *A, const char *path)
+{
+    if (!A) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &A->ctx->err;
+    spk_err_clear(e);
+    return spk_mm_write_csr(path, &A->A, 0, "written by spk " SPK_STR(SPK_VERSION_MAJOR) "."
+                            SPK_STR(SPK_VERSION_MINOR), e);
+}
+
+int spk_matrix_update_values(spk_matrix *A, const double *val)
+{
+    if (!A) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &A->ctx->err;
+    spk_err_clear(e);
+    if (!val && A->nin > 0)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_matrix_update_values: val is NULL");
+    for (int k = 0; k < A->nin; k++)
+        if (!isfinite(val[k]))
+            return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
+                               "spk_matrix_update_values: value %d is %g; values must be finite", k,
+                               val[k]);
+    if (A->map) {
+        memset(A->A.val, 0, (size_t)A->A.nnz * sizeof(double));
+        for (int k = 0; k < A->nin; k++) A->A.val[A->map[k]] += val[k];
+    } else if (A->nin > 0) {
+        memcpy(A->A.val, val, (size_t)A->nin * sizeof(double));
+    }
+    A->version++;
+    return SPK_OK;
+}
+
+int spk_matrix_csr(const spk_matrix *A, int *nrows, int *ncols, int *nnz, const int **rowptr,
+                   const int **colind, const double **val)
+{
+    if (!A) return SPK_ERR_INVALID_ARG;
+    if (nrows) *nrows = A->A.nrows;
+    if (ncols) *ncols = A->A.ncols;
+    if (nnz) *nnz = A->A.nnz;
+    if (rowptr) *rowptr = A->A.rowptr;
+    if (colind) *colind = A->A.colind;
+    if (val) *val = A->A.val;
+    return SPK_OK;
+}
+
+int spk_matrix_get_info(const spk_matrix *A, spk_matrix_info *info)
+{
+    if (!A || !info) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &A->ctx->err;
+    const spk_csr *C = &A->A;
+    memset(info, 0, sizeof *info);
+    info->nrows = C->nrows;
+    info->ncols = C->ncols;
+    info->nnz = C->nnz;
+    SPK_TRY(spk_csr_symmetry(C, 1e-12, &info->pattern_symmetric, &info->value_symmetric, e));
+    int n = C->nrows < C->ncols ? C->nrows : C->ncols;
+    int *pos = spk_malloc((size_t)n, sizeof(int), "diagonal positions", e);
+    if (!pos) return SPK_ERR_NOMEM;
+    spk_csr sq = *C;
+    sq.nrows = n; /* diagonal of the leading square part */
+    info->missing_diagonal = spk_csr_diag_pos(&sq, pos);
+    free(pos);
+    info->positive_diagonal = 0;
+    if (C->nrows == C->ncols) SPK_TRY(positive_diagonal(C, &info->positive_diagonal, e));
+    info->diag_dominant_rows = spk_csr_diag_dominant_rows(C);
+    spk_csr_rowstats s;
+    spk_csr_row_stats(C, &s);
+    info->empty_rows = s.empty;
+    info->row_min = s.min;
+    info->row_max = s.max;
+    info->row_mean = s.mean;
+    info->row_std = s.std;
+    return SPK_OK;
+}
+
+int spk_matrix_multiply(const spk_matrix *A, const double *x, double *y)
+{
+    if (!A || (!x && A->A.ncols) || (!y && A->A.nrows)) return SPK_ERR_INVALID_ARG;
+    spk_csr_spmv(&A->A, 1.0, x, 0.0, y);
+    return SPK_OK;
+}
+
+void spk_matrix_destroy(spk_matrix *A)
+{
+    if (!A) return;
+    spk_csr_free(&A->A);
+    free(A->map);
+    free(A);
+}
+
+/* ---- vectors -------------------------------------------------------------- */
+
+int spk_vector_read(spk_context *ctx, const char *path, int *n, double **v)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &ctx->err;
+    spk_err_clear(e);
+    if (!path || !n || !v) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_vector_read: NULL argument");
+    int r, c;
+    double *d;
+    SPK_TRY(spk_mm_read_dense(path, &r, &c, &d, e));
+    if (r != 1 && c != 1) {
+        free(d);
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "%s: holds a %d x %d matrix, not a vector",
+                           path, r, c);
+    }
+    *n = r * c;
+    *v = d;
+    return SPK_OK;
+}
+
+int spk_vector_write(spk_context *ctx, const char *path, int n, const double *v)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &ctx->err;
+    spk_err_clear(e);
+    if (!path || n < 0 || (n > 0 && !v))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_vector_write: bad argument");
+    return spk_mm_write_dense(path, n, 1, v, NULL, e);
+}
+
+/* ---- solvers -------------------------------------------------------------- */
+
+void spk_options_default(spk_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rtol = 1e-8;
+    o->atol = 0.0;
+    o->maxit = 10000;
+    o->format = "auto";
+    o->allow_shift = 1;
+    o->shift_init = 1e-3;
+    o->shift_max = 1.0;
+}
+
+static int check_options(const spk_options *o, spk_err *e)
+{
+    if (!(o->rtol >= 0) || !isfinite(o->rtol))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "rtol must be a finite number >= 0 (got %g)", o->rtol);
+    if (!(o->atol >= 0) || !isfinite(o->atol))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "atol must be a finite number >= 0 (got %g)", o->atol);
+    if (o->maxit < 0 || o->maxit > 1000000000)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "maxit must be in [0, 1e9] (got %d)", o->maxit);
+    if (o->allow_shift && !(o->shift_init > 0 && o->shift_max >= o->shift_init && isfinite(o->shift_max)))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "shift_init must be > 0 and <= shift_max (got %g and %g)", o->shift_init,
+                           o->shift_max);
+    return SPK_OK;
+}
+
+/* Create (or recreate) the preconditioner of kind s->pkind. */
+static int setup_precond(spk_solver *s)
+{
+    spk_exec *e = s->ctx->exec;
+    if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
+    s->k.M_ops = NULL;
+    s->k.M = NULL;
+    const struct spk_precond_ops *ops;
+    SPK_TRY(spk_precond_find(spk_precond_kind_name(s->pkind), e, &ops, e->err));
+    SPK_TRY(ops->create(e, &s->M->A, &s->popts, &s->k.M));
+    s->k.M_ops = ops;
+    return SPK_OK;
+}
+
+/* Resolve AUTO, check the matrix fits the method, build SpMV and preconditioner. */
+static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
+{
+    spk_err *e = &s->ctx->err;
+    spk_exec *ex = s->ctx->exec;
+    const spk_csr *A = &s->M->A;
+    double t0 = spk_time_now();
+    if (A->nrows != A->ncols)
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
+                           "the matrix is %d x %d: a linear system needs a square matrix",
+                           A->nrows, A->ncols);
+    int need_sym = kind == SPK_SOLVER_AUTO || kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0;
+    int sym = 0;
+    if (need_sym) SPK_TRY(spk_csr_symmetry(A, 1e-12, NULL, &sym, e));
+    if (kind == SPK_SOLVER_AUTO) {
+        int posdiag;
+        SPK_TRY(positive_diagonal(A, &posdiag, e));
+        kind = sym && posdiag ? SPK_SOLVER_CG : SPK_SOLVER_BICGSTAB;
+    }
+    if (pkind == SPK_PRECOND_AUTO) pkind = kind == SPK_SOLVER_CG ? SPK_PRECOND_IC0 : SPK_PRECOND_ILU0;
+    if (!sym && (kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0))
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
+                           "%s needs a symmetric matrix and this one is not symmetric; use "
+                           "BiCGStab with ILU(0)",
+                           kind == SPK_SOLVER_CG ? "CG" : "IC(0)");
+    s->kind = kind;
+    s->pkind = pkind;
+
+    spk_spmv_opts so;
+    memset(&so, 0, sizeof so);
+    const struct spk_spmv_ops *aops;
+    SPK_TRY(spk_spmv_find(s->opts.format, ex, &aops, e));
+    SPK_TRY(aops->create(ex, A, &so, &s->k.A));
+    s->k.A_ops = aops;
+
+    int st = setup_precond(s);
+    if (st == SPK_ERR_ZERO_PIVOT && s->auto_kind && s->auto_precond && s->popts.allow_shift &&
+        s->pkind == SPK_PRECOND_IC0) {
+        /* IC(0) failed even with shifts: A is unlikely SPD; use BiCGStab + ILU(0).  Without
+         * shifting the caller asked to see the pivot failure, so it is reported instead. */
+        s->kind = SPK_SOLVER_BICGSTAB;
+        s->pkind = SPK_PRECOND_ILU0;
+        st = setup_precond(s);
+    }
+    if (st) return st;
+    s->version = s->M->version;
+    s->t_setup = spk_time_now() - t0;
+    return SPK_OK;
+}
+
+int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
+                      spk_precond_kind precond, const spk_options *opts, spk_solver **out)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    spk_err *e = &ctx->err;
+    spk_err_clear(e);
+    if (!A || !out) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solver_create: NULL argument");
+    *out = NULL;
+    if (A->ctx != ctx)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "the matrix belongs to another context");
+    if (solver < SPK_SOLVER_AUTO || solver > SPK_SOLVER_BICGSTAB)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown solver kind %d", (int)solver);
+    if (precond < SPK_PRECOND_AUTO || precond > SPK_PRECOND_IC0)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown preconditioner kind %d", (int)precond);
+    spk_solver *s = calloc(1, sizeof *s);
+    if (!s) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (solver)");
+    s->ctx = ctx;
+    s->M = A;
+    if (opts)
+        s->opts = *opts;
+    else
+        spk_options_default(&s->opts);
+    s->auto_kind = solver == SPK_SOLVER_AUTO;
+    s->auto_precond = precond == SPK_PRECOND_AUTO;
+    int st;
+    SPK_CHECK(st, check_options(&s->opts, e));
+    s->popts.allow_shift = s->opts.allow_shift;
+    s->popts.shift_init = s->opts.shift_init;
+    s->popts.shift_max = s->opts.shift_max;
+    SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
+    SPK_CHECK(st, solver_setup(s, solver, precond));
+    if (!spk_exec_is_host(ctx->exec)) {
+        SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->b));
+        SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->x));
+    }
+    *out = s;
+    s = NULL;
+cleanup:
+    spk_solver_destroy(s);
+    return st;
+}
+
+/* New matrix values since setup: update the SpMV storage and refactor. */
+static int solver_refresh(spk_solver *s)
+{
+    double t0 = spk_time_now();
+    const spk_csr *A = &s->M->A;
+    spk_exec *ex = s->ctx->exec;
+    if (s->k.A_ops->update) {
+        SPK_TRY(s->k.A_ops->update(s->k.A, A));
+    } else {
+        spk_spmv_opts so;
+        memset(&so, 0, sizeof so);
+        s->k.A_ops->destroy(s->k.A);
+        s->k.A = NULL;
+        SPK_TRY(s->k.A_ops->create(ex, A, &so, &s->k.A));
+    }
+    SPK_TRY(s->k.M_ops->refactor(s->k.M, A));
+    s->version = s->M->version;
+    s->t_setup = spk_time_now() - t0;
+    return SPK_OK;
+}
+
+/* Status and message for a finished solve. */
+static int outcome(spk_solver *s, const spk_result *r)
+{
+    spk_err *e = &s->ctx->err;
+    const char *m = spk_solver_method(s);
+    switch (r->reason) {
+    case SPK_CONVERGED_RTOL:
+    case SPK_CONVERGED_ATOL:
+    case SPK_CONVERGED_ZERO_RHS: return SPK_OK;
+    case SPK_DIVERGED_MAXIT:
+        return spk_err_set(e, SPK_ERR_NOT_CONVERGED,
+                           "%s did not converge in %d iterations: relative residual %.3e, rtol %.1e",
+                           m, r->iterations, r->relres, s->opts.rtol);
+    case SPK_BREAKDOWN_INDEFINITE:
+        return spk_err_set(e, SPK_ERR_INDEFINITE,
+                           "CG broke down at iteration %d: p'Ap <= 0, so the matrix is not positive "
+                           "definite; use BiCGStab (--solver bicgstab)",
+                           r->iterations + 1);
+    case SPK_BREAKDOWN_PRECOND:
+        return spk_err_set(e, SPK_ERR_INDEFINITE,
+                           "CG broke down at iteration %d: r'z <= 0, so the preconditioner (%s) is "
+                           "not positive definite",
+                           r->iterations + 1, spk_solver_precond(s));
+    case SPK_INVALID_INPUT:
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "the right-hand side or the initial guess "
+                                                   "contains NaN or Inf");
+    default:
+        return spk_err_set(e, SPK_ERR_BREAKDOWN, "%s stopped at iteration %d: %s", m,
+                           r->iterations, spk_reason_name(r->reason));
+    }
+}
+
+/* One run of the configured method from the executor copies b, x. */
+static int run_method(spk_solver *s, const double *b, double *x, spk_result *r)
+{
+    if (s->kind == SPK_SOLVER_CG) return spk_cg(&s->k, b, x, &s->opts, r);
+    return spk_bicgstab(&s->k, b, x, &s->opts, r);
+}
+
+int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
+{
+    if (!s) return SPK_ERR_INVALID_ARG;
+    spk_context *ctx = s->ctx;
+    spk_err *e = &ctx->err;
+    spk_exec *ex = ctx->exec;
+    spk_err_clear(e);
+    spk_result r;
+    memset(&r, 0, sizeof r);
+    double t0 = spk_time_now(), t_setup = 0;
+    int n = s->M->A.nrows, st;
+    size_t bytes = (size_t)n * sizeof(double);
+    if (!b || !x) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solve: b and x are required");
+    if (s->version != s->M->version) {
+        SPK_TRY(solver_refresh(s));
+        t_setup = s->t_setup;
+    }
+    const double *db = b;
+    double *dx = x;
+    if (s->b) {
+        SPK_TRY(ex->ops->upload(ex, s->b, b, bytes));
+        SPK_TRY(ex->ops->upload(ex, s->x, x, bytes));
+        db = s->b;
+        dx = s->x;
+    }
+    double *x0 = NULL;
+    if (s->auto_kind && s->kind == SPK_SOLVER_CG) {
+        /* keep x0 for a restart with BiCGStab if CG finds A indefinite */
+        x0 = spk_malloc((size_t)n, sizeof(double), "initial guess copy", e);
+        if (!x0) return SPK_ERR_NOMEM;
+        memcpy(x0, x, bytes);
+    }
+    SPK_CHECK(st, run_method(s, db, dx, &r));
+    if (x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND)) {
+        spk_result first = r;
+        s->kind = SPK_SOLVER_BICGSTAB;
+        s->pkind = SPK_PRECOND_ILU0;
+        double t1 = spk_time_now();
+        SPK_CHECK(st, setup_precond(s));
+        t_setup += spk_time_now() - t1;
+        SPK_CHECK(st, ex->ops->upload(ex, dx, x0, bytes));
+        memset(&r, 0, sizeof r);
+        SPK_CHECK(st, run_method(s, db, dx, &r));
+        r.switched = 1;
+        r.t_spmv += first.t_spmv;
+        r.t_precond += first.t_precond;
+        r.t_vector += first.t_vector;
+    }
+    if (s->b) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
+    r.shift = s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;
+    r.t_setup = t_setup > 0 ? t_setup : s->t_setup;
+    r.t_total = spk_time_now() - t0;
+    st = outcome(s, &r);
+cleanup:
+    free(x0);
+    if (res) *res = r;
+    return st;
+}
+
+const char *spk_solver_method(const spk_solver *s)
+{
+    return s ? spk_solver_kind_name(s->kind) : "";
+}
+
+const char *spk_solver_precond(const spk_solver *s)
+{
+    return s && s->k.M_ops ? s->k.M_ops->name : "";
+}
+
+const char *spk_solver_format(const spk_solver *s)
+{
+    return s && s->k.A_ops ? s->k.A_ops->name : "";
+}
+
+void spk_solver_destroy(spk_solver *s)
+{
+    if (!s) return;
+    spk_exec *ex = s->ctx->exec;
+    if (s->k.A_ops) s->k.A_ops->destroy(s->k.A);
+    if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
+    if (s->k.e) spk_krylov_free(&s->k);
+    if (s->b) ex->ops->free(ex, s->b);
+    if (s->x) ex->ops->free(ex, s->x);
+    free(s);
+}

@@ -1,0 +1,106 @@
+/* bicgstab.c -- right-preconditioned BiCGStab (van der Vorst), solving
+ * A M^-1 y = b with x = M^-1 y, so the recurrence residual estimates b - A x:
+ *
+ *   r = b - A x, r0 = r
+ *   repeat: rho = r0'r; p = r + beta (p - omega v)  (p = r the first time)
+ *           ph = M^-1 p; v = A ph; alpha = rho / (r0'v); s = r - alpha v
+ *           if ||s|| meets the test: x += alpha ph, stop (half step)
+ *           sh = M^-1 s; t = A sh; omega = (t's)/(t't)
+ *           x += alpha ph + omega sh; r = s - omega t; stop on ||r||
+ *
+ * Breakdowns: rho = 0 (SPK_BREAKDOWN_RHO), r0'v = 0 (SPK_BREAKDOWN_R0V),
+ * t't = 0 or omega = 0 (SPK_BREAKDOWN_OMEGA); NaN/Inf: SPK_DIVERGED_NAN.
+ * A half step counts as a full iteration.
+ *
+ * Traffic per iteration (doubles): 2 SpMV + 2 M^-1 + dot(r0,r) 2n, p update
+ * 2 x 3n, dot(r0,v) 2n, s 3n, nrm2(s) n, dots t't and t's 3n, x 2 x 3n,
+ * r 3n, nrm2(r) n = 27n. */
+#include "krylov_common.h"
+
+int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+{
+    const int n = k->n, ident = spk_krylov_identity(k);
+    double *r = k->w[0], *r0 = k->w[1], *p = k->w[2], *v = k->w[3], *t = k->w[4];
+    double *ph = ident ? p : k->w[5];
+    double *s = r; /* s overwrites r: r is not needed once s is formed */
+    double *sh = ident ? s : k->w[6];
+    double bnorm, rnorm, snorm, rho, rho_old = 1, alpha = 1, omega = 1, r0v, tt, ts;
+    int done;
+
+    SPK_TRY(spk_krylov_start(k, b, x, r, o, res, &bnorm, &done));
+    if (done) return spk_krylov_finish(k, b, x, t, res, bnorm);
+
+    SPK_VEC(k, res, copy, n, r, r0);
+    res->reason = SPK_DIVERGED_MAXIT;
+    for (int it = 1; it <= o->maxit; it++) {
+        SPK_VEC(k, res, dot, n, r0, r, &rho);
+        if (!isfinite(rho)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (rho == 0) {
+            res->reason = SPK_BREAKDOWN_RHO;
+            break;
+        }
+        if (it == 1) {
+            SPK_VEC(k, res, copy, n, r, p);
+        } else {
+            double beta = (rho / rho_old) * (alpha / omega);
+            SPK_VEC(k, res, axpy, n, -omega, v, p);
+            SPK_VEC(k, res, axpby, n, 1.0, r, beta, p);
+        }
+        if (!ident) SPK_PREC(k, res, p, ph);
+        SPK_SPMV(k, res, 1.0, ph, 0.0, v);
+        SPK_VEC(k, res, dot, n, r0, v, &r0v);
+        if (!isfinite(r0v)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (r0v == 0) {
+            res->reason = SPK_BREAKDOWN_R0V;
+            break;
+        }
+        alpha = rho / r0v;
+        SPK_VEC(k, res, axpy, n, -alpha, v, s);
+        SPK_VEC(k, res, nrm2, n, s, &snorm);
+        res->iterations = it;
+        if (isfinite(snorm) && spk_krylov_converged(o, res, snorm, bnorm)) {
+            SPK_VEC(k, res, axpy, n, alpha, ph, x);
+            res->rnorm = snorm;
+            res->relres = snorm / bnorm;
+            spk_krylov_record(k, o, res, it, snorm, bnorm);
+            break;
+        }
+        if (!ident) SPK_PREC(k, res, s, sh);
+        SPK_SPMV(k, res, 1.0, sh, 0.0, t);
+        SPK_VEC(k, res, dot, n, t, t, &tt);
+        SPK_VEC(k, res, dot, n, t, s, &ts);
+        if (!isfinite(tt) || !isfinite(ts)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (tt == 0) {
+            res->reason = SPK_BREAKDOWN_OMEGA;
+            break;
+        }
+        omega = ts / tt;
+        SPK_VEC(k, res, axpy, n, alpha, ph, x);
+        SPK_VEC(k, res, axpy, n, omega, sh, x);
+        SPK_VEC(k, res, axpy, n, -omega, t, r); /* r = s - omega t (s lives in r) */
+        SPK_VEC(k, res, nrm2, n, r, &rnorm);
+        res->rnorm = rnorm;
+        res->relres = rnorm / bnorm;
+        spk_krylov_record(k, o, res, it, rnorm, bnorm);
+        if (!isfinite(rnorm)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (spk_krylov_converged(o, res, rnorm, bnorm)) break;
+        if (omega == 0) {
+            res->reason = SPK_BREAKDOWN_OMEGA;
+            break;
+        }
+        rho_old = rho;
+    }
+    return spk_krylov_finish(k, b, x, t, res, bnorm);
+}

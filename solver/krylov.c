@@ -1,0 +1,89 @@
+/* krylov.c -- workspace and the start/finish steps shared by CG and BiCGStab. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "krylov_common.h"
+
+int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_history)
+{
+    memset(k, 0, sizeof *k);
+    k->e = e;
+    k->n = n;
+    for (int i = 0; i < SPK_KRYLOV_NWORK; i++) {
+        int st = spk_exec_alloc_vec(e, n, &k->w[i]);
+        if (st) {
+            spk_err_prefix(e->err, "allocating %d Krylov work vectors of %d entries",
+                           SPK_KRYLOV_NWORK, n);
+            spk_krylov_free(k);
+            return st;
+        }
+    }
+    if (keep_history) {
+        k->hist_cap = maxit + 2;
+        k->hist = spk_malloc((size_t)k->hist_cap, sizeof(double), "residual history", e->err);
+        if (!k->hist) {
+            spk_krylov_free(k);
+            return SPK_ERR_NOMEM;
+        }
+    }
+    return SPK_OK;
+}
+
+void spk_krylov_free(spk_krylov *k)
+{
+    for (int i = 0; i < SPK_KRYLOV_NWORK; i++)
+        if (k->w[i]) k->e->ops->free(k->e, k->w[i]);
+    free(k->hist);
+    memset(k->w, 0, sizeof k->w);
+    k->hist = NULL;
+    k->hist_cap = 0;
+}
+
+int spk_krylov_start(spk_krylov *k, const double *b, double *x, double *r, const spk_options *o,
+                     spk_result *res, double *bnorm, int *done)
+{
+    double rnorm;
+    *done = 1;
+    SPK_VEC(k, res, nrm2, k->n, b, bnorm);
+    if (!isfinite(*bnorm)) {
+        res->reason = SPK_INVALID_INPUT;
+        return SPK_OK;
+    }
+    if (*bnorm == 0.0) {
+        /* A x = 0 has the solution x = 0 (for a nonsingular A) */
+        SPK_VEC(k, res, fill, k->n, 0.0, x);
+        res->reason = SPK_CONVERGED_ZERO_RHS;
+        spk_krylov_record(k, o, res, 0, 0.0, 0.0);
+        return SPK_OK;
+    }
+    SPK_TRY(spk_krylov_residual(k, res, b, x, r));
+    SPK_VEC(k, res, nrm2, k->n, r, &rnorm);
+    res->rnorm0 = res->rnorm = rnorm;
+    res->relres = rnorm / *bnorm;
+    if (!isfinite(rnorm)) {
+        res->reason = SPK_INVALID_INPUT; /* x0 holds NaN/Inf (b was finite) */
+        return SPK_OK;
+    }
+    spk_krylov_record(k, o, res, 0, rnorm, *bnorm);
+    if (spk_krylov_converged(o, res, rnorm, *bnorm)) return SPK_OK;
+    *done = 0;
+    return SPK_OK;
+}
+
+int spk_krylov_finish(spk_krylov *k, const double *b, const double *x, double *t,
+                      spk_result *res, double bnorm)
+{
+    double tn;
+    if (res->reason == SPK_INVALID_INPUT) {
+        res->true_relres = NAN;
+        return SPK_OK;
+    }
+    if (res->reason == SPK_CONVERGED_ZERO_RHS) {
+        res->true_relres = 0.0;
+        return SPK_OK;
+    }
+    SPK_TRY(spk_krylov_residual(k, res, b, x, t));
+    SPK_VEC(k, res, nrm2, k->n, t, &tn);
+    res->true_relres = tn / bnorm;
+    return SPK_OK;
+}

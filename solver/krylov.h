@@ -1,0 +1,42 @@
+/* krylov.h -- the CG and BiCGStab drivers, written once against the three
+ * interfaces (executor, SpMV backend, preconditioner).
+ *
+ * Vectors b, x and the workspace live on the executor.  Scalars (dots and
+ * norms) come back to the CPU, which decides convergence:
+ *     stop when ||r_k||_2 <= max(rtol*||b||_2, atol)  or  k = maxit,
+ * where r_k is the recurrence residual (an estimate of b - A x_k; BiCGStab is
+ * right-preconditioned so the same quantity is tested by both drivers).
+ * After the loop the true residual b - A x is recomputed.
+ * A driver returns SPK_OK whenever the iteration ran (the outcome is in
+ * res->reason) and an error only when an operation itself failed. */
+#ifndef SPK_SOLVER_KRYLOV_H
+#define SPK_SOLVER_KRYLOV_H
+
+#include "core/exec.h"
+#include "precond/precond.h"
+#include "spmv/spmv.h"
+
+#define SPK_KRYLOV_NWORK 7
+
+typedef struct spk_krylov {
+    spk_exec *e;
+    int n;
+    const struct spk_spmv_ops *A_ops; /* y = alpha*A*x + beta*y */
+    void *A;
+    const struct spk_precond_ops *M_ops; /* z = M^-1 r (apply NULL: identity) */
+    void *M;
+    double *w[SPK_KRYLOV_NWORK];      /* workspace vectors on the executor */
+    double *hist;                     /* host, maxit + 2 entries when history is kept */
+    int hist_cap;
+} spk_krylov;
+
+/* Allocate the workspace for n unknowns (and the history for maxit when keep). */
+int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_history);
+void spk_krylov_free(spk_krylov *k);
+
+/* Preconditioned CG.  A and M must be symmetric positive definite. */
+int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
+/* Right-preconditioned BiCGStab. */
+int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
+
+#endif

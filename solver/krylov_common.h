@@ -1,0 +1,80 @@
+/* krylov_common.h -- what the two drivers share: timed calls to the three
+ * interfaces, the stopping test, the residual record and the final true
+ * residual.  Internal to solver/. */
+#ifndef SPK_SOLVER_KRYLOV_COMMON_H
+#define SPK_SOLVER_KRYLOV_COMMON_H
+
+#include <math.h>
+
+#include "krylov.h"
+
+/* Run one interface call, add its wall time to *acc (after a device sync so
+ * queued work is charged to the phase that queued it), propagate failure. */
+#define SPK_TIMED(k, acc, call)                              \
+    do {                                                     \
+        double t0_ = spk_time_now();                         \
+        int st_ = (call);                                    \
+        if (!st_) st_ = (k)->e->ops->sync((k)->e);           \
+        (acc) += spk_time_now() - t0_;                       \
+        if (st_) return st_;                                 \
+    } while (0)
+
+/* y = alpha*A*x + beta*y */
+#define SPK_SPMV(k, res, alpha, x, beta, y) \
+    SPK_TIMED(k, (res)->t_spmv, (k)->A_ops->apply((k)->A, alpha, x, beta, y))
+/* z = M^-1 r; callers alias z = r when M is the identity */
+#define SPK_PREC(k, res, r, z) SPK_TIMED(k, (res)->t_precond, (k)->M_ops->apply((k)->M, r, z))
+/* any executor vector operation: SPK_VEC(k, res, dot, n, x, y, &out) */
+#define SPK_VEC(k, res, op, ...) SPK_TIMED(k, (res)->t_vector, (k)->e->ops->op((k)->e, __VA_ARGS__))
+
+static inline int spk_krylov_identity(const spk_krylov *k)
+{
+    return k->M_ops == NULL || k->M_ops->apply == NULL;
+}
+
+/* Record ||r_it|| in the history and call the monitor. */
+static inline void spk_krylov_record(spk_krylov *k, const spk_options *o, spk_result *res,
+                                     int it, double rnorm, double bnorm)
+{
+    if (k->hist && it < k->hist_cap) {
+        k->hist[it] = rnorm;
+        res->history = k->hist;
+        res->history_len = it + 1;
+    }
+    if (o->monitor) o->monitor(o->monitor_user, it, rnorm, bnorm > 0 ? rnorm / bnorm : rnorm);
+}
+
+/* Has ||r|| met the stopping test?  Sets res->reason when it has. */
+static inline int spk_krylov_converged(const spk_options *o, spk_result *res, double rnorm,
+                                       double bnorm)
+{
+    if (rnorm <= o->rtol * bnorm) {
+        res->reason = SPK_CONVERGED_RTOL;
+        return 1;
+    }
+    if (rnorm <= o->atol) {
+        res->reason = SPK_CONVERGED_ATOL;
+        return 1;
+    }
+    return 0;
+}
+
+/* r = b - A x (one SpMV and one copy). */
+static inline int spk_krylov_residual(spk_krylov *k, spk_result *res, const double *b,
+                                      const double *x, double *r)
+{
+    SPK_VEC(k, res, copy, k->n, b, r);
+    SPK_SPMV(k, res, -1.0, x, 1.0, r);
+    return SPK_OK;
+}
+
+/* Common start: ||b||, x = 0 for b = 0, r = b - A x0, ||r0||.  Returns SPK_OK
+ * and *done = 1 when the solve is already decided (zero rhs, NaN input,
+ * converged at x0). */
+int spk_krylov_start(spk_krylov *k, const double *b, double *x, double *r, const spk_options *o,
+                     spk_result *res, double *bnorm, int *done);
+/* Common end: true residual into res (uses scratch vector t). */
+int spk_krylov_finish(spk_krylov *k, const double *b, const double *x, double *t,
+                      spk_result *res, double bnorm);
+
+#endif

@@ -1,0 +1,49 @@
+/* spmv.c -- the registry of SpMV backends, looked up by name. */
+#include "spmv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Every backend, in the order `spk solve --help` lists them. */
+static const struct spk_spmv_ops *const registry[] = {
+    &spk_spmv_csr_host,
+    NULL,
+};
+
+const struct spk_spmv_ops *const *spk_spmv_list(void)
+{
+    return registry;
+}
+
+/* The default format of each executor. */
+static const char *default_for(const char *exec)
+{
+    if (strcmp(exec, "cuda") == 0) return "cusparse";
+    return "csr";
+}
+
+int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops **ops, spk_err *err)
+{
+    const char *exec = e->ops->name;
+    if (!name || !*name || strcmp(name, "auto") == 0) name = default_for(exec);
+    char avail[512] = "";
+    size_t used = 0;
+    for (int i = 0; registry[i]; i++) {
+        if (strcmp(registry[i]->name, name) == 0) {
+            if (strcmp(registry[i]->exec, exec) != 0)
+                return spk_err_set(err, SPK_ERR_NOT_FOUND,
+                                   "SpMV format '%s' runs on the %s device, but this context runs "
+                                   "on %s",
+                                   name, registry[i]->exec, exec);
+            *ops = registry[i];
+            return SPK_OK;
+        }
+        if (strcmp(registry[i]->exec, exec) == 0 && used < sizeof avail) {
+            int w = snprintf(avail + used, sizeof avail - used, "%s%s", used ? ", " : "",
+                             registry[i]->name);
+            if (w > 0) used += (size_t)w;
+        }
+    }
+    return spk_err_set(err, SPK_ERR_NOT_FOUND, "unknown SpMV format '%s' (available on %s: %s)",
+                       name, exec, avail);
+}

@@ -1,0 +1,51 @@
+/* spmv.h -- the SpMV backend interface and its registry.
+ *
+ * A backend turns a host CSR matrix into its own storage on an executor at
+ * create() and then computes y = alpha*A*x + beta*y on that executor's
+ * vectors.  beta == 0 means y is not read (it may hold garbage or NaN).
+ * Backends are looked up by name in one table (spmv.c); a new format is one
+ * new entry there. */
+#ifndef SPK_SPMV_H
+#define SPK_SPMV_H
+
+#include <stddef.h>
+
+#include "core/csr.h"
+#include "core/exec.h"
+
+/* Options a backend may read at create(); zero means "the backend's default". */
+typedef struct spk_spmv_opts {
+    int reserved;
+} spk_spmv_opts;
+
+/* What a backend reports about itself. */
+typedef struct spk_spmv_stats {
+    size_t bytes;          /* storage held on the executor (matrix arrays only) */
+    double setup_seconds;  /* conversion + upload at create() */
+    char detail[256];      /* format-specific description (split, widths, ...) */
+} spk_spmv_stats;
+
+struct spk_spmv_ops {
+    const char *name;      /* "csr", "cusparse", ... */
+    const char *exec;      /* executor it runs on: "host" or "cuda" */
+    const char *summary;   /* one line for --help */
+    int (*create)(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl);
+    /* y = alpha*A*x + beta*y */
+    int (*apply)(void *impl, double alpha, const double *x, double beta, double *y);
+    /* new values, same pattern as at create() (NULL: destroy + create) */
+    int (*update)(void *impl, const spk_csr *A);
+    void (*destroy)(void *impl);
+    void (*stats)(const void *impl, spk_spmv_stats *s);
+};
+
+/* Find a backend by name for executor e.  "auto" (or NULL) gives the default
+ * for that executor.  Unknown names and backends for another executor fail
+ * with a message listing what is available. */
+int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops **ops, spk_err *err);
+/* All registered backends, NULL-terminated. */
+const struct spk_spmv_ops *const *spk_spmv_list(void);
+
+/* The host reference backend over spk_csr. */
+extern const struct spk_spmv_ops spk_spmv_csr_host;
+
+#endif

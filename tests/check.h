@@ -1,0 +1,66 @@
+/* check.h -- a minimal assertion kit for spk's C tests.
+ *
+ * CHECK(cond, fmt, ...) counts a failure and prints where and why, and the
+ * test goes on; CHECK_OK(call) checks for status 0; main returns
+ * check_exit() which is 1 when anything failed.  SKIP() exits 77, which CTest
+ * reports as skipped (SKIP_RETURN_CODE). */
+#ifndef SPK_TESTS_CHECK_H
+#define SPK_TESTS_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failures_ = 0;
+static int check_count_ = 0;
+
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        check_count_++;                                                      \
+        if (!(cond)) {                                                       \
+            check_failures_++;                                               \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fputc('\n', stderr);                                             \
+        }                                                                    \
+    } while (0)
+
+#define CHECK_OK(call, err)                                                  \
+    do {                                                                     \
+        int check_st_ = (call);                                              \
+        CHECK(check_st_ == 0, "%s returned %d: %s", #call, check_st_, (err)); \
+    } while (0)
+
+/* |a - b| <= tol * max(1, |b|) */
+#define CHECK_NEAR(a, b, tol)                                                \
+    do {                                                                     \
+        double check_a_ = (a), check_b_ = (b);                               \
+        double check_s_ = fabs(check_b_) > 1 ? fabs(check_b_) : 1;           \
+        CHECK(fabs(check_a_ - check_b_) <= (tol) * check_s_,                 \
+              "%s = %.17g, expected %.17g (tol %g)", #a, check_a_, check_b_, (double)(tol)); \
+    } while (0)
+
+#define SKIP(...)                                                            \
+    do {                                                                     \
+        fprintf(stderr, "SKIP: " __VA_ARGS__);                               \
+        fputc('\n', stderr);                                                 \
+        exit(77);                                                            \
+    } while (0)
+
+static inline int check_exit(void)
+{
+    if (check_failures_)
+        fprintf(stderr, "%d of %d checks FAILED\n", check_failures_, check_count_);
+    else
+        printf("all %d checks passed\n", check_count_);
+    return check_failures_ ? 1 : 0;
+}
+
+/* Does a message contain a substring? (for asserting error texts) */
+static inline int check_contains(const char *msg, const char *part)
+{
+    return msg && part && strstr(msg, part) != NULL;
+}
+
+#endif

@@ -1,0 +1,55 @@
+/* solve_common.h -- solve a Matrix Market file the way `spk solve` does by
+ * default (b = A*1, or A*r when A*1 = 0; x0 = 0; auto method), for the tests over real matrices. */
+#ifndef SPK_TESTS_SOLVE_COMMON_H
+#define SPK_TESTS_SOLVE_COMMON_H
+
+#include "check.h"
+#include "io/rhs.h"
+#include "spk.h"
+
+typedef struct file_solve {
+    int read_status, setup_status, solve_status;
+    int n, nnz;
+    spk_result r;
+    char method[64];
+    int random_rhs; /* A*1 = 0: b = A*r instead */
+    double err_inf; /* ||x - x*||_inf */
+    char msg[1024];
+} file_solve;
+
+/* Read path and solve with the defaults (optionally a given solver and preconditioner). */
+static inline void solve_file(spk_context *ctx, const char *path, spk_solver_kind sk,
+                              spk_precond_kind pk, file_solve *out)
+{
+    memset(out, 0, sizeof *out);
+    out->err_inf = NAN;
+    spk_matrix *A = NULL;
+    spk_solver *s = NULL;
+    double *b = NULL, *x = NULL, *ones = NULL;
+    out->read_status = spk_matrix_read(ctx, path, &A);
+    if (out->read_status) goto done;
+    spk_matrix_csr(A, &out->n, NULL, &out->nnz, NULL, NULL, NULL);
+    out->setup_status = spk_solver_create(ctx, A, sk, pk, NULL, &s);
+    if (out->setup_status) goto done;
+    snprintf(out->method, sizeof out->method, "%s+%s", spk_solver_method(s), spk_solver_precond(s));
+    b = malloc(((size_t)out->n + 1) * sizeof(double));
+    x = calloc((size_t)out->n + 1, sizeof(double));
+    ones = malloc(((size_t)out->n + 1) * sizeof(double));
+    const int *rp, *ci;
+    const double *va;
+    spk_matrix_csr(A, NULL, NULL, NULL, &rp, &ci, &va);
+    out->random_rhs = spk_rhs_known_solution_arrays(out->n, out->n, rp, ci, va, ones, b);
+    out->solve_status = spk_solve(s, b, x, &out->r);
+    snprintf(out->method, sizeof out->method, "%s+%s", spk_solver_method(s), spk_solver_precond(s));
+    out->err_inf = 0;
+    for (int i = 0; i < out->n; i++) out->err_inf = fmax(out->err_inf, fabs(x[i] - ones[i]));
+done:
+    snprintf(out->msg, sizeof out->msg, "%s", spk_last_error(ctx));
+    free(b);
+    free(x);
+    free(ones);
+    spk_solver_destroy(s);
+    spk_matrix_destroy(A);
+}
+
+#endif

@@ -1,0 +1,293 @@
+/* test_api.c -- the public API as an application uses it: matrices from CSR
+ * arrays (unsorted, duplicates), update_values, automatic method choice, the
+ * switch from CG to BiCGStab on an indefinite matrix, several right-hand
+ * sides, error messages for bad input, and the status of every outcome. */
+#include <stdint.h>
+
+#include "check.h"
+#include "spk.h"
+
+/* 2D Laplacian on a g x g grid as caller-owned CSR, rows given in reverse
+ * column order with the diagonal split into two duplicate entries. */
+static int laplacian_unsorted(int g, int **rp, int **ci, double **v)
+{
+    int n = g * g, cap = 6 * n, k = 0;
+    *rp = malloc((size_t)(n + 1) * sizeof(int));
+    *ci = malloc((size_t)cap * sizeof(int));
+    *v = malloc((size_t)cap * sizeof(double));
+    (*rp)[0] = 0;
+    for (int i = 0; i < g; i++)
+        for (int j = 0; j < g; j++) {
+            int row = i * g + j;
+            if (i < g - 1) (*ci)[k] = row + g, (*v)[k++] = -1;
+            if (j < g - 1) (*ci)[k] = row + 1, (*v)[k++] = -1;
+            (*ci)[k] = row, (*v)[k++] = 3;
+            if (j > 0) (*ci)[k] = row - 1, (*v)[k++] = -1;
+            if (i > 0) (*ci)[k] = row - g, (*v)[k++] = -1;
+            (*ci)[k] = row, (*v)[k++] = 1; /* duplicate: diagonal 3 + 1 = 4 */
+            (*rp)[row + 1] = k;
+        }
+    return n;
+}
+
+static double max_err(const double *x, const double *y, int n)
+{
+    double e = 0;
+    for (int i = 0; i < n; i++) e = fmax(e, fabs(x[i] - y[i]));
+    return e;
+}
+
+static void matrices_and_solves(void)
+{
+    spk_context *ctx;
+    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
+    CHECK(strcmp(spk_context_device(ctx), "host") == 0, "device %s", spk_context_device(ctx));
+    int *rp, *ci;
+    double *v;
+    int n = laplacian_unsorted(12, &rp, &ci, &v), nin = rp[n];
+    spk_matrix *A;
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &A), spk_last_error(ctx));
+    int nnz;
+    const int *crp, *cci;
+    const double *cv;
+    spk_matrix_csr(A, NULL, NULL, &nnz, &crp, &cci, &cv);
+    CHECK(nnz == nin - n, "duplicates not merged: %d stored for %d given", nnz, nin);
+    for (int i = 0; i < n; i++)
+        for (int k = crp[i]; k < crp[i + 1]; k++) {
+            if (k > crp[i]) CHECK(cci[k] > cci[k - 1], "row %d not sorted", i);
+            if (cci[k] == i) CHECK(cv[k] == 4.0, "diagonal %g", cv[k]);
+        }
+    spk_matrix_info info;
+    CHECK_OK(spk_matrix_get_info(A, &info), spk_last_error(ctx));
+    CHECK(info.value_symmetric && info.pattern_symmetric && info.positive_diagonal, "info symmetry");
+    CHECK(info.row_min == 3 && info.row_max == 5 && info.diag_dominant_rows == n, "info rows");
+
+    spk_options o;
+    spk_options_default(&o);
+    CHECK(o.rtol == 1e-8 && o.maxit > 0 && o.allow_shift, "defaults");
+    o.rtol = 1e-10;
+    spk_solver *s;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+    CHECK(strcmp(spk_solver_method(s), "cg") == 0 && strcmp(spk_solver_precond(s), "ic0") == 0 &&
+              strcmp(spk_solver_format(s), "csr") == 0,
+          "auto picked %s + %s on %s", spk_solver_method(s), spk_solver_precond(s), spk_solver_format(s));
+    /* several right-hand sides reuse the setup */
+    double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
+    double *x = malloc((size_t)n * sizeof(double));
+    for (int rhs = 0; rhs < 3; rhs++) {
+        for (int i = 0; i < n; i++) xs[i] = sin(i * (rhs + 1.0));
+        spk_matrix_multiply(A, xs, b);
+        memset(x, 0, (size_t)n * sizeof(double));
+        spk_result r;
+        CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+        CHECK(r.reason == SPK_CONVERGED_RTOL && r.true_relres <= 1e-9, "rhs %d: %s %g", rhs,
+              spk_reason_name(r.reason), r.true_relres);
+        CHECK(max_err(x, xs, n) < 1e-7, "rhs %d: error %g", rhs, max_err(x, xs, n));
+        CHECK(r.t_total >= r.t_spmv + r.t_precond + r.t_vector - 1e-6 && r.t_setup > 0,
+              "time split: total %g spmv %g precond %g vector %g", r.t_total, r.t_spmv, r.t_precond,
+              r.t_vector);
+    }
+    /* new values, same pattern: scale A by 2 in the caller's layout */
+    for (int k = 0; k < nin; k++) v[k] *= 2;
+    CHECK_OK(spk_matrix_update_values(A, v), spk_last_error(ctx));
+    spk_matrix_csr(A, NULL, NULL, NULL, NULL, NULL, &cv);
+    for (int i = 0; i < n; i++)
+        for (int k = crp[i]; k < crp[i + 1]; k++)
+            CHECK(cv[k] == (cci[k] == i ? 8.0 : -2.0), "updated value %g at (%d,%d)", cv[k], i, cci[k]);
+    for (int i = 0; i < n; i++) xs[i] = cos(i);
+    spk_matrix_multiply(A, xs, b);
+    memset(x, 0, (size_t)n * sizeof(double));
+    spk_result r;
+    CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+    CHECK(max_err(x, xs, n) < 1e-7, "after update: error %g", max_err(x, xs, n));
+    /* NaN in new values is refused */
+    v[3] = NAN;
+    CHECK(spk_matrix_update_values(A, v) == SPK_ERR_INVALID_MATRIX, "NaN update accepted");
+    CHECK(check_contains(spk_last_error(ctx), "finite"), "%s", spk_last_error(ctx));
+    /* not converged: status and message */
+    spk_solver *s2;
+    o.maxit = 2;
+    o.keep_history = 1;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_NONE, &o, &s2), spk_last_error(ctx));
+    memset(x, 0, (size_t)n * sizeof(double));
+    int st = spk_solve(s2, b, x, &r);
+    CHECK(st == SPK_ERR_NOT_CONVERGED && r.reason == SPK_DIVERGED_MAXIT && r.iterations == 2,
+          "maxit: status %d reason %d iterations %d", st, r.reason, r.iterations);
+    CHECK(check_contains(spk_last_error(ctx), "did not converge in 2 iterations"), "%s",
+          spk_last_error(ctx));
+    CHECK(r.history_len == 3 && r.history[0] == r.rnorm0, "history %d", r.history_len);
+    spk_solver_destroy(s2);
+    /* bad arguments */
+    CHECK(spk_solve(s, NULL, x, &r) == SPK_ERR_INVALID_ARG, "NULL b accepted");
+    for (int i = 0; i < n; i++) b[i] = 1;
+    b[5] = NAN;
+    st = spk_solve(s, b, x, &r);
+    CHECK(st == SPK_ERR_INVALID_ARG && r.reason == SPK_INVALID_INPUT, "NaN b: %d", st);
+    CHECK(check_contains(spk_last_error(ctx), "NaN"), "%s", spk_last_error(ctx));
+    spk_solver_destroy(s);
+    spk_matrix_destroy(A);
+    free(rp);
+    free(ci);
+    free(v);
+    free(xs);
+    free(b);
+    free(x);
+    spk_context_destroy(ctx);
+}
+
+/* A symmetric tridiagonal with a positive diagonal that is indefinite: auto
+ * chooses CG + IC(0) (which needs a shift), CG finds p'Ap <= 0, and the
+ * solver switches to BiCGStab + ILU(0) and still solves the system. */
+static void auto_switch(void)
+{
+    spk_context *ctx;
+    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_AUTO), "context");
+    enum { N = 60 };
+    int rp[N + 1], ci[3 * N];
+    double v[3 * N];
+    int k = 0;
+    rp[0] = 0;
+    for (int i = 0; i < N; i++) {
+        if (i > 0) ci[k] = i - 1, v[k++] = 0.6;
+        ci[k] = i, v[k++] = 1.0;
+        if (i < N - 1) ci[k] = i + 1, v[k++] = 0.6;
+        rp[i + 1] = k;
+    }
+    spk_matrix *A;
+    CHECK_OK(spk_matrix_from_csr(ctx, N, N, rp, ci, v, &A), spk_last_error(ctx));
+    spk_solver *s;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, &s), spk_last_error(ctx));
+    double xs[N], b[N], x[N];
+    for (int i = 0; i < N; i++) xs[i] = 1.0 + i % 5, x[i] = 0;
+    spk_matrix_multiply(A, xs, b);
+    spk_result r;
+    int st = spk_solve(s, b, x, &r);
+    CHECK(st == SPK_OK, "auto on indefinite: %s", spk_last_error(ctx));
+    CHECK(r.switched == 1, "no switch reported");
+    CHECK(strcmp(spk_solver_method(s), "bicgstab") == 0 && strcmp(spk_solver_precond(s), "ilu0") == 0,
+          "after switch: %s + %s", spk_solver_method(s), spk_solver_precond(s));
+    CHECK(max_err(x, xs, N) < 1e-6, "switched solve error %g", max_err(x, xs, N));
+    spk_solver_destroy(s);
+    /* explicit CG reports the indefiniteness instead of switching */
+    spk_options o;
+    spk_options_default(&o);
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_NONE, &o, &s), spk_last_error(ctx));
+    memset(x, 0, sizeof x);
+    st = spk_solve(s, b, x, &r);
+    CHECK(st == SPK_ERR_INDEFINITE && r.reason == SPK_BREAKDOWN_INDEFINITE && !r.switched,
+          "explicit CG: status %d reason %s", st, spk_reason_name(r.reason));
+    CHECK(check_contains(spk_last_error(ctx), "not positive definite"), "%s", spk_last_error(ctx));
+    spk_solver_destroy(s);
+    /* IC(0) without shifting names the row of the bad pivot */
+    o.allow_shift = 0;
+    st = spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &o, &s);
+    CHECK(st == SPK_ERR_ZERO_PIVOT && s == NULL, "IC(0) without shift: status %d", st);
+    CHECK(check_contains(spk_last_error(ctx), "row"), "%s", spk_last_error(ctx));
+    spk_matrix_destroy(A);
+    spk_context_destroy(ctx);
+}
+
+static void bad_input(void)
+{
+    spk_context *ctx;
+    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
+    spk_matrix *A = NULL;
+    int rp[] = {0, 2, 1};
+    int ci[] = {0, 1};
+    double v[] = {1, 2};
+    CHECK(spk_matrix_from_csr(ctx, 2, 2, rp, ci, v, &A) == SPK_ERR_INVALID_MATRIX && !A, "bad rowptr");
+    CHECK(check_contains(spk_last_error(ctx), "rowptr"), "%s", spk_last_error(ctx));
+    int rp2[] = {0, 1, 2};
+    int ci2[] = {0, 2};
+    CHECK(spk_matrix_from_csr(ctx, 2, 2, rp2, ci2, v, &A) == SPK_ERR_INVALID_MATRIX, "bad column");
+    CHECK(check_contains(spk_last_error(ctx), "column index 2"), "%s", spk_last_error(ctx));
+    int ci3[] = {0, 1};
+    double vn[] = {1, NAN};
+    CHECK(spk_matrix_from_csr(ctx, 2, 2, rp2, ci3, vn, &A) == SPK_ERR_INVALID_MATRIX, "NaN value");
+    CHECK(check_contains(spk_last_error(ctx), "finite"), "%s", spk_last_error(ctx));
+    /* rectangular: a matrix, but no system */
+    int rp3[] = {0, 1, 2};
+    int ci4[] = {0, 2};
+    CHECK_OK(spk_matrix_from_csr(ctx, 2, 3, rp3, ci4, v, &A), spk_last_error(ctx));
+    spk_solver *s = NULL;
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_NONE, NULL, &s) ==
+              SPK_ERR_INVALID_MATRIX, "rectangular system accepted");
+    CHECK(check_contains(spk_last_error(ctx), "square"), "%s", spk_last_error(ctx));
+    spk_matrix_destroy(A);
+    /* nonsymmetric matrix with CG */
+    int rp5[] = {0, 2, 3};
+    int ci5[] = {0, 1, 1};
+    double v5[] = {2, 1, 2};
+    CHECK_OK(spk_matrix_from_csr(ctx, 2, 2, rp5, ci5, v5, &A), spk_last_error(ctx));
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_NONE, NULL, &s) == SPK_ERR_INVALID_MATRIX,
+          "CG on a nonsymmetric matrix accepted");
+    CHECK(check_contains(spk_last_error(ctx), "symmetric"), "%s", spk_last_error(ctx));
+    /* AUTO picks BiCGStab + ILU(0) for it */
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, &s), spk_last_error(ctx));
+    CHECK(strcmp(spk_solver_method(s), "bicgstab") == 0 && strcmp(spk_solver_precond(s), "ilu0") == 0,
+          "auto on nonsymmetric: %s + %s", spk_solver_method(s), spk_solver_precond(s));
+    spk_solver_destroy(s);
+    /* bad options, unknown format */
+    spk_options o;
+    spk_options_default(&o);
+    o.rtol = -1;
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_INVALID_ARG,
+          "negative rtol accepted");
+    spk_options_default(&o);
+    o.format = "nosuch";
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_NOT_FOUND,
+          "unknown format accepted");
+    CHECK(check_contains(spk_last_error(ctx), "nosuch"), "%s", spk_last_error(ctx));
+    CHECK(spk_solver_create(ctx, A, (spk_solver_kind)9, SPK_PRECOND_AUTO, NULL, &s) == SPK_ERR_INVALID_ARG,
+          "unknown solver kind accepted");
+    spk_matrix_destroy(A);
+    /* missing file */
+    CHECK(spk_matrix_read(ctx, "/nonexistent/dir/a.mtx", &A) == SPK_ERR_IO, "missing file");
+    CHECK(check_contains(spk_last_error(ctx), "/nonexistent/dir/a.mtx"), "%s", spk_last_error(ctx));
+    /* names */
+    CHECK(strcmp(spk_status_name(SPK_ERR_PARSE), "SPK_ERR_PARSE") == 0, "status name");
+    CHECK(strcmp(spk_status_name(99), "unknown status") == 0, "unknown status name");
+    CHECK(strlen(spk_version()) >= 5, "version %s", spk_version());
+    spk_solver_destroy(NULL);
+    spk_matrix_destroy(NULL);
+    spk_context_destroy(ctx);
+    spk_context_destroy(NULL);
+    /* a device this build cannot use is an error, not a silent fallback */
+    spk_context *c2 = NULL;
+    int st = spk_context_create(&c2, SPK_DEVICE_CUDA);
+    if (st == SPK_OK) {
+        CHECK(strcmp(spk_context_device(c2), "cuda") == 0, "cuda context on %s", spk_context_device(c2));
+        spk_context_destroy(c2);
+    } else {
+        CHECK(st == SPK_ERR_DEVICE && c2 == NULL, "cuda context status %d", st);
+    }
+}
+
+static void vectors(void)
+{
+    spk_context *ctx;
+    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
+    char dir[] = "/tmp/spk_test_api_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    char path[256];
+    snprintf(path, sizeof path, "%s/v.mtx", dir);
+    double v[5] = {0.1, -1.0 / 3.0, 1e-300, 2.5e300, 4.9e-324};
+    CHECK_OK(spk_vector_write(ctx, path, 5, v), spk_last_error(ctx));
+    int n = 0;
+    double *w = NULL;
+    CHECK_OK(spk_vector_read(ctx, path, &n, &w), spk_last_error(ctx));
+    CHECK(n == 5 && w && memcmp(v, w, sizeof v) == 0, "vector round trip");
+    spk_free(w);
+    remove(path);
+    remove(dir);
+    spk_context_destroy(ctx);
+}
+
+int main(void)
+{
+    matrices_and_solves();
+    auto_switch();
+    bad_input();
+    vectors();
+    return check_exit();
+}

@@ -1,0 +1,79 @@
+/* test_exec.c -- the host executor's BLAS-1 operations against plain formulas. */
+#include <float.h>
+
+#include "check.h"
+#include "core/exec.h"
+
+int main(void)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    spk_exec *e = NULL;
+    CHECK_OK(spk_exec_host_create(&err, &e), err.msg);
+    CHECK(spk_exec_is_host(e), "host executor not recognised");
+    CHECK(strcmp(e->ops->name, "host") == 0, "name %s", e->ops->name);
+    enum { N = 1000 };
+    double *x, *y, *z;
+    CHECK_OK(spk_exec_alloc_vec(e, N, &x), err.msg);
+    CHECK_OK(spk_exec_alloc_vec(e, N, &y), err.msg);
+    CHECK_OK(spk_exec_alloc_vec(e, N, &z), err.msg);
+    double hx[N], hy[N];
+    for (int i = 0; i < N; i++) {
+        hx[i] = sin(i + 1.0);
+        hy[i] = cos(2.0 * i);
+    }
+    CHECK_OK(e->ops->upload(e, x, hx, sizeof hx), err.msg);
+    CHECK_OK(e->ops->upload(e, y, hy, sizeof hy), err.msg);
+    double d, ref = 0, nr = 0;
+    for (int i = 0; i < N; i++) {
+        ref += hx[i] * hy[i];
+        nr += hx[i] * hx[i];
+    }
+    CHECK_OK(e->ops->dot(e, N, x, y, &d), err.msg);
+    CHECK_NEAR(d, ref, 1e-13);
+    CHECK_OK(e->ops->nrm2(e, N, x, &d), err.msg);
+    CHECK_NEAR(d, sqrt(nr), 1e-13);
+    /* nrm2 must not overflow or underflow */
+    double big[3] = {1e300, 1e300, 0}, tiny[2] = {3e-300, 4e-300};
+    CHECK_OK(e->ops->nrm2(e, 3, big, &d), err.msg);
+    CHECK(fabs(d / (sqrt(2.0) * 1e300) - 1) < 1e-15, "nrm2 overflow: %g", d);
+    CHECK_OK(e->ops->nrm2(e, 2, tiny, &d), err.msg);
+    CHECK(fabs(d / 5e-300 - 1) < 1e-15, "nrm2 underflow: %g", d);
+    double nanv[2] = {1, NAN};
+    CHECK_OK(e->ops->nrm2(e, 2, nanv, &d), err.msg);
+    CHECK(isnan(d), "nrm2 of NaN vector is %g", d);
+    double infv[2] = {1, INFINITY};
+    CHECK_OK(e->ops->nrm2(e, 2, infv, &d), err.msg);
+    CHECK(isinf(d), "nrm2 of Inf vector is %g", d);
+    CHECK_OK(e->ops->nrm2(e, 0, x, &d), err.msg);
+    CHECK(d == 0, "nrm2 of empty");
+
+    CHECK_OK(e->ops->copy(e, N, y, z), err.msg);
+    CHECK_OK(e->ops->axpy(e, N, 2.5, x, z), err.msg);
+    double hz[N];
+    CHECK_OK(e->ops->download(e, hz, z, sizeof hz), err.msg);
+    for (int i = 0; i < N; i++) CHECK(hz[i] == hy[i] + 2.5 * hx[i], "axpy %d", i);
+    CHECK_OK(e->ops->axpby(e, N, -1.0, x, 0.5, z), err.msg);
+    CHECK_OK(e->ops->download(e, hz, z, sizeof hz), err.msg);
+    for (int i = 0; i < N; i++) CHECK(hz[i] == -hx[i] + 0.5 * (hy[i] + 2.5 * hx[i]), "axpby %d", i);
+    /* beta = 0 must not read y */
+    CHECK_OK(e->ops->fill(e, N, NAN, z), err.msg);
+    CHECK_OK(e->ops->axpby(e, N, 3.0, x, 0.0, z), err.msg);
+    CHECK_OK(e->ops->download(e, hz, z, sizeof hz), err.msg);
+    for (int i = 0; i < N; i++) CHECK(hz[i] == 3.0 * hx[i], "axpby beta=0 %d", i);
+    CHECK_OK(e->ops->scal(e, N, -2.0, z), err.msg);
+    CHECK_OK(e->ops->download(e, hz, z, sizeof hz), err.msg);
+    for (int i = 0; i < N; i++) CHECK(hz[i] == -6.0 * hx[i], "scal %d", i);
+    CHECK_OK(e->ops->fill(e, N, 7.0, z), err.msg);
+    CHECK_OK(e->ops->download(e, hz, z, sizeof hz), err.msg);
+    for (int i = 0; i < N; i++) CHECK(hz[i] == 7.0, "fill %d", i);
+    CHECK_OK(e->ops->sync(e), err.msg);
+    double t0 = spk_time_now(), t1 = spk_time_now();
+    CHECK(t1 >= t0 && t0 > 0, "clock");
+    e->ops->free(e, x);
+    e->ops->free(e, y);
+    e->ops->free(e, z);
+    spk_exec_destroy(e);
+    spk_exec_destroy(NULL);
+    return check_exit();
+}

@@ -1,0 +1,51 @@
+# test_install.cmake -- install spk to a temporary prefix, then build and run
+# a consumer program both ways: through find_package(spk) (shared and static
+# targets) and through pkg-config.
+# Inputs: BUILD_DIR, SRC (tests/consumer), WORK, GENERATOR, C_COMPILER.
+file(REMOVE_RECURSE "${WORK}")
+set(prefix "${WORK}/prefix")
+
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${what}: ok ${out}")
+endfunction()
+
+run("install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+foreach(f include/spk.h)
+  if(NOT EXISTS "${prefix}/${f}")
+    message(FATAL_ERROR "install did not create ${prefix}/${f}")
+  endif()
+endforeach()
+file(GLOB_RECURSE pcs "${prefix}/*/spk.pc")
+file(GLOB_RECURSE cfgs "${prefix}/*/spkConfig.cmake")
+if(NOT pcs OR NOT cfgs)
+  message(FATAL_ERROR "install lacks spk.pc or spkConfig.cmake")
+endif()
+list(GET pcs 0 pc)
+get_filename_component(pcdir "${pc}" DIRECTORY)
+get_filename_component(libdir "${pcdir}" DIRECTORY)
+
+# 1. CMake package
+run("configure consumer" "${CMAKE_COMMAND}" -S "${SRC}" -B "${WORK}/cmake-build" -G "${GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
+run("build consumer" "${CMAKE_COMMAND}" --build "${WORK}/cmake-build")
+run("run consumer (shared, find_package)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
+    "${WORK}/cmake-build/consumer_shared")
+run("run consumer (static, find_package)" "${WORK}/cmake-build/consumer_static")
+
+# 2. pkg-config
+find_program(PKG_CONFIG NAMES pkg-config pkgconf)
+if(NOT PKG_CONFIG)
+  message(FATAL_ERROR "pkg-config not found: install it (Debian/Ubuntu: apt-get install pkg-config)")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${pcdir}" "${PKG_CONFIG}" --cflags --libs spk
+                RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs spk failed")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run("compile consumer (pkg-config)" "${C_COMPILER}" -std=c11 "${SRC}/consumer.c" -o "${WORK}/consumer_pc" ${flags} -lm)
+run("run consumer (pkg-config)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}" "${WORK}/consumer_pc")

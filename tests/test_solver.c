@@ -1,0 +1,291 @@
+/* test_solver.c -- the CG and BiCGStab drivers through the three interfaces:
+ * convergence to a known random solution on generated problems with every
+ * preconditioner, and every way a solve can end (breakdowns, NaN, maxit,
+ * zero right-hand side, invalid input) with the right reason. */
+#include <stdint.h>
+
+#include "check.h"
+#include "io/gen.h"
+#include "precond/precond.h"
+#include "solver/krylov.h"
+#include "spmv/spmv.h"
+
+enum { CG = 1, BICGSTAB = 2 };
+
+static uint64_t rs = 2024;
+static double rnd(void)
+{
+    rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rs >> 11) / 9007199254740992.0;
+}
+
+/* An SpMV backend wrapping "csr" that returns NaN from its nan_after-th call on. */
+typedef struct nan_spmv {
+    void *inner;
+    int calls, nan_after;
+} nan_spmv;
+static int nan_after_calls = 1000000;
+static int nan_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
+{
+    nan_spmv *w = calloc(1, sizeof *w);
+    w->nan_after = nan_after_calls;
+    *impl = w;
+    return spk_spmv_csr_host.create(e, A, o, &w->inner);
+}
+static int nan_apply(void *impl, double alpha, const double *x, double beta, double *y)
+{
+    nan_spmv *w = impl;
+    int st = spk_spmv_csr_host.apply(w->inner, alpha, x, beta, y);
+    if (++w->calls >= w->nan_after) y[0] = NAN;
+    return st;
+}
+static void nan_destroy(void *impl)
+{
+    nan_spmv *w = impl;
+    spk_spmv_csr_host.destroy(w->inner);
+    free(w);
+}
+static void nan_stats(const void *impl, spk_spmv_stats *s)
+{
+    (void)impl;
+    memset(s, 0, sizeof *s);
+}
+static const struct spk_spmv_ops nan_ops = {"nan-after", "host", "test", nan_create, nan_apply,
+                                             NULL, nan_destroy, nan_stats};
+
+/* Solve A x = b with the host drivers; x holds x0 on entry. */
+static int run(const spk_csr *A, const struct spk_spmv_ops *aops, const char *pc, int method,
+               const double *b, double *x, const spk_options *o, spk_result *res, spk_err *err)
+{
+    spk_exec *ex = NULL;
+    spk_krylov k;
+    memset(&k, 0, sizeof k);
+    memset(res, 0, sizeof *res);
+    int st;
+    spk_precond_opts po;
+    spk_precond_opts_default(&po);
+    SPK_CHECK(st, spk_exec_host_create(err, &ex));
+    SPK_CHECK(st, spk_krylov_init(&k, ex, A->nrows, o->maxit, o->keep_history));
+    if (!aops) SPK_CHECK(st, spk_spmv_find("csr", ex, &aops, err));
+    SPK_CHECK(st, aops->create(ex, A, NULL, &k.A));
+    k.A_ops = aops;
+    SPK_CHECK(st, spk_precond_find(pc, ex, &k.M_ops, err));
+    SPK_CHECK(st, k.M_ops->create(ex, A, &po, &k.M));
+    st = method == CG ? spk_cg(&k, b, x, o, res) : spk_bicgstab(&k, b, x, o, res);
+cleanup:
+    if (k.A_ops && k.A) k.A_ops->destroy(k.A);
+    if (k.M_ops && k.M) k.M_ops->destroy(k.M);
+    if (k.e) spk_krylov_free(&k);
+    spk_exec_destroy(ex);
+    return st;
+}
+
+/* Known random solution: converge, true residual below rtol, error bounded. */
+static void known_solution(const char *spec, int method, const char *pc)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    spk_csr A = {0};
+    CHECK_OK(spk_gen_spec(spec, &A, &err), err.msg);
+    int n = A.nrows;
+    double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
+    double *x = calloc((size_t)n, sizeof(double));
+    for (int i = 0; i < n; i++) xs[i] = rnd() * 2 - 1;
+    spk_csr_spmv(&A, 1.0, xs, 0.0, b);
+    spk_options o;
+    spk_options_default(&o);
+    o.rtol = 1e-10;
+    o.keep_history = 1;
+    spk_result r;
+    CHECK_OK(run(&A, NULL, pc, method, b, x, &o, &r, &err), err.msg);
+    const char *mname = method == CG ? "cg" : "bicgstab";
+    CHECK(r.reason == SPK_CONVERGED_RTOL, "%s %s+%s: reason %s after %d iterations", spec, mname, pc,
+          spk_reason_name(r.reason), r.iterations);
+    CHECK(r.relres <= o.rtol, "%s %s+%s: relres %g", spec, mname, pc, r.relres);
+    CHECK(r.true_relres <= 10 * o.rtol, "%s %s+%s: true relres %g", spec, mname, pc, r.true_relres);
+    double e = 0, xn = 0;
+    for (int i = 0; i < n; i++) {
+        e = fmax(e, fabs(x[i] - xs[i]));
+        xn = fmax(xn, fabs(xs[i]));
+    }
+    CHECK(e <= 1e-6 * xn, "%s %s+%s: error %g", spec, mname, pc, e);
+    CHECK(r.history_len == r.iterations + 1, "%s: history %d for %d iterations", spec, r.history_len,
+          r.iterations);
+    CHECK(r.history && r.history[0] == r.rnorm0 && r.history[r.iterations] == r.rnorm,
+          "%s: history ends", spec);
+    CHECK(r.t_spmv > 0 && r.t_vector > 0, "%s: times spmv %g vector %g", spec, r.t_spmv, r.t_vector);
+    CHECK(strcmp(pc, "none") == 0 ? r.t_precond == 0 : r.t_precond > 0, "%s: precond time %g", spec,
+          r.t_precond);
+    printf("%-16s %-8s %-6s %4d iterations, true relres %.2e, error %.2e\n", spec, mname, pc,
+           r.iterations, r.true_relres, e);
+    free(xs);
+    free(b);
+    free(x);
+    spk_csr_free(&A);
+}
+
+/* Build a dense-specified small matrix. */
+static void small(int n, const double *dense, spk_csr *A)
+{
+    spk_err err;
+    int r[64], c[64];
+    double v[64];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (dense[i * n + j] != 0) {
+                r[k] = i;
+                c[k] = j;
+                v[k++] = dense[i * n + j];
+            }
+    if (spk_csr_from_coo(n, n, (size_t)k, r, c, v, A, &err)) fprintf(stderr, "%s\n", err.msg);
+}
+
+/* Expect a given reason from a small system. */
+static void expect(const char *what, int n, const double *dense, const double *b, const double *x0,
+                   int method, const char *pc, int maxit, spk_reason want, int max_iters)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    spk_csr A = {0};
+    small(n, dense, &A);
+    double x[8];
+    for (int i = 0; i < n; i++) x[i] = x0 ? x0[i] : 0;
+    spk_options o;
+    spk_options_default(&o);
+    o.maxit = maxit;
+    spk_result r;
+    CHECK_OK(run(&A, NULL, pc, method, b, x, &o, &r, &err), err.msg);
+    CHECK(r.reason == want, "%s: reason '%s', expected '%s' (iterations %d)", what,
+          spk_reason_name(r.reason), spk_reason_name(want), r.iterations);
+    CHECK(r.iterations <= max_iters, "%s: %d iterations", what, r.iterations);
+    spk_csr_free(&A);
+}
+
+static void breakdowns(void)
+{
+    const double diag_pm[] = {1, 0, 0, -1};
+    const double b11[] = {1, 1};
+    expect("CG on diag(1,-1)", 2, diag_pm, b11, NULL, CG, "none", 100, SPK_BREAKDOWN_INDEFINITE, 0);
+    const double negjac[] = {-1, 0.5, 0, 0.5, 2, 0, 0, 0, 1};
+    const double bj[] = {2, 0.1, 0.1};
+    expect("CG+Jacobi with a negative diagonal", 3, negjac, bj, NULL, CG, "jacobi", 100,
+           SPK_BREAKDOWN_PRECOND, 0);
+    const double rot[] = {0, 1, -1, 0};
+    const double b10[] = {1, 0};
+    expect("BiCGStab on a rotation (r0'v = 0)", 2, rot, b10, NULL, BICGSTAB, "none", 100,
+           SPK_BREAKDOWN_R0V, 1);
+    const double om[] = {-2, -2, -2, 0};
+    expect("BiCGStab with t's = 0 (omega = 0)", 2, om, b10, NULL, BICGSTAB, "none", 100,
+           SPK_BREAKDOWN_OMEGA, 1);
+    const double rh[] = {-2, -2, -2, -2, -2, -1, 2, -2, -2};
+    const double b100[] = {1, 0, 0};
+    expect("BiCGStab with r0'r = 0 at step 2", 3, rh, b100, NULL, BICGSTAB, "none", 100,
+           SPK_BREAKDOWN_RHO, 2);
+    /* maxit */
+    const double spd[] = {4, 1, 0, 1, 3, 1, 0, 1, 2};
+    expect("CG with maxit 1", 3, spd, b100, NULL, CG, "none", 1, SPK_DIVERGED_MAXIT, 1);
+    expect("BiCGStab with maxit 0", 3, spd, b100, NULL, BICGSTAB, "none", 0, SPK_DIVERGED_MAXIT, 0);
+    /* zero right-hand side, NaN input, already converged */
+    const double b0[] = {0, 0, 0};
+    const double x0[] = {5, 5, 5};
+    expect("CG with b = 0", 3, spd, b0, x0, CG, "ic0", 100, SPK_CONVERGED_ZERO_RHS, 0);
+    expect("BiCGStab with b = 0", 3, spd, b0, x0, BICGSTAB, "ilu0", 100, SPK_CONVERGED_ZERO_RHS, 0);
+    const double bnan[] = {1, NAN, 0};
+    expect("CG with NaN in b", 3, spd, bnan, NULL, CG, "none", 100, SPK_INVALID_INPUT, 0);
+    const double xnan[] = {0, 0, INFINITY};
+    expect("BiCGStab with Inf in x0", 3, spd, b100, xnan, BICGSTAB, "none", 100, SPK_INVALID_INPUT, 0);
+    /* x0 is the solution: 0 iterations */
+    const double xe[] = {1, 1, 1}, be[] = {5, 5, 3};
+    expect("CG from the exact solution", 3, spd, be, xe, CG, "jacobi", 100, SPK_CONVERGED_RTOL, 0);
+    expect("BiCGStab from the exact solution", 3, spd, be, xe, BICGSTAB, "jacobi", 100,
+           SPK_CONVERGED_RTOL, 0);
+    /* CG and BiCGStab solve a 3x3 SPD system in at most 3 (exact arithmetic) steps */
+    expect("CG 3x3", 3, spd, b100, NULL, CG, "none", 100, SPK_CONVERGED_RTOL, 4);
+    expect("BiCGStab 3x3", 3, spd, b100, NULL, BICGSTAB, "none", 100, SPK_CONVERGED_RTOL, 4);
+    /* ILU(0) of a tridiagonal is exact: one step */
+    expect("BiCGStab+ILU(0) on a tridiagonal", 3, spd, b100, NULL, BICGSTAB, "ilu0", 100,
+           SPK_CONVERGED_RTOL, 1);
+    expect("CG+IC(0) on a tridiagonal", 3, spd, b100, NULL, CG, "ic0", 100, SPK_CONVERGED_RTOL, 1);
+}
+
+/* NaN appearing mid-solve must stop the iteration at once, never run to maxit. */
+static void nan_midway(void)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    spk_csr A = {0};
+    CHECK_OK(spk_gen_poisson2d5(20, &A, &err), err.msg);
+    double *b = malloc(400 * sizeof(double)), *x = calloc(400, sizeof(double));
+    for (int i = 0; i < 400; i++) b[i] = 1;
+    spk_options o;
+    spk_options_default(&o);
+    spk_result r;
+    for (int method = CG; method <= BICGSTAB; method++) {
+        nan_after_calls = 4;
+        memset(x, 0, 400 * sizeof(double));
+        CHECK_OK(run(&A, &nan_ops, "jacobi", method, b, x, &o, &r, &err), err.msg);
+        CHECK(r.reason == SPK_DIVERGED_NAN, "method %d: reason %s", method, spk_reason_name(r.reason));
+        CHECK(r.iterations <= 4, "method %d: %d iterations after NaN", method, r.iterations);
+    }
+    /* atol: a loose absolute tolerance stops first */
+    o.atol = 1e3;
+    o.rtol = 0;
+    nan_after_calls = 1000000;
+    memset(x, 0, 400 * sizeof(double));
+    CHECK_OK(run(&A, NULL, "none", CG, b, x, &o, &r, &err), err.msg);
+    CHECK(r.reason == SPK_CONVERGED_ATOL && r.iterations == 0, "atol: %s %d", spk_reason_name(r.reason),
+          r.iterations);
+    free(b);
+    free(x);
+    spk_csr_free(&A);
+}
+
+/* The monitor sees every iteration, in order. */
+static int mon_calls, mon_last = -1, mon_ordered = 1;
+static void mon(void *user, int it, double rnorm, double relres)
+{
+    (void)user;
+    if (it != mon_last + 1 || !(rnorm >= 0) || !(relres >= 0)) mon_ordered = 0;
+    mon_last = it;
+    mon_calls++;
+}
+
+static void monitor(void)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    spk_csr A = {0};
+    CHECK_OK(spk_gen_poisson2d5(10, &A, &err), err.msg);
+    double b[100], x[100] = {0};
+    for (int i = 0; i < 100; i++) b[i] = i % 3;
+    spk_options o;
+    spk_options_default(&o);
+    o.monitor = mon;
+    spk_result r;
+    CHECK_OK(run(&A, NULL, "ic0", CG, b, x, &o, &r, &err), err.msg);
+    CHECK(mon_calls == r.iterations + 1 && mon_ordered, "monitor: %d calls for %d iterations",
+          mon_calls, r.iterations);
+    CHECK(r.history_len == 0 && r.history == NULL, "history without keep_history");
+    spk_csr_free(&A);
+}
+
+int main(void)
+{
+    known_solution("poisson2d-5:24", CG, "none");
+    known_solution("poisson2d-5:24", CG, "jacobi");
+    known_solution("poisson2d-5:24", CG, "ic0");
+    known_solution("poisson2d-5:24", BICGSTAB, "none");
+    known_solution("poisson2d-5:24", BICGSTAB, "jacobi");
+    known_solution("poisson2d-5:24", BICGSTAB, "ilu0");
+    known_solution("poisson3d-7:12", CG, "ic0");
+    known_solution("poisson3d-27:8", CG, "ic0");
+    known_solution("convdiff3d-7:12", BICGSTAB, "none");
+    known_solution("convdiff3d-7:12", BICGSTAB, "jacobi");
+    known_solution("convdiff3d-7:12", BICGSTAB, "ilu0");
+    known_solution("convdiff3d-7:10:1000", BICGSTAB, "ilu0");
+    breakdowns();
+    nan_midway();
+    monitor();
+    return check_exit();
+}
