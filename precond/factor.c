@@ -279,6 +279,51 @@ void spk_factor_free(spk_factor *f)
     free(f);
 }
 
+int spk_factor_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
+                      const spk_factor_kind *kind, void **impl)
+{
+    spk_factor *f = NULL;
+    int st;
+    if (!impl)
+        return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "%s: impl is NULL", kind->label)
+                 : SPK_ERR_INVALID_ARG;
+    *impl = NULL;
+    SPK_CHECK(st, spk_factor_setup(e, A, o, kind, &f));
+    SPK_CHECK(st, spk_factor_run(f, A));
+    *impl = f;
+    f = NULL;
+cleanup:
+    spk_factor_free(f);
+    return st;
+}
+
+int spk_factor_refactor(void *impl, const spk_csr *A)
+{
+    if (!impl) return SPK_ERR_INVALID_ARG;
+    return spk_factor_run(impl, A);
+}
+
+void spk_factor_destroy(void *impl)
+{
+    spk_factor_free(impl);
+}
+
+double spk_factor_shift(const void *impl)
+{
+    const spk_factor *f = impl;
+    return f ? f->alpha : 0.0;
+}
+
+int spk_factor_check_apply(const spk_factor *f, const double *r, const double *z)
+{
+    if (!f || !r || !z) return SPK_ERR_INVALID_ARG;
+    if (!f->valid)
+        return spk_err_set(f->exec->err, SPK_ERR_ZERO_PIVOT,
+                           "%s: no valid factorization to apply (the last refactor failed)",
+                           f->kind->label);
+    return SPK_OK;
+}
+
 /* x = L^-1 b, row by row from the top (x may equal b). */
 void spk_factor_lower_solve(int n, const int *beg, int boff, const int *end, int eoff,
                             const int *colind, const double *val, const double *idiag,

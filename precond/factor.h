@@ -76,6 +76,16 @@ int spk_factor_run(spk_factor *f, const spk_csr *A);
 /* Release everything (NULL-safe). */
 void spk_factor_free(spk_factor *f);
 
+/* The spk_precond_ops entries ILU(0) and IC(0) share: create = setup + run,
+ * refactor = run (numeric only, shift loop from 0), destroy, shift; and the
+ * check at the top of apply (a failed refactor leaves nothing to apply). */
+int spk_factor_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
+                      const spk_factor_kind *kind, void **impl);
+int spk_factor_refactor(void *impl, const spk_csr *A);
+void spk_factor_destroy(void *impl);
+double spk_factor_shift(const void *impl);
+int spk_factor_check_apply(const spk_factor *f, const double *r, const double *z);
+
 /* x = L^-1 b for the lower triangle given, in row i, by positions
  * [beg[i] + boff, end[i] + eoff) of (colind, val) (all columns < i), with
  * x_i = (b_i - sum) * idiag[i], or unit diagonal when idiag is NULL.

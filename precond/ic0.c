@@ -64,31 +64,17 @@ static const spk_factor_kind ic0_kind = {
     "IC(0)", "non-positive pivot d_i", 1, ic0_numeric, ic0_hopeless,
 };
 
-/* Symbolic setup (lower pattern, buffers) and the first factorization. */
+/* Symbolic setup (pattern, buffers) and the first numeric factorization. */
 static int ic0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
 {
-    spk_factor *f = NULL;
-    int st;
-    if (!impl) return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "IC(0): impl is NULL")
-                        : SPK_ERR_INVALID_ARG;
-    *impl = NULL;
-    SPK_CHECK(st, spk_factor_setup(e, A, o, &ic0_kind, &f));
-    SPK_CHECK(st, spk_factor_run(f, A));
-    *impl = f;
-    f = NULL;
-cleanup:
-    spk_factor_free(f);
-    return st;
+    return spk_factor_create(e, A, o, &ic0_kind, impl);
 }
 
 /* z = L^-T L^-1 r: forward substitution by rows of L, backward by its columns. */
 static int ic0_apply(void *impl, const double *r, double *z)
 {
     spk_factor *f = impl;
-    if (!f || !r || !z) return SPK_ERR_INVALID_ARG;
-    if (!f->valid)
-        return spk_err_set(f->exec->err, SPK_ERR_ZERO_PIVOT,
-                           "IC(0): no valid factorization to apply (the last refactor failed)");
+    SPK_TRY(spk_factor_check_apply(f, r, z));
     const spk_csr *L = &f->F;
     spk_factor_lower_solve(f->n, L->rowptr, 0, L->rowptr + 1, -1, L->colind, L->val, f->idiag, r,
                            z);
@@ -96,25 +82,6 @@ static int ic0_apply(void *impl, const double *r, double *z)
     return SPK_OK;
 }
 
-/* New values, same pattern: reload and refactor in place (shift loop from 0). */
-static int ic0_refactor(void *impl, const spk_csr *A)
-{
-    spk_factor *f = impl;
-    if (!f) return SPK_ERR_INVALID_ARG;
-    return spk_factor_run(f, A);
-}
-
-static void ic0_destroy(void *impl)
-{
-    spk_factor_free(impl);
-}
-
-static double ic0_shift(const void *impl)
-{
-    const spk_factor *f = impl;
-    return f ? f->alpha : 0.0;
-}
-
 const struct spk_precond_ops spk_precond_ic0_host = {
-    "ic0", "host", ic0_create, ic0_apply, ic0_refactor, ic0_destroy, ic0_shift,
+    "ic0", "host", ic0_create, ic0_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift,
 };

@@ -82,18 +82,7 @@ static const spk_factor_kind ilu0_kind = {
 /* Symbolic setup (pattern, buffers) and the first numeric factorization. */
 static int ilu0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
 {
-    spk_factor *f = NULL;
-    int st;
-    if (!impl) return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "ILU(0): impl is NULL")
-                        : SPK_ERR_INVALID_ARG;
-    *impl = NULL;
-    SPK_CHECK(st, spk_factor_setup(e, A, o, &ilu0_kind, &f));
-    SPK_CHECK(st, spk_factor_run(f, A));
-    *impl = f;
-    f = NULL;
-cleanup:
-    spk_factor_free(f);
-    return st;
+    return spk_factor_create(e, A, o, &ilu0_kind, impl);
 }
 
 /* z = U^-1 L^-1 r: forward substitution with unit L, then backward with U
@@ -101,35 +90,13 @@ cleanup:
 static int ilu0_apply(void *impl, const double *r, double *z)
 {
     spk_factor *f = impl;
-    if (!f || !r || !z) return SPK_ERR_INVALID_ARG;
-    if (!f->valid)
-        return spk_err_set(f->exec->err, SPK_ERR_ZERO_PIVOT,
-                           "ILU(0): no valid factorization to apply (the last refactor failed)");
+    SPK_TRY(spk_factor_check_apply(f, r, z));
     const spk_csr *F = &f->F;
     spk_factor_lower_solve(f->n, F->rowptr, 0, f->diag, 0, F->colind, F->val, NULL, r, z);
     spk_factor_upper_solve(f->n, f->diag, 1, F->rowptr + 1, 0, F->colind, F->val, f->idiag, z, z);
     return SPK_OK;
 }
 
-/* New values, same pattern: reload and refactor in place (shift loop from 0). */
-static int ilu0_refactor(void *impl, const spk_csr *A)
-{
-    spk_factor *f = impl;
-    if (!f) return SPK_ERR_INVALID_ARG;
-    return spk_factor_run(f, A);
-}
-
-static void ilu0_destroy(void *impl)
-{
-    spk_factor_free(impl);
-}
-
-static double ilu0_shift(const void *impl)
-{
-    const spk_factor *f = impl;
-    return f ? f->alpha : 0.0;
-}
-
 const struct spk_precond_ops spk_precond_ilu0_host = {
-    "ilu0", "host", ilu0_create, ilu0_apply, ilu0_refactor, ilu0_destroy, ilu0_shift,
+    "ilu0", "host", ilu0_create, ilu0_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift,
 };

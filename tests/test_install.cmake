@@ -1,8 +1,13 @@
 # test_install.cmake -- install spk to a temporary prefix, then build and run
 # a consumer program both ways: through find_package(spk) (shared and static
 # targets) and through pkg-config.
-# Inputs: BUILD_DIR, SRC (tests/consumer), WORK, GENERATOR, C_COMPILER.
+# Inputs: BUILD_DIR, SRC (tests/consumer), WORK, GENERATOR, C_COMPILER, SANITIZE
+# (the sanitizers spk was built with: the consumers must link their runtimes too).
 file(REMOVE_RECURSE "${WORK}")
+set(san_flags "")
+if(SANITIZE)
+  set(san_flags "-fsanitize=${SANITIZE}")
+endif()
 set(prefix "${WORK}/prefix")
 
 function(run what)
@@ -30,7 +35,7 @@ get_filename_component(libdir "${pcdir}" DIRECTORY)
 
 # 1. CMake package
 run("configure consumer" "${CMAKE_COMMAND}" -S "${SRC}" -B "${WORK}/cmake-build" -G "${GENERATOR}"
-    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_C_FLAGS=${san_flags}")
 run("build consumer" "${CMAKE_COMMAND}" --build "${WORK}/cmake-build")
 run("run consumer (shared, find_package)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
     "${WORK}/cmake-build/consumer_shared")
@@ -47,5 +52,5 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config --cflags --libs spk failed")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
-run("compile consumer (pkg-config)" "${C_COMPILER}" -std=c11 "${SRC}/consumer.c" -o "${WORK}/consumer_pc" ${flags} -lm)
+run("compile consumer (pkg-config)" "${C_COMPILER}" -std=c11 "${SRC}/consumer.c" -o "${WORK}/consumer_pc" ${flags} -lm ${san_flags})
 run("run consumer (pkg-config)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}" "${WORK}/consumer_pc")

@@ -72,6 +72,13 @@ static int run(const spk_csr *A, const struct spk_spmv_ops *aops, const char *pc
     SPK_CHECK(st, spk_precond_find(pc, ex, &k.M_ops, err));
     SPK_CHECK(st, k.M_ops->create(ex, A, &po, &k.M));
     st = method == CG ? spk_cg(&k, b, x, o, res) : spk_bicgstab(&k, b, x, o, res);
+    if (res->history) { /* the workspace goes away below: keep a copy for the caller */
+        static double saved[20000];
+        int len = res->history_len < 20000 ? res->history_len : 20000;
+        memcpy(saved, res->history, (size_t)len * sizeof(double));
+        res->history = saved;
+        res->history_len = len;
+    }
 cleanup:
     if (k.A_ops && k.A) k.A_ops->destroy(k.A);
     if (k.M_ops && k.M) k.M_ops->destroy(k.M);
