@@ -155,16 +155,18 @@ int cmd_solve(int argc, char **argv)
 
     st = spk_context_create(&ctx, a.device);
     if (st) {
+        /* an automatic context says why the GPU could not be used */
+        spk_context *probe = NULL;
+        spk_context_create(&probe, SPK_DEVICE_AUTO);
         fprintf(stderr, "spk solve: cannot use device '%s': %s\n", a.device_name,
-                ctx ? spk_last_error(ctx)
-                    : (a.device == SPK_DEVICE_CUDA ? "this build of spk has no CUDA support"
-                                                   : spk_status_name(st)));
+                st == SPK_ERR_DEVICE && probe ? spk_context_note(probe) : spk_status_name(st));
+        spk_context_destroy(probe);
         goto done;
     }
-    if (a.device == SPK_DEVICE_AUTO && strcmp(spk_context_device(ctx), "host") == 0)
-        device_note = " (auto: no usable GPU in this build or machine)";
-    else if (a.device == SPK_DEVICE_AUTO)
-        device_note = " (auto: GPU found)";
+    char device_buf[300] = "";
+    if (a.device == SPK_DEVICE_AUTO)
+        snprintf(device_buf, sizeof device_buf, " (auto: %s)", spk_context_note(ctx));
+    device_note = device_buf;
 
     if (spk_matrix_read(ctx, a.matrix, &A)) {
         fprintf(stderr, "spk solve: %s\n", spk_last_error(ctx));

@@ -183,6 +183,10 @@ SPK_API int spk_context_create(spk_context **ctx, spk_device device);
 SPK_API void spk_context_destroy(spk_context *ctx);
 /* The device the context runs on: "host" or "cuda". */
 SPK_API const char *spk_context_device(const spk_context *ctx);
+/* For SPK_DEVICE_AUTO: why that device was chosen ("" otherwise). */
+SPK_API const char *spk_context_note(const spk_context *ctx);
+/* 1 when this build of spk has the CUDA path, else 0. */
+SPK_API int spk_have_cuda(void);
 /* The message of the last failed call on this context ("" if none).  The
  * string stays valid until the next call on the context. */
 SPK_API const char *spk_last_error(const spk_context *ctx);

@@ -63,7 +63,7 @@ int spk_factor_setup(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
     if (!e) return SPK_ERR_INVALID_ARG;
     spk_err *err = e->err;
     if (!A) return spk_err_set(err, SPK_ERR_INVALID_ARG, "%s: the matrix is NULL", kind->label);
-    if (!spk_exec_is_host(e))
+    if (!kind->device && !spk_exec_is_host(e))
         return spk_err_set(err, SPK_ERR_INVALID_ARG,
                            "%s: the host preconditioner was given the '%s' executor", kind->label,
                            e->ops ? e->ops->name : "?");
@@ -244,7 +244,9 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
     f->valid = 0;
     f->alpha = 0;
     SPK_TRY(spk_factor_load(f, A));
-    if (!k->numeric(f, 0.0, &first)) {
+    int r = k->numeric(f, 0.0, &first);
+    if (r > 0) return r;
+    if (r == 0) {
         f->valid = 1;
         return SPK_OK;
     }
@@ -255,7 +257,9 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
     for (;;) {
         tries++;
         SPK_TRY(copy_values(f, A));
-        if (!k->numeric(f, alpha, &last)) {
+        r = k->numeric(f, alpha, &last);
+        if (r > 0) return r;
+        if (r == 0) {
             f->alpha = alpha;
             f->valid = 1;
             return SPK_OK;
@@ -270,6 +274,7 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
 void spk_factor_free(spk_factor *f)
 {
     if (!f) return;
+    if (f->kind && f->kind->release) f->kind->release(f);
     spk_csr_free(&f->F);
     free(f->adiag);
     free(f->diag);
@@ -289,6 +294,7 @@ int spk_factor_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
                  : SPK_ERR_INVALID_ARG;
     *impl = NULL;
     SPK_CHECK(st, spk_factor_setup(e, A, o, kind, &f));
+    if (kind->prepare) SPK_CHECK(st, kind->prepare(f));
     SPK_CHECK(st, spk_factor_run(f, A));
     *impl = f;
     f = NULL;

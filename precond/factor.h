@@ -1,4 +1,5 @@
-/* factor.h -- what the host ILU(0) and IC(0) preconditioners share (internal).
+/* factor.h -- what the ILU(0) and IC(0) preconditioners share (internal): the
+ * host ones, and the CUDA ones, whose numeric step runs on the device.
  *
  * The working pattern P is a canonical copy of A with every missing diagonal
  * entry inserted as an explicit zero (spk_csr_with_diagonal); IC(0) keeps only
@@ -41,11 +42,18 @@ typedef struct spk_factor_kind {
     const char *pivot_what;  /* "zero pivot u_ii", "non-positive pivot d_i" */
     int lower_only;          /* keep only the lower triangle of A (IC(0)) */
     /* Factorize in place: P's values hold A's on entry; a_ii is scaled by
-     * (1 + alpha) first.  0 on success, 1 on a bad pivot (fail filled in). */
+     * (1 + alpha) first.  0 on success, -1 on a bad pivot (fail filled in),
+     * or a positive spk status when an operation failed (message set). */
     int (*numeric)(spk_factor *f, double alpha, spk_factor_fail *fail);
     /* 1 when no alpha can cure a bad pivot at row (decided from the
      * structure and a_ii alone), else 0. */
     int (*hopeless)(const spk_factor *f, int row);
+    /* Device variants: numeric runs on the executor's device.  prepare (may
+     * be NULL) sets up f->dev after the host pattern is built and before the
+     * first factorization; release (may be NULL) frees it. */
+    int device;
+    int (*prepare)(spk_factor *f);
+    void (*release)(spk_factor *f);
 } spk_factor_kind;
 
 struct spk_factor {
@@ -61,6 +69,7 @@ struct spk_factor {
     int *mark;               /* n entries, -1: column -> position in the current row */
     double alpha;            /* shift of the factorization in use */
     int valid;               /* 1 when F holds a usable factorization */
+    void *dev;               /* device-side state of a device variant */
 };
 
 /* Check A (square, canonical) and the options, and build the working
@@ -103,6 +112,12 @@ void spk_factor_upper_solve(int n, const int *beg, int boff, const int *end, int
  * up (x_i = x_i / l_ii, then x_j -= l_ij x_i for j < i). */
 void spk_factor_lower_trans_solve(int n, const int *rowptr, const int *colind, const double *val,
                                   const double *idiag, double *x);
+
+/* Is the bad pivot at row i beyond every shift?  (ILU(0): a_ii = 0 and no
+ * elimination step reaches (i,i); IC(0): a_ii <= 0.)  Shared by the host and
+ * device variants. */
+int spk_ilu0_hopeless(const spk_factor *f, int i);
+int spk_ic0_hopeless(const spk_factor *f, int i);
 
 /* For tests: the factor held by an "ilu0" or "ic0" host impl (L and U in one
  * CSR for ILU(0), L for IC(0); the arrays stay at the same addresses across

@@ -46,7 +46,7 @@ static int ic0_numeric(spk_factor *f, double alpha, spk_factor_fail *fail)
             fail->row = i;
             fail->pivot = di;
             fail->overflow = 0;
-            return 1;
+            return -1;
         }
         l[d] = sqrt(di);
         idiag[i] = 1.0 / l[d];
@@ -55,13 +55,13 @@ static int ic0_numeric(spk_factor *f, double alpha, spk_factor_fail *fail)
 }
 
 /* d_i = a_ii(1+alpha) - sum l_ik^2 <= 0 for every alpha when a_ii <= 0. */
-static int ic0_hopeless(const spk_factor *f, int i)
+int spk_ic0_hopeless(const spk_factor *f, int i)
 {
     return f->adiag[i] <= 0;
 }
 
 static const spk_factor_kind ic0_kind = {
-    "IC(0)", "non-positive pivot d_i", 1, ic0_numeric, ic0_hopeless,
+    "IC(0)", "non-positive pivot d_i", 1, ic0_numeric, spk_ic0_hopeless, 0, NULL, NULL,
 };
 
 /* Symbolic setup (pattern, buffers) and the first numeric factorization. */

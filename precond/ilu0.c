@@ -48,7 +48,7 @@ static int ilu0_numeric(spk_factor *f, double alpha, spk_factor_fail *fail)
             fail->row = i;
             fail->pivot = piv;
             fail->overflow = isfinite(piv) && !finite;
-            return 1;
+            return -1;
         }
         idiag[i] = 1.0 / piv;
     }
@@ -57,7 +57,7 @@ static int ilu0_numeric(spk_factor *f, double alpha, spk_factor_fail *fail)
 
 /* Is u_ii = 0 for every alpha?  Yes when a_ii = 0 and no (k,i) with k < i in
  * row i's L part lies in U's row k, i.e. no elimination step reaches (i,i). */
-static int ilu0_hopeless(const spk_factor *f, int i)
+int spk_ilu0_hopeless(const spk_factor *f, int i)
 {
     const int *rp = f->F.rowptr, *ci = f->F.colind, *dg = f->diag;
     if (f->adiag[i] != 0) return 0;
@@ -76,7 +76,7 @@ static int ilu0_hopeless(const spk_factor *f, int i)
 }
 
 static const spk_factor_kind ilu0_kind = {
-    "ILU(0)", "zero pivot u_ii", 0, ilu0_numeric, ilu0_hopeless,
+    "ILU(0)", "zero pivot u_ii", 0, ilu0_numeric, spk_ilu0_hopeless, 0, NULL, NULL,
 };
 
 /* Symbolic setup (pattern, buffers) and the first numeric factorization. */

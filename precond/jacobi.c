@@ -1,16 +1,24 @@
-/* jacobi.c -- the Jacobi (diagonal) preconditioner: z_i = r_i / a_ii.
+/* jacobi.c -- the Jacobi (diagonal) preconditioner: z_i = r_i / a_ii, on
+ * the host and (built with CUDA) on the GPU.
  *
- * The reciprocals 1/a_ii are stored at setup, so apply is one multiply per
- * entry (3 doubles of traffic per row). */
+ * The reciprocals 1/a_ii are computed on the host at setup (where a bad
+ * diagonal is reported with its row) and, on the GPU, uploaded once, so
+ * apply is one multiply per entry (3 doubles of traffic per row). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "precond/precond.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/cuda_kernels.h"
+#include "core/exec_cuda.h"
+#endif
 
 typedef struct jacobi {
     spk_exec *exec;
     int n;
-    double *inv; /* 1 / a_ii */
+    double *inv; /* 1 / a_ii (host) */
+    double *dev; /* the same on the device (CUDA variant), else NULL */
 } jacobi;
 
 /* inv_i = 1 / a_ii; a zero, missing or non-finite a_ii is a zero pivot at row i. */
@@ -48,22 +56,28 @@ static int jacobi_load(jacobi *J, const spk_csr *A)
                                "Jacobi: non-finite diagonal entry %g at row %d (0-based)", d, i);
         J->inv[i] = 1.0 / d;
     }
+#ifdef SPK_HAVE_CUDA
+    if (J->dev)
+        return spk_cuda_upload(J->exec, J->dev, J->inv, (size_t)J->n * sizeof(double),
+                               "the Jacobi diagonal");
+#endif
     return SPK_OK;
 }
 
-/* Store 1/a_ii for a square canonical A on the host executor. */
-static int jacobi_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+static void jacobi_destroy(void *impl);
+
+/* Store 1/a_ii for a square canonical A (on the device too when cuda). */
+static int jacobi_create_on(spk_exec *e, const spk_csr *A, int cuda, void **impl)
 {
     jacobi *J = NULL;
     int st = SPK_OK;
-    (void)o;
     if (!e || !impl) return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "Jacobi: impl is NULL")
                               : SPK_ERR_INVALID_ARG;
     *impl = NULL;
-    if (!spk_exec_is_host(e))
+    if (cuda ? strcmp(e->ops->name, "cuda") != 0 : !spk_exec_is_host(e))
         return spk_err_set(e->err, SPK_ERR_INVALID_ARG,
-                           "Jacobi: the host preconditioner was given the '%s' executor",
-                           e->ops ? e->ops->name : "?");
+                           "Jacobi: the %s preconditioner was given the '%s' executor",
+                           cuda ? "CUDA" : "host", e->ops ? e->ops->name : "?");
     if (!A) return spk_err_set(e->err, SPK_ERR_INVALID_ARG, "Jacobi: the matrix is NULL");
     if (A->nrows != A->ncols)
         return spk_err_set(e->err, SPK_ERR_INVALID_MATRIX,
@@ -78,13 +92,23 @@ static int jacobi_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *
         st = SPK_ERR_NOMEM;
         goto cleanup;
     }
+#ifdef SPK_HAVE_CUDA
+    if (cuda)
+        SPK_CHECK(st, spk_cuda_alloc(e, (size_t)J->n * sizeof(double), "the Jacobi diagonal",
+                                     (void **)&J->dev));
+#endif
     SPK_CHECK(st, jacobi_load(J, A));
     *impl = J;
     J = NULL;
 cleanup:
-    if (J) free(J->inv);
-    free(J);
+    jacobi_destroy(J);
     return st;
+}
+
+static int jacobi_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    (void)o;
+    return jacobi_create_on(e, A, 0, impl);
 }
 
 /* z_i = r_i / a_ii */
@@ -108,6 +132,9 @@ static void jacobi_destroy(void *impl)
 {
     jacobi *J = impl;
     if (!J) return;
+#ifdef SPK_HAVE_CUDA
+    if (J->dev) cudaFree(J->dev);
+#endif
     free(J->inv);
     free(J);
 }
@@ -121,3 +148,27 @@ static double jacobi_shift(const void *impl)
 const struct spk_precond_ops spk_precond_jacobi_host = {
     "jacobi", "host", jacobi_create, jacobi_apply, jacobi_refactor, jacobi_destroy, jacobi_shift,
 };
+
+#ifdef SPK_HAVE_CUDA
+static int jacobi_cuda_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    (void)o;
+    return jacobi_create_on(e, A, 1, impl);
+}
+
+/* z_i = r_i / a_ii on the device */
+static int jacobi_cuda_apply(void *impl, const double *r, double *z)
+{
+    const jacobi *J = impl;
+    if (!J || !r || !z) return SPK_ERR_INVALID_ARG;
+    cudaStream_t s;
+    spk_exec_cuda_handles(J->exec, &s, NULL, NULL);
+    SPK_CUDA_TRY(J->exec->err, spk_cuda_scale(s, J->n, J->dev, r, z));
+    return SPK_OK;
+}
+
+const struct spk_precond_ops spk_precond_jacobi_cuda = {
+    "jacobi", "cuda", jacobi_cuda_create, jacobi_cuda_apply, jacobi_refactor, jacobi_destroy,
+    jacobi_shift,
+};
+#endif

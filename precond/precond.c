@@ -13,6 +13,12 @@ static const struct spk_precond_ops *const registry[] = {
     &spk_precond_jacobi_host,
     &spk_precond_ilu0_host,
     &spk_precond_ic0_host,
+#ifdef SPK_HAVE_CUDA
+    &spk_precond_none_cuda,
+    &spk_precond_jacobi_cuda,
+    &spk_precond_ilu0_cuda,
+    &spk_precond_ic0_cuda,
+#endif
     NULL,
 };
 

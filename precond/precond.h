@@ -37,5 +37,10 @@ extern const struct spk_precond_ops spk_precond_none_host;
 extern const struct spk_precond_ops spk_precond_jacobi_host;
 extern const struct spk_precond_ops spk_precond_ilu0_host;
 extern const struct spk_precond_ops spk_precond_ic0_host;
+/* On the GPU (built with CUDA): cuSPARSE csrilu02/csric02 + cusparseSpSV, a Jacobi kernel. */
+extern const struct spk_precond_ops spk_precond_none_cuda;
+extern const struct spk_precond_ops spk_precond_jacobi_cuda;
+extern const struct spk_precond_ops spk_precond_ilu0_cuda;
+extern const struct spk_precond_ops spk_precond_ic0_cuda;
 
 #endif

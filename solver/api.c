@@ -1,10 +1,14 @@
 /* api.c -- the public C API (include/spk.h): contexts, matrices, solvers. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/csr.h"
 #include "core/exec.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#endif
 #include "io/mmio.h"
 #include "krylov.h"
 #include "precond/precond.h"
@@ -16,6 +20,7 @@
 struct spk_context {
     spk_exec *exec;
     spk_err err;
+    char note[SPK_ERR_MSG_MAX]; /* why this device (SPK_DEVICE_AUTO) */
 };
 
 struct spk_matrix {
@@ -116,9 +121,26 @@ int spk_context_create(spk_context **ctx, spk_device device)
     int st;
     switch (device) {
     case SPK_DEVICE_AUTO:
+#ifdef SPK_HAVE_CUDA
+        st = spk_exec_cuda_create(&c->err, &c->exec);
+        if (!st) {
+            snprintf(c->note, sizeof c->note, "a CUDA device was found");
+            break;
+        }
+        snprintf(c->note, sizeof c->note, "%s", c->err.msg);
+        spk_err_clear(&c->err);
+#else
+        snprintf(c->note, sizeof c->note, "this build of spk has no CUDA support");
+#endif
+        st = spk_exec_host_create(&c->err, &c->exec);
+        break;
     case SPK_DEVICE_HOST: st = spk_exec_host_create(&c->err, &c->exec); break;
     case SPK_DEVICE_CUDA:
-        st = SPK_ERR_DEVICE; /* the CUDA executor is not part of this build */
+#ifdef SPK_HAVE_CUDA
+        st = spk_exec_cuda_create(&c->err, &c->exec);
+#else
+        st = SPK_ERR_DEVICE;
+#endif
         break;
     default: st = SPK_ERR_INVALID_ARG; break;
     }
@@ -128,6 +150,20 @@ int spk_context_create(spk_context **ctx, spk_device device)
     }
     *ctx = c;
     return SPK_OK;
+}
+
+const char *spk_context_note(const spk_context *ctx)
+{
+    return ctx ? ctx->note : "";
+}
+
+int spk_have_cuda(void)
+{
+#ifdef SPK_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 void spk_context_destroy(spk_context *ctx)

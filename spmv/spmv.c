@@ -7,6 +7,9 @@
 /* Every backend, in the order `spk solve --help` lists them. */
 static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_csr_host,
+#ifdef SPK_HAVE_CUDA
+    &spk_spmv_cusparse,
+#endif
     NULL,
 };
 

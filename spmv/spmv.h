@@ -47,5 +47,7 @@ const struct spk_spmv_ops *const *spk_spmv_list(void);
 
 /* The host reference backend over spk_csr. */
 extern const struct spk_spmv_ops spk_spmv_csr_host;
+/* cusparseSpMV on CSR (built with CUDA). */
+extern const struct spk_spmv_ops spk_spmv_cusparse;
 
 #endif

@@ -4,8 +4,7 @@
  * sides, error messages for bad input, and the status of every outcome. */
 #include <stdint.h>
 
-#include "check.h"
-#include "spk.h"
+#include "device.h"
 
 /* 2D Laplacian on a g x g grid as caller-owned CSR, rows given in reverse
  * column order with the diagonal split into two duplicate entries. */
@@ -39,9 +38,8 @@ static double max_err(const double *x, const double *y, int n)
 
 static void matrices_and_solves(void)
 {
-    spk_context *ctx;
-    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
-    CHECK(strcmp(spk_context_device(ctx), "host") == 0, "device %s", spk_context_device(ctx));
+    spk_context *ctx = test_context();
+    CHECK(strcmp(spk_context_device(ctx), TEST_DEVICE_NAME) == 0, "device %s", spk_context_device(ctx));
     int *rp, *ci;
     double *v;
     int n = laplacian_unsorted(12, &rp, &ci, &v), nin = rp[n];
@@ -69,7 +67,7 @@ static void matrices_and_solves(void)
     spk_solver *s;
     CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
     CHECK(strcmp(spk_solver_method(s), "cg") == 0 && strcmp(spk_solver_precond(s), "ic0") == 0 &&
-              strcmp(spk_solver_format(s), "csr") == 0,
+              strcmp(spk_solver_format(s), TEST_FORMAT) == 0,
           "auto picked %s + %s on %s", spk_solver_method(s), spk_solver_precond(s), spk_solver_format(s));
     /* several right-hand sides reuse the setup */
     double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
@@ -140,8 +138,7 @@ static void matrices_and_solves(void)
  * solver switches to BiCGStab + ILU(0) and still solves the system. */
 static void auto_switch(void)
 {
-    spk_context *ctx;
-    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_AUTO), "context");
+    spk_context *ctx = test_context();
     enum { N = 60 };
     int rp[N + 1], ci[3 * N];
     double v[3 * N];
@@ -189,8 +186,7 @@ static void auto_switch(void)
 
 static void bad_input(void)
 {
-    spk_context *ctx;
-    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
+    spk_context *ctx = test_context();
     spk_matrix *A = NULL;
     int rp[] = {0, 2, 1};
     int ci[] = {0, 1};

@@ -1,6 +1,7 @@
 /* test_data.c -- the README's main job: every matrix in data/ solved with the
  * defaults on the host (converged, true residual below rtol), and west0479,
  * whose ILU(0) cannot be formed, failing with a message that names the row. */
+#include "device.h"
 #include "solve_common.h"
 
 int main(void)
@@ -13,8 +14,8 @@ int main(void)
         {"bcsstk21.mtx.gz", "cg+ic0", 1},     {"sherman3.mtx.gz", "bicgstab+ilu0", 0},
         {"orsirr_1.mtx.gz", "bicgstab+ilu0", 0},
     };
-    spk_context *ctx;
-    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
+    spk_context *ctx = test_context(), *host = NULL;
+    CHECK_OK(spk_context_create(&host, SPK_DEVICE_HOST), "host context");
     char path[1024];
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", SPK_TEST_DATA, ok[i].file);
@@ -27,8 +28,17 @@ int main(void)
         CHECK(f.r.relres <= 1e-8, "%s: relres %g", ok[i].file, f.r.relres);
         CHECK(f.r.true_relres <= 1e-7, "%s: true relres %g", ok[i].file, f.r.true_relres);
         CHECK(ok[i].needs_shift ? f.r.shift > 0 : f.r.shift == 0, "%s: shift %g", ok[i].file, f.r.shift);
-        printf("%-18s %-14s %5d iterations  relres %.2e  true %.2e  shift %g  err %.2e\n", ok[i].file,
-               f.method, f.r.iterations, f.r.relres, f.r.true_relres, f.r.shift, f.err_inf);
+        printf("%-18s %-14s %5d iterations  relres %.2e  true %.2e  shift %g  err %.2e  (%s)\n",
+               ok[i].file, f.method, f.r.iterations, f.r.relres, f.r.true_relres, f.r.shift, f.err_inf,
+               TEST_DEVICE_NAME);
+        if (ctx != host && strcmp(TEST_DEVICE_NAME, "host") != 0) {
+            file_solve h;
+            solve_file(host, path, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &h);
+            int tol = h.r.iterations / 10 > 2 ? h.r.iterations / 10 : 2;
+            CHECK(abs(f.r.iterations - h.r.iterations) <= tol && h.r.shift == f.r.shift,
+                  "%s: %d iterations (shift %g) on %s, %d (shift %g) on the host", ok[i].file,
+                  f.r.iterations, f.r.shift, TEST_DEVICE_NAME, h.r.iterations, h.r.shift);
+        }
     }
     /* west0479: ILU(0) meets a zero pivot that no diagonal shift can repair */
     snprintf(path, sizeof path, "%s/west0479.mtx.gz", SPK_TEST_DATA);
@@ -42,5 +52,6 @@ int main(void)
     solve_file(ctx, path, SPK_SOLVER_BICGSTAB, SPK_PRECOND_NONE, &f);
     CHECK(f.setup_status == 0, "west0479 without preconditioner: %s", f.msg);
     spk_context_destroy(ctx);
+    spk_context_destroy(host);
     return check_exit();
 }

@@ -10,6 +10,7 @@
 
 #include <time.h>
 
+#include "device.h"
 #include "solve_common.h"
 
 static double now(void)
@@ -43,8 +44,8 @@ int main(int argc, char **argv)
     FILE *f = fopen(path, "r");
     CHECK(f != NULL, "cannot open %s", path);
     if (!f) return check_exit();
-    spk_context *ctx;
-    CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
+    spk_context *ctx = test_context(), *host = NULL;
+    CHECK_OK(spk_context_create(&host, SPK_DEVICE_HOST), "host context");
     char line[4096];
     int files = 0, must_seen = 0, solved = 0, failed_clean = 0;
     while (fgets(line, sizeof line, f)) {
@@ -84,24 +85,37 @@ int main(int argc, char **argv)
         (void)field;
         (void)group;
         int ok = s.setup_status == 0 && s.solve_status == 0;
+        int host_it = -1;
+        double host_ms = NAN;
         if (required) {
             CHECK(ok, "%s (required): %s", name, s.msg);
             CHECK(!ok || s.r.true_relres <= 1e-6, "%s: true relres %g", name, s.r.true_relres);
+            if (strcmp(TEST_DEVICE_NAME, "host") != 0) { /* same iterations as the host */
+                file_solve h;
+                solve_file(host, path, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &h);
+                host_it = h.r.iterations;
+                host_ms = 1e3 * h.r.t_total;
+                int tol = h.r.iterations / 10 > 2 ? h.r.iterations / 10 : 2;
+                CHECK(abs(s.r.iterations - h.r.iterations) <= tol, "%s: %d iterations on %s, %d on the host",
+                      name, s.r.iterations, TEST_DEVICE_NAME, h.r.iterations);
+            }
         } else {
             /* anything else: a converged solve or a clean error with an explanation */
             CHECK(ok || strlen(s.msg) > 10, "%s: failed without an explanation", name);
         }
         solved += ok;
         failed_clean += !ok;
-        printf("%-30s %-3s %-14s %-10s it %5d  relres %.1e  true %.1e  shift %-6g err %.1e  %.2fs%s%s\n",
+        printf("%-30s %-3s %-14s %-10s it %5d (host %5d)  relres %.1e  true %.1e  shift %-6g err %.1e  "
+               "solve %.2f ms (host %.2f ms)  %.2fs%s%s\n",
                name, required ? "req" : "", s.method[0] ? s.method : "-",
-               ok ? "converged" : "FAILED", s.r.iterations, s.r.relres, s.r.true_relres, s.r.shift,
-               s.err_inf, t, ok ? "" : "  ", ok ? "" : s.msg);
+               ok ? "converged" : "FAILED", s.r.iterations, host_it, s.r.relres, s.r.true_relres,
+               s.r.shift, s.err_inf, 1e3 * s.r.t_total, host_ms, t, ok ? "" : "  ", ok ? "" : s.msg);
     }
     fclose(f);
     printf("%d files, %d required, %d converged, %d ended with an error\n", files, must_seen, solved,
            failed_clean);
     CHECK(files > 0, "no matrix selected");
     spk_context_destroy(ctx);
+    spk_context_destroy(host);
     return check_exit();
 }

@@ -1,10 +1,13 @@
 /* test_solver.c -- the CG and BiCGStab drivers through the three interfaces:
  * convergence to a known random solution on generated problems with every
  * preconditioner, and every way a solve can end (breakdowns, NaN, maxit,
- * zero right-hand side, invalid input) with the right reason. */
+ * zero right-hand side, invalid input) with the right reason.  Compiled with
+ * SPK_TEST_CUDA, every case runs on the GPU (cuBLAS, cuSPARSE) and the
+ * generated problems are also compared with the host run: iterations within
+ * max(2, 10%), both true residuals below rtol. */
 #include <stdint.h>
 
-#include "check.h"
+#include "device.h"
 #include "io/gen.h"
 #include "precond/precond.h"
 #include "solver/krylov.h"
@@ -19,9 +22,12 @@ static double rnd(void)
     return (double)(rs >> 11) / 9007199254740992.0;
 }
 
-/* An SpMV backend wrapping "csr" that returns NaN from its nan_after-th call on. */
+/* An SpMV backend wrapping the executor's default one that writes NaN into
+ * y[0] from its nan_after-th call on. */
 typedef struct nan_spmv {
+    const struct spk_spmv_ops *inner_ops;
     void *inner;
+    spk_exec *e;
     int calls, nan_after;
 } nan_spmv;
 static int nan_after_calls = 1000000;
@@ -29,20 +35,22 @@ static int nan_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, voi
 {
     nan_spmv *w = calloc(1, sizeof *w);
     w->nan_after = nan_after_calls;
+    w->e = e;
     *impl = w;
-    return spk_spmv_csr_host.create(e, A, o, &w->inner);
+    int st = spk_spmv_find("auto", e, &w->inner_ops, e->err);
+    return st ? st : w->inner_ops->create(e, A, o, &w->inner);
 }
 static int nan_apply(void *impl, double alpha, const double *x, double beta, double *y)
 {
     nan_spmv *w = impl;
-    int st = spk_spmv_csr_host.apply(w->inner, alpha, x, beta, y);
-    if (++w->calls >= w->nan_after) y[0] = NAN;
+    int st = w->inner_ops->apply(w->inner, alpha, x, beta, y);
+    if (!st && ++w->calls >= w->nan_after) st = w->e->ops->fill(w->e, 1, NAN, y);
     return st;
 }
 static void nan_destroy(void *impl)
 {
     nan_spmv *w = impl;
-    spk_spmv_csr_host.destroy(w->inner);
+    if (w->inner_ops) w->inner_ops->destroy(w->inner);
     free(w);
 }
 static void nan_stats(const void *impl, spk_spmv_stats *s)
@@ -50,28 +58,40 @@ static void nan_stats(const void *impl, spk_spmv_stats *s)
     (void)impl;
     memset(s, 0, sizeof *s);
 }
-static const struct spk_spmv_ops nan_ops = {"nan-after", "host", "test", nan_create, nan_apply,
-                                             NULL, nan_destroy, nan_stats};
+static const struct spk_spmv_ops nan_ops_host = {"nan-after", "host", "test", nan_create, nan_apply,
+                                                  NULL, nan_destroy, nan_stats};
+static const struct spk_spmv_ops nan_ops_cuda = {"nan-after", "cuda", "test", nan_create, nan_apply,
+                                                  NULL, nan_destroy, nan_stats};
 
-/* Solve A x = b with the host drivers; x holds x0 on entry. */
-static int run(const spk_csr *A, const struct spk_spmv_ops *aops, const char *pc, int method,
-               const double *b, double *x, const spk_options *o, spk_result *res, spk_err *err)
+static spk_exec *g_host, *g_dev; /* the host executor and the one under test */
+
+/* Solve A x = b with the drivers on executor ex (b, x on the host; x holds
+ * x0 on entry); aops NULL: the executor's default SpMV. */
+static int run_on(spk_exec *ex, const spk_csr *A, const struct spk_spmv_ops *aops, const char *pc,
+                  int method, const double *b, double *x, const spk_options *o, spk_result *res,
+                  spk_err *err)
 {
-    spk_exec *ex = NULL;
     spk_krylov k;
     memset(&k, 0, sizeof k);
     memset(res, 0, sizeof *res);
-    int st;
+    int st, n = A->nrows;
+    double *db = NULL, *dx = NULL;
     spk_precond_opts po;
     spk_precond_opts_default(&po);
-    SPK_CHECK(st, spk_exec_host_create(err, &ex));
-    SPK_CHECK(st, spk_krylov_init(&k, ex, A->nrows, o->maxit, o->keep_history));
-    if (!aops) SPK_CHECK(st, spk_spmv_find("csr", ex, &aops, err));
+    SPK_CHECK(st, spk_krylov_init(&k, ex, n, o->maxit, o->keep_history));
+    if (!aops) SPK_CHECK(st, spk_spmv_find("auto", ex, &aops, err));
     SPK_CHECK(st, aops->create(ex, A, NULL, &k.A));
     k.A_ops = aops;
     SPK_CHECK(st, spk_precond_find(pc, ex, &k.M_ops, err));
     SPK_CHECK(st, k.M_ops->create(ex, A, &po, &k.M));
-    st = method == CG ? spk_cg(&k, b, x, o, res) : spk_bicgstab(&k, b, x, o, res);
+    db = to_dev(ex, b, n);
+    dx = to_dev(ex, x, n);
+    if (!db || !dx) {
+        st = SPK_ERR_NOMEM;
+        goto cleanup;
+    }
+    st = method == CG ? spk_cg(&k, db, dx, o, res) : spk_bicgstab(&k, db, dx, o, res);
+    if (!st) st = from_dev(ex, x, dx, n);
     if (res->history) { /* the workspace goes away below: keep a copy for the caller */
         static double saved[20000];
         int len = res->history_len < 20000 ? res->history_len : 20000;
@@ -83,8 +103,16 @@ cleanup:
     if (k.A_ops && k.A) k.A_ops->destroy(k.A);
     if (k.M_ops && k.M) k.M_ops->destroy(k.M);
     if (k.e) spk_krylov_free(&k);
-    spk_exec_destroy(ex);
+    if (db) ex->ops->free(ex, db);
+    if (dx) ex->ops->free(ex, dx);
     return st;
+}
+
+/* The same on the executor under test. */
+static int run(const spk_csr *A, const struct spk_spmv_ops *aops, const char *pc, int method,
+               const double *b, double *x, const spk_options *o, spk_result *res, spk_err *err)
+{
+    return run_on(g_dev, A, aops, pc, method, b, x, o, res, err);
 }
 
 /* Known random solution: converge, true residual below rtol, error bounded. */
@@ -125,6 +153,16 @@ static void known_solution(const char *spec, int method, const char *pc)
           r.t_precond);
     printf("%-16s %-8s %-6s %4d iterations, true relres %.2e, error %.2e\n", spec, mname, pc,
            r.iterations, r.true_relres, e);
+    if (g_dev != g_host) { /* the host run of the same problem */
+        spk_result rh;
+        memset(x, 0, (size_t)n * sizeof(double));
+        CHECK_OK(run_on(g_host, &A, NULL, pc, method, b, x, &o, &rh, &err), err.msg);
+        int tol = rh.iterations / 10 > 2 ? rh.iterations / 10 : 2;
+        CHECK(abs(r.iterations - rh.iterations) <= tol, "%s %s+%s: %d iterations on %s, %d on the host",
+              spec, mname, pc, r.iterations, TEST_DEVICE_NAME, rh.iterations);
+        CHECK(rh.true_relres <= 10 * o.rtol, "%s: host true relres %g", spec, rh.true_relres);
+        printf("%-16s %-8s %-6s %4d iterations on the host\n", spec, mname, pc, rh.iterations);
+    }
     free(xs);
     free(b);
     free(x);
@@ -231,7 +269,7 @@ static void nan_midway(void)
     for (int method = CG; method <= BICGSTAB; method++) {
         nan_after_calls = 4;
         memset(x, 0, 400 * sizeof(double));
-        CHECK_OK(run(&A, &nan_ops, "jacobi", method, b, x, &o, &r, &err), err.msg);
+        CHECK_OK(run(&A, g_dev == g_host ? &nan_ops_host : &nan_ops_cuda, "jacobi", method, b, x, &o, &r, &err), err.msg);
         CHECK(r.reason == SPK_DIVERGED_NAN, "method %d: reason %s", method, spk_reason_name(r.reason));
         CHECK(r.iterations <= 4, "method %d: %d iterations after NaN", method, r.iterations);
     }
@@ -279,6 +317,13 @@ static void monitor(void)
 
 int main(void)
 {
+    static spk_err herr, derr;
+    if (spk_exec_host_create(&herr, &g_host)) return 1;
+    g_dev = test_exec(&derr);
+#ifndef SPK_TEST_CUDA
+    spk_exec_destroy(g_dev);
+    g_dev = g_host;
+#endif
     known_solution("poisson2d-5:24", CG, "none");
     known_solution("poisson2d-5:24", CG, "jacobi");
     known_solution("poisson2d-5:24", CG, "ic0");
@@ -294,5 +339,7 @@ int main(void)
     breakdowns();
     nan_midway();
     monitor();
+    if (g_dev != g_host) spk_exec_destroy(g_dev);
+    spk_exec_destroy(g_host);
     return check_exit();
 }

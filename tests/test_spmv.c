@@ -1,10 +1,10 @@
-/* test_spmv.c -- the SpMV registry and the host "csr" backend against the
+/* test_spmv.c -- the SpMV registry and every backend of the device under
+ * test (the host, or CUDA when compiled with SPK_TEST_CUDA) against the host
  * reference product, on edge cases (empty rows, a dense row, 1x1, 0x0,
  * rectangular, long rows) and on the generated problems. */
 #include <stdint.h>
 
-#include "check.h"
-#include "core/exec.h"
+#include "device.h"
 #include "io/gen.h"
 #include "spmv/spmv.h"
 
@@ -49,16 +49,23 @@ static void compare(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr 
     double *x = malloc(((size_t)n + 1) * sizeof(double)), *y = malloc(((size_t)m + 1) * sizeof(double));
     double *ref = malloc(((size_t)m + 1) * sizeof(double));
     for (int j = 0; j < n; j++) x[j] = rnd() - 0.5;
+    double *dx = to_dev(ex, x, n), *dy = NULL;
+    CHECK(dx != NULL, "upload x: %s", ex->err->msg);
     const double ab[][2] = {{1, 0}, {-2.5, 0}, {1, 1}, {0.5, -3}};
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < 4 && dx; t++) {
+        /* beta = 0: y holds NaN, which must not leak into the result */
         for (int i = 0; i < m; i++) ref[i] = y[i] = ab[t][1] == 0 ? NAN : rnd();
         if (ab[t][1] == 0)
             for (int i = 0; i < m; i++) ref[i] = 0;
         spk_csr_spmv(A, ab[t][0], x, ab[t][1], ref);
-        CHECK_OK(ops->apply(impl, ab[t][0], x, ab[t][1], y), ex->err->msg);
+        if (dy) ex->ops->free(ex, dy);
+        dy = to_dev(ex, y, m);
+        CHECK_OK(ops->apply(impl, ab[t][0], dx, ab[t][1], dy), ex->err->msg);
+        for (int i = 0; i < m; i++) y[i] = NAN;
+        CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
         double err = 0, scale = 0;
         for (int i = 0; i < m; i++) {
-            err = fmax(err, fabs(y[i] - ref[i]));
+            err = fmax(err, isfinite(y[i]) ? fabs(y[i] - ref[i]) : INFINITY);
             scale = fmax(scale, fabs(ref[i]));
         }
         CHECK(err <= 1e-12 * (scale > 1 ? scale : 1), "%s: %s alpha %g beta %g error %g", ops->name, what,
@@ -68,8 +75,27 @@ static void compare(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr 
     ops->stats(impl, &s);
     CHECK(s.bytes >= (size_t)A->nnz * 12, "%s: stats bytes %zu for nnz %d", ops->name, s.bytes, A->nnz);
     CHECK(s.setup_seconds >= 0, "setup time");
-    if (ops->update) CHECK_OK(ops->update(impl, A), ex->err->msg);
-    ops->destroy(impl);
+    /* new values (doubled), same pattern: the product doubles */
+    if (ops->update && A->nnz > 0 && dx) {
+        spk_csr B = {0};
+        spk_err e2;
+        CHECK_OK(spk_csr_copy(A, &B, &e2), e2.msg);
+        for (int k = 0; k < B.nnz; k++) B.val[k] *= 2;
+        CHECK_OK(ops->update(impl, &B), ex->err->msg);
+        for (int i = 0; i < m; i++) ref[i] = 0;
+        spk_csr_spmv(&B, 1.0, x, 0.0, ref);
+        CHECK_OK(ops->apply(impl, 1.0, dx, 0.0, dy), ex->err->msg);
+        CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
+        double err = 0;
+        for (int i = 0; i < m; i++) err = fmax(err, fabs(y[i] - ref[i]) / fmax(1, fabs(ref[i])));
+        CHECK(err <= 1e-12, "%s: %s after update: error %g", ops->name, what, err);
+        ops->destroy(impl);
+        impl = NULL;
+        spk_csr_free(&B);
+    }
+    if (impl) ops->destroy(impl);
+    if (dx) ex->ops->free(ex, dx);
+    if (dy) ex->ops->free(ex, dy);
     free(x);
     free(y);
     free(ref);
@@ -79,14 +105,16 @@ int main(void)
 {
     spk_err err;
     spk_err_clear(&err);
-    spk_exec *ex;
-    CHECK_OK(spk_exec_host_create(&err, &ex), err.msg);
+    spk_exec *ex = test_exec(&err);
 
     const struct spk_spmv_ops *ops = NULL;
-    CHECK_OK(spk_spmv_find("csr", ex, &ops, &err), err.msg);
-    CHECK(ops == &spk_spmv_csr_host, "csr lookup");
+    CHECK_OK(spk_spmv_find(TEST_FORMAT, ex, &ops, &err), err.msg);
+    CHECK(ops && strcmp(ops->name, TEST_FORMAT) == 0, "lookup of %s", TEST_FORMAT);
     CHECK_OK(spk_spmv_find("auto", ex, &ops, &err), err.msg);
-    CHECK(ops && strcmp(ops->name, "csr") == 0, "auto on host is csr");
+    CHECK(ops && strcmp(ops->name, TEST_FORMAT) == 0, "auto on %s is %s", TEST_DEVICE_NAME, TEST_FORMAT);
+    /* a backend of another device is refused with a message */
+    int st0 = spk_spmv_find(strcmp(TEST_FORMAT, "csr") == 0 ? "cusparse" : "csr", ex, &ops, &err);
+    CHECK(st0 == SPK_ERR_NOT_FOUND, "backend of another device accepted: %d", st0);
     CHECK_OK(spk_spmv_find(NULL, ex, &ops, &err), err.msg);
     int st = spk_spmv_find("nosuch", ex, &ops, &err);
     CHECK(st == SPK_ERR_NOT_FOUND, "unknown format status %d", st);
@@ -115,7 +143,7 @@ int main(void)
     CHECK_OK(spk_gen_poisson3d7(6, &cases[6], &err), err.msg);
     CHECK_OK(spk_gen_convdiff3d7(5, 100.0, &cases[7], &err), err.msg);
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
-        if (strcmp((*p)->exec, "host") != 0) continue;
+        if (strcmp((*p)->exec, ex->ops->name) != 0) continue;
         for (int c = 0; c < 8; c++) compare(*p, ex, &cases[c], names[c]);
         spk_csr empty = {0};
         CHECK_OK(spk_csr_alloc(&empty, 0, 0, 0, &err), err.msg);

@@ -1,0 +1,27 @@
+/* cuda_kernels.h -- the few element-wise kernels spk needs beyond cuBLAS and
+ * cuSPARSE.  Each launcher enqueues on the given stream and returns the
+ * launch status (cudaGetLastError). */
+#ifndef SPK_CORE_CUDA_KERNELS_H
+#define SPK_CORE_CUDA_KERNELS_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y = a*x + b*y; b == 0 does not read y  (2 reads, 1 write per entry) */
+cudaError_t spk_cuda_axpby(cudaStream_t s, int n, double a, const double *x, double b, double *y);
+/* x[i] = a  (1 write) */
+cudaError_t spk_cuda_fill(cudaStream_t s, int n, double a, double *x);
+/* z[i] = d[i] * r[i]  (2 reads, 1 write) */
+cudaError_t spk_cuda_scale(cudaStream_t s, int n, const double *d, const double *r, double *z);
+/* piv[i] = val[diag[i]]; bad[i] = 1 when row i of (rowptr, val) holds a
+ * non-finite value, else 0  (one pass over the values) */
+cudaError_t spk_cuda_pivots(cudaStream_t s, int n, const int *rowptr, const int *diag,
+                            const double *val, double *piv, unsigned char *bad);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

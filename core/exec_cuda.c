@@ -1,0 +1,237 @@
+/* exec_cuda.c -- the CUDA executor: device vectors, cuBLAS BLAS-1 on one
+ * stream, scalars returned to the host (cuBLAS host pointer mode, so each dot
+ * and norm waits for the queued work, as the CPU-controlled solvers need).
+ * Traffic per operation as in exec_host.c. */
+#include "exec_cuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_kernels.h"
+
+typedef struct cuda_impl {
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    cusparseHandle_t sparse;
+    int device;
+} cuda_impl;
+
+static cuda_impl *impl_of(const spk_exec *e)
+{
+    return (cuda_impl *)e->impl;
+}
+
+int spk_cuda_check(spk_err *err, cudaError_t st, const char *call)
+{
+    if (st == cudaSuccess) return SPK_OK;
+    int code = st == cudaErrorMemoryAllocation ? SPK_ERR_NOMEM : SPK_ERR_DEVICE;
+    return spk_err_set(err, code, "%s failed: %s (%s)", call, cudaGetErrorString(st),
+                       cudaGetErrorName(st));
+}
+
+int spk_cublas_check(spk_err *err, cublasStatus_t st, const char *call)
+{
+    if (st == CUBLAS_STATUS_SUCCESS) return SPK_OK;
+    int code = st == CUBLAS_STATUS_ALLOC_FAILED ? SPK_ERR_NOMEM : SPK_ERR_DEVICE;
+    return spk_err_set(err, code, "%s failed: %s (%s)", call, cublasGetStatusString(st),
+                       cublasGetStatusName(st));
+}
+
+int spk_cusparse_check(spk_err *err, cusparseStatus_t st, const char *call)
+{
+    if (st == CUSPARSE_STATUS_SUCCESS) return SPK_OK;
+    int code = st == CUSPARSE_STATUS_ALLOC_FAILED ? SPK_ERR_NOMEM : SPK_ERR_DEVICE;
+    return spk_err_set(err, code, "%s failed: %s (%s)", call, cusparseGetErrorString(st),
+                       cusparseGetErrorName(st));
+}
+
+int spk_cuda_available(const char **why)
+{
+    int count = 0;
+    cudaError_t st = cudaGetDeviceCount(&count);
+    if (st != cudaSuccess) {
+        if (why) *why = cudaGetErrorString(st);
+        cudaGetLastError(); /* clear the sticky-free error state */
+        return 0;
+    }
+    if (count == 0) {
+        if (why) *why = "no CUDA device found";
+        return 0;
+    }
+    return 1;
+}
+
+int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p)
+{
+    *p = NULL;
+    cudaError_t st = cudaMalloc(p, bytes ? bytes : 1);
+    if (st == cudaSuccess) return SPK_OK;
+    cudaGetLastError();
+    *p = NULL;
+    size_t freeb = 0, total = 0;
+    cudaMemGetInfo(&freeb, &total);
+    if (st == cudaErrorMemoryAllocation)
+        return spk_err_set(e->err, SPK_ERR_NOMEM,
+                           "out of device memory: %s needs %zu bytes but only %zu of %zu bytes "
+                           "are free on the GPU",
+                           what ? what : "an allocation", bytes, freeb, total);
+    return spk_cuda_check(e->err, st, "cudaMalloc");
+}
+
+int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what)
+{
+    if (!bytes) return SPK_OK;
+    cuda_impl *c = impl_of(e);
+    int st = spk_cuda_check(e->err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream),
+                            "cudaMemcpyAsync (host to device)");
+    if (!st) st = spk_cuda_check(e->err, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+    if (st && what) spk_err_prefix(e->err, "uploading %s", what);
+    return st;
+}
+
+static int cu_alloc(spk_exec *e, size_t bytes, void **p)
+{
+    return spk_cuda_alloc(e, bytes, NULL, p);
+}
+
+static void cu_free(spk_exec *e, void *p)
+{
+    (void)e;
+    if (p) cudaFree(p);
+}
+
+static int cu_upload(spk_exec *e, void *dst, const void *src, size_t bytes)
+{
+    return spk_cuda_upload(e, dst, src, bytes, NULL);
+}
+
+static int cu_download(spk_exec *e, void *dst, const void *src, size_t bytes)
+{
+    if (!bytes) return SPK_OK;
+    cuda_impl *c = impl_of(e);
+    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
+    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(c->stream));
+    return SPK_OK;
+}
+
+/* *out = x'y */
+static int cu_dot(spk_exec *e, int n, const double *x, const double *y, double *out)
+{
+    SPK_CUBLAS_TRY(e->err, cublasDdot(impl_of(e)->blas, n, x, 1, y, 1, out));
+    return SPK_OK;
+}
+
+/* *out = ||x||_2 (cuBLAS scales against overflow) */
+static int cu_nrm2(spk_exec *e, int n, const double *x, double *out)
+{
+    SPK_CUBLAS_TRY(e->err, cublasDnrm2(impl_of(e)->blas, n, x, 1, out));
+    return SPK_OK;
+}
+
+/* y = a*x + y */
+static int cu_axpy(spk_exec *e, int n, double a, const double *x, double *y)
+{
+    SPK_CUBLAS_TRY(e->err, cublasDaxpy(impl_of(e)->blas, n, &a, x, 1, y, 1));
+    return SPK_OK;
+}
+
+/* y = a*x + b*y (kernel: cuBLAS has no axpby; b == 0 does not read y) */
+static int cu_axpby(spk_exec *e, int n, double a, const double *x, double b, double *y)
+{
+    SPK_CUDA_TRY(e->err, spk_cuda_axpby(impl_of(e)->stream, n, a, x, b, y));
+    return SPK_OK;
+}
+
+/* x = a*x */
+static int cu_scal(spk_exec *e, int n, double a, double *x)
+{
+    SPK_CUBLAS_TRY(e->err, cublasDscal(impl_of(e)->blas, n, &a, x, 1));
+    return SPK_OK;
+}
+
+/* y = x */
+static int cu_copy(spk_exec *e, int n, const double *x, double *y)
+{
+    if (x == y || n <= 0) return SPK_OK;
+    SPK_CUBLAS_TRY(e->err, cublasDcopy(impl_of(e)->blas, n, x, 1, y, 1));
+    return SPK_OK;
+}
+
+/* x[i] = a */
+static int cu_fill(spk_exec *e, int n, double a, double *x)
+{
+    SPK_CUDA_TRY(e->err, spk_cuda_fill(impl_of(e)->stream, n, a, x));
+    return SPK_OK;
+}
+
+static int cu_sync(spk_exec *e)
+{
+    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(impl_of(e)->stream));
+    return SPK_OK;
+}
+
+static void cu_destroy(spk_exec *e)
+{
+    if (!e) return;
+    cuda_impl *c = impl_of(e);
+    if (c) {
+        if (c->sparse) cusparseDestroy(c->sparse);
+        if (c->blas) cublasDestroy(c->blas);
+        if (c->stream) cudaStreamDestroy(c->stream);
+        free(c);
+    }
+    free(e);
+}
+
+static const struct spk_exec_ops cuda_ops = {
+    "cuda",  cu_alloc, cu_free, cu_upload, cu_download, cu_dot,  cu_nrm2,
+    cu_axpy, cu_axpby, cu_scal, cu_copy,   cu_fill,     cu_sync, cu_destroy,
+};
+
+int spk_exec_cuda_create(spk_err *err, spk_exec **out)
+{
+    const char *why = NULL;
+    *out = NULL;
+    if (!spk_cuda_available(&why))
+        return spk_err_set(err, SPK_ERR_DEVICE, "no usable CUDA device: %s", why);
+    spk_exec *e = calloc(1, sizeof *e);
+    cuda_impl *c = calloc(1, sizeof *c);
+    if (!e || !c) {
+        free(e);
+        free(c);
+        return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (CUDA executor)");
+    }
+    e->ops = &cuda_ops;
+    e->impl = c;
+    e->err = err;
+    int st;
+    SPK_CUDA_CHECK(st, err, cudaGetDevice(&c->device));
+    SPK_CUDA_CHECK(st, err, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    SPK_CHECK(st, spk_cublas_check(err, cublasCreate(&c->blas), "cublasCreate"));
+    SPK_CHECK(st, spk_cublas_check(err, cublasSetStream(c->blas, c->stream), "cublasSetStream"));
+    SPK_CHECK(st, spk_cublas_check(err, cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST),
+                                   "cublasSetPointerMode"));
+    SPK_CUSPARSE_CHECK(st, err, cusparseCreate(&c->sparse));
+    SPK_CUSPARSE_CHECK(st, err, cusparseSetStream(c->sparse, c->stream));
+    SPK_CUSPARSE_CHECK(st, err, cusparseSetPointerMode(c->sparse, CUSPARSE_POINTER_MODE_HOST));
+    *out = e;
+    return SPK_OK;
+cleanup:
+    cu_destroy(e);
+    return st;
+}
+
+int spk_exec_is_cuda(const spk_exec *e)
+{
+    return e && e->ops == &cuda_ops;
+}
+
+void spk_exec_cuda_handles(const spk_exec *e, cudaStream_t *stream, cublasHandle_t *blas,
+                           cusparseHandle_t *sparse)
+{
+    cuda_impl *c = impl_of(e);
+    if (stream) *stream = c->stream;
+    if (blas) *blas = c->blas;
+    if (sparse) *sparse = c->sparse;
+}

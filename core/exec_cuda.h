@@ -1,0 +1,41 @@
+/* exec_cuda.h -- the CUDA executor: vectors in device memory, BLAS-1 through
+ * cuBLAS (and small kernels where cuBLAS has none), one stream and one cuBLAS
+ * and cuSPARSE handle per context, reused by every backend and solve.
+ * Only compiled when spk is built with CUDA (SPK_HAVE_CUDA). */
+#ifndef SPK_CORE_EXEC_CUDA_H
+#define SPK_CORE_EXEC_CUDA_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include "exec.h"
+
+/* Is a CUDA device usable?  On no, *why (may be NULL) says why. */
+int spk_cuda_available(const char **why);
+/* Create the executor on the current device (device 0 unless set). */
+int spk_exec_cuda_create(spk_err *err, spk_exec **e);
+/* Is e the CUDA executor? */
+int spk_exec_is_cuda(const spk_exec *e);
+/* The context's stream and handles (any output may be NULL). */
+void spk_exec_cuda_handles(const spk_exec *e, cudaStream_t *stream, cublasHandle_t *blas,
+                           cusparseHandle_t *sparse);
+/* Device memory: cudaMalloc that names what it was for and, when the device
+ * is full, the bytes needed and free. */
+int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p);
+/* cudaMemcpy host -> device on the executor's stream, synchronously. */
+int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what);
+
+/* Status checks: turn a failed call into an spk error naming the call and
+ * the cause; return SPK_OK when the call succeeded. */
+int spk_cuda_check(spk_err *err, cudaError_t st, const char *call);
+int spk_cublas_check(spk_err *err, cublasStatus_t st, const char *call);
+int spk_cusparse_check(spk_err *err, cusparseStatus_t st, const char *call);
+
+#define SPK_CUDA_TRY(err, call) SPK_TRY(spk_cuda_check((err), (call), #call))
+#define SPK_CUBLAS_TRY(err, call) SPK_TRY(spk_cublas_check((err), (call), #call))
+#define SPK_CUSPARSE_TRY(err, call) SPK_TRY(spk_cusparse_check((err), (call), #call))
+#define SPK_CUDA_CHECK(st, err, call) SPK_CHECK(st, spk_cuda_check((err), (call), #call))
+#define SPK_CUSPARSE_CHECK(st, err, call) SPK_CHECK(st, spk_cusparse_check((err), (call), #call))
+
+#endif

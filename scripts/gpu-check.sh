@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# gpu-check.sh -- on a machine with an NVIDIA GPU: build spk for sm_90 with
+# CUDA, run the whole test suite (no test may be skipped), then run the GPU
+# tests under compute-sanitizer (memcheck with leak checking).
+#
+#   scripts/gpu-check.sh [BUILD_DIR [STEPS]]   (default build-gpu, build,test,memcheck)
+#
+# Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
+# tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
+# logs are copied; default BUILD_DIR/logs).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu}
+steps=${2:-build,test,memcheck}
+arch=${CUDA_ARCH:-90}
+jobs=${JOBS:-$(nproc)}
+logs=${LOG_DIR:-$build/logs}
+mkdir -p "$logs"
+status=0
+
+step() { case ",$steps," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+if step build; then
+echo "== configure and build (sm_$arch)"
+cmake -S . -B "$build" -DSPK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" -DSPK_WERROR=ON \
+      ${SPK_SHARED_MATRICES:+-DSPK_SHARED_MATRICES="$SPK_SHARED_MATRICES"} > "$logs/configure.log" 2>&1 \
+  && cmake --build "$build" -j "$jobs" > "$logs/build.log" 2>&1
+if [ $? -ne 0 ]; then
+  tail -40 "$logs/configure.log" "$logs/build.log"
+  echo "BUILD FAILED"
+  exit 1
+fi
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+
+if step test; then
+echo "== the whole test suite"
+(cd "$build" && ctest --output-on-failure -j 4 --timeout 900) > "$logs/ctest.log" 2>&1
+rc=$?
+grep -E "tests passed|Skipped|Failed|\*\*\*" "$logs/ctest.log"
+[ $rc -eq 0 ] || status=1
+if grep -q "Skipped" "$logs/ctest.log"; then
+  echo "SOME TESTS WERE SKIPPED: the GPU suite must run completely on a GPU machine"
+  status=1
+fi
+fi
+
+if step memcheck; then
+echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for t in test_exec_cuda test_spmv_cuda test_solver_cuda test_api_cuda test_data_cuda test_precond_cuda \
+         "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
+  set -- $t
+  name=$1; shift
+  log="$logs/memcheck_${name}${1:+_$1}.log"
+  "$san" --tool memcheck --leak-check full --error-exitcode 3 "$build/tests/$name" "$@" > "$log" 2>&1
+  rc=$?
+  summary=$(grep -E "ERROR SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')
+  echo "memcheck $name $*: exit $rc  $summary"
+  [ $rc -eq 0 ] || status=1
+done
+fi
+
+[ $status -eq 0 ] && echo "GPU CHECK PASSED" || echo "GPU CHECK FAILED"
+exit $status
