@@ -1,0 +1,25 @@
+/* iter_match.h -- how close the GPU's iteration count must be to the host's.
+ *
+ * Both run the same algorithm, but reductions, the triangular solves and the
+ * factorization round in a different order.  CG+IC(0) is insensitive to that
+ * (counts agree within a few iterations).  BiCGStab's count on ill-conditioned
+ * nonsymmetric matrices is not: on add20, ex6 and watt_2 a change of summation
+ * order alone moves it by 15-30%, and the GPU's counts then equal those of the
+ * cuSPARSE + cuBLAS reference run on the same matrices (138, 223, 66).  So the
+ * bound is max(3, 10%) for CG and max(3, 35%) for BiCGStab; both runs must
+ * still converge with a true residual below the bound each test states. */
+#ifndef SPK_TESTS_ITER_MATCH_H
+#define SPK_TESTS_ITER_MATCH_H
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline int iter_match(const char *method, int it_dev, int it_host)
+{
+    int bicg = strstr(method, "bicgstab") != NULL;
+    int tol = (bicg ? 35 : 10) * it_host / 100;
+    if (tol < 3) tol = 3;
+    return abs(it_dev - it_host) <= tol;
+}
+
+#endif
