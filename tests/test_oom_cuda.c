@@ -24,6 +24,7 @@ int main(void)
     spk_err err;
     spk_err_clear(&err);
     spk_exec *ex = test_exec(&err);
+    spk_context *ctx = test_context(); /* handles and their workspaces come first */
     spk_csr A = {0};
     CHECK_OK(spk_gen_poisson3d7(100, &A, &err), err.msg);
     /* all but 48 MiB of the free device memory goes into one block */
@@ -60,7 +61,6 @@ int main(void)
     }
 
     /* the public API: solver creation fails cleanly and the context stays usable */
-    spk_context *ctx = test_context();
     size_t before_ctx = free_now();
     spk_matrix *M = NULL;
     CHECK_OK(spk_matrix_from_csr(ctx, A.nrows, A.ncols, A.rowptr, A.colind, A.val, &M), spk_last_error(ctx));
