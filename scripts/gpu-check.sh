@@ -35,9 +35,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 
 if step test; then
 echo "== the whole test suite"
-(cd "$build" && ctest --output-on-failure -j 4 --timeout 900) > "$logs/ctest.log" 2>&1
+(cd "$build" && ctest -V -j 4 --timeout 900) > "$logs/ctest.log" 2>&1
 rc=$?
-grep -E "tests passed|Skipped|Failed|\*\*\*" "$logs/ctest.log"
+grep -E "tests passed|Skipped|\*\*\*Failed|Not Run" "$logs/ctest.log"
 [ $rc -eq 0 ] || status=1
 if grep -q "Skipped" "$logs/ctest.log"; then
   echo "SOME TESTS WERE SKIPPED: the GPU suite must run completely on a GPU machine"
