@@ -3,7 +3,7 @@
 # CUDA, run the whole test suite (no test may be skipped), then run the GPU
 # tests under compute-sanitizer (memcheck with leak checking).
 #
-#   scripts/gpu-check.sh [BUILD_DIR [STEPS]]   (default build-gpu, build,test,memcheck)
+#   scripts/gpu-check.sh [BUILD_DIR [STEPS]]   (default build-gpu, build,test,table,memcheck)
 #
 # Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
-steps=${2:-build,test,memcheck}
+steps=${2:-build,test,table,memcheck}
 arch=${CUDA_ARCH:-90}
 jobs=${JOBS:-$(nproc)}
 logs=${LOG_DIR:-$build/logs}
@@ -43,6 +43,14 @@ if grep -q "Skipped" "$logs/ctest.log"; then
   echo "SOME TESTS WERE SKIPPED: the GPU suite must run completely on a GPU machine"
   status=1
 fi
+fi
+
+if step table; then
+echo "== per-matrix solves, GPU and host (the required set; modules loaded eagerly)"
+CUDA_MODULE_LOADING=EAGER "$build/tests/test_shared_cuda" --required > "$logs/solve_table.txt" 2>&1
+rc=$?
+tail -2 "$logs/solve_table.txt"
+[ $rc -eq 0 ] || status=1
 fi
 
 if step memcheck; then

@@ -37,7 +37,9 @@ int main(int argc, char **argv)
 {
     const char *dir = getenv("SPK_SHARED_MATRICES");
     if (!dir || !*dir) dir = SPK_SHARED_MATRICES;
-    const char *only = argc > 1 ? argv[1] : NULL; /* optional: one matrix name */
+    /* optional: one matrix name, or --required for the required ones only */
+    int required_only = argc > 1 && strcmp(argv[1], "--required") == 0;
+    const char *only = argc > 1 && !required_only ? argv[1] : NULL;
     char path[2048];
     snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
     struct stat sb;
@@ -68,9 +70,10 @@ int main(int argc, char **argv)
         snprintf(sym, sizeof sym, "%s", tok[7]);
         snprintf(spd, sizeof spd, "%s", tok[8]);
         if (only && strcmp(only, name) != 0) continue;
-        files++;
         snprintf(path, sizeof path, "%s/%s", dir, file);
         int required = strcmp(spd, "yes") == 0 || in_must(name);
+        if (required_only && !required) continue;
+        files++;
         must_seen += required;
         file_solve s;
         double t0 = now();
