@@ -1,4 +1,5 @@
-/* spmv.c -- the registry of SpMV backends, looked up by name. */
+/* spmv.c -- the registry of SpMV backends, looked up by name and executor:
+ * a storage format has a host entry (its reference product) and a CUDA one. */
 #include "spmv.h"
 
 #include <stdio.h>
@@ -7,8 +8,14 @@
 /* Every backend, in the order `spk solve --help` lists them. */
 static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_csr_host,
+    &spk_spmv_csr_scalar_host,
+    &spk_spmv_csr_vector_host,
+    &spk_spmv_hmec_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
+    &spk_spmv_csr_scalar_cuda,
+    &spk_spmv_csr_vector_cuda,
+    &spk_spmv_hmec_cuda,
 #endif
     NULL,
 };
@@ -27,26 +34,29 @@ static const char *default_for(const char *exec)
 
 int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops **ops, spk_err *err)
 {
-    const char *exec = e->ops->name;
+    const char *exec = e->ops->name, *other = NULL;
     if (!name || !*name || strcmp(name, "auto") == 0) name = default_for(exec);
     char avail[512] = "";
     size_t used = 0;
     for (int i = 0; registry[i]; i++) {
+        if (strcmp(registry[i]->exec, exec) != 0) {
+            if (strcmp(registry[i]->name, name) == 0) other = registry[i]->exec;
+            continue;
+        }
         if (strcmp(registry[i]->name, name) == 0) {
-            if (strcmp(registry[i]->exec, exec) != 0)
-                return spk_err_set(err, SPK_ERR_NOT_FOUND,
-                                   "SpMV format '%s' runs on the %s device, but this context runs "
-                                   "on %s",
-                                   name, registry[i]->exec, exec);
             *ops = registry[i];
             return SPK_OK;
         }
-        if (strcmp(registry[i]->exec, exec) == 0 && used < sizeof avail) {
+        if (used < sizeof avail) {
             int w = snprintf(avail + used, sizeof avail - used, "%s%s", used ? ", " : "",
                              registry[i]->name);
             if (w > 0) used += (size_t)w;
         }
     }
+    if (other)
+        return spk_err_set(err, SPK_ERR_NOT_FOUND,
+                           "SpMV format '%s' runs on the %s device, but this context runs on %s",
+                           name, other, exec);
     return spk_err_set(err, SPK_ERR_NOT_FOUND, "unknown SpMV format '%s' (available on %s: %s)",
                        name, exec, avail);
 }

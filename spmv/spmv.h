@@ -15,7 +15,8 @@
 
 /* Options a backend may read at create(); zero means "the backend's default". */
 typedef struct spk_spmv_opts {
-    int reserved;
+    int hmec_parts;   /* HMEC: most ELL parts before the CSR rest (0: 2) */
+    int hyb_width;    /* HYB: ELL width K (0: chosen from the row lengths, see hyb.c) */
 } spk_spmv_opts;
 
 /* What a backend reports about itself. */
@@ -49,5 +50,10 @@ const struct spk_spmv_ops *const *spk_spmv_list(void);
 extern const struct spk_spmv_ops spk_spmv_csr_host;
 /* cusparseSpMV on CSR (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_cusparse;
+/* Storage formats: *_host runs the host reference over the format's own
+ * arrays, *_cuda the kernel (built with CUDA). */
+extern const struct spk_spmv_ops spk_spmv_csr_scalar_host, spk_spmv_csr_scalar_cuda;
+extern const struct spk_spmv_ops spk_spmv_csr_vector_host, spk_spmv_csr_vector_cuda;
+extern const struct spk_spmv_ops spk_spmv_hmec_host, spk_spmv_hmec_cuda;
 
 #endif

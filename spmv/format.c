@@ -1,0 +1,224 @@
+/* format.c -- the spk_spmv_ops shared by every storage format (format.h):
+ * convert on the host, then apply the host reference, or upload the arrays
+ * once and launch the format's kernel. */
+#include "format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#endif
+
+typedef struct fmt_impl {
+    const spk_format *f;
+    spk_exec *e;
+    void *host;     /* the format's struct with host arrays (host executor) */
+    void *dev;      /* the same struct with device arrays (CUDA executor) */
+    int nrows, ncols, nnz;
+    size_t bytes;   /* array bytes held on the executor */
+    double setup;
+    char detail[256];
+} fmt_impl;
+
+void spk_format_free_arrays(const spk_format *f, void *fmt)
+{
+    spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
+    int n = f->arrays(fmt, list);
+    for (int i = 0; i < n; i++) {
+        free(*list[i].field);
+        *list[i].field = NULL;
+    }
+}
+
+int spk_format_check_padding(const char *name, size_t stored, size_t nnz, int nrows, spk_err *err)
+{
+    if (stored <= SPK_PAD_FLOOR || (double)stored <= SPK_PAD_LIMIT * (double)nnz) return SPK_OK;
+    return spk_err_set(err, SPK_ERR_UNSUPPORTED,
+                       "format '%s' refused: it would store %zu entries (padding included) for %zu "
+                       "nonzeros in %d rows, more than %.0f times the nonzeros (rows of very "
+                       "different lengths); use csr, cusparse, hyb or hmec",
+                       name, stored, nnz, nrows, SPK_PAD_LIMIT);
+}
+
+static void impl_free(fmt_impl *m)
+{
+    if (!m) return;
+    if (m->host) {
+        spk_format_free_arrays(m->f, m->host);
+        free(m->host);
+    }
+#ifdef SPK_HAVE_CUDA
+    if (m->dev) {
+        spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
+        int n = m->f->arrays(m->dev, list);
+        for (int i = 0; i < n; i++) cudaFree(*list[i].field);
+        free(m->dev);
+    }
+#endif
+    free(m);
+}
+
+/* Convert A into a fresh host struct. */
+static int convert(const spk_format *f, const spk_csr *A, const spk_spmv_opts *o, void **out,
+                   spk_err *err)
+{
+    spk_spmv_opts def;
+    if (!o) {
+        memset(&def, 0, sizeof def);
+        o = &def;
+    }
+    void *h = calloc(1, f->host_size);
+    if (!h) return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+    int st = f->convert(A, o, h, err);
+    if (st) {
+        spk_format_free_arrays(f, h);
+        free(h);
+        return st;
+    }
+    *out = h;
+    return SPK_OK;
+}
+
+#ifdef SPK_HAVE_CUDA
+/* Device copies of the host arrays of m->host; m->dev gets the struct. */
+static int upload(fmt_impl *m)
+{
+    const spk_format *f = m->f;
+    spk_format_array hl[SPK_FORMAT_MAX_ARRAYS], dl[SPK_FORMAT_MAX_ARRAYS];
+    m->dev = malloc(f->host_size);
+    if (!m->dev) return spk_err_set(m->e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+    memcpy(m->dev, m->host, f->host_size);
+    int n = f->arrays(m->host, hl);
+    f->arrays(m->dev, dl);
+    for (int i = 0; i < n; i++) *dl[i].field = NULL; /* nothing allocated yet */
+    for (int i = 0; i < n; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "the '%s' matrix arrays", f->name);
+        SPK_TRY(spk_cuda_alloc(m->e, hl[i].bytes, what, dl[i].field));
+        SPK_TRY(spk_cuda_upload(m->e, *dl[i].field, *hl[i].field, hl[i].bytes, what));
+        m->bytes += hl[i].bytes;
+    }
+    return SPK_OK;
+}
+#endif
+
+int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
+                      void **impl)
+{
+    double t0 = spk_time_now();
+    *impl = NULL;
+    int cuda = strcmp(e->ops->name, "cuda") == 0;
+    if (!cuda && !spk_exec_is_host(e))
+        return spk_err_set(e->err, SPK_ERR_NOT_FOUND, "format '%s' has no backend for the '%s' executor",
+                           f->name, e->ops->name);
+    fmt_impl *m = calloc(1, sizeof *m);
+    if (!m) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+    m->f = f;
+    m->e = e;
+    m->nrows = A->nrows;
+    m->ncols = A->ncols;
+    m->nnz = A->nnz;
+    int st = convert(f, A, o, &m->host, e->err);
+    if (st) goto fail;
+    f->describe(m->host, m->detail, sizeof m->detail);
+    if (cuda) {
+#ifdef SPK_HAVE_CUDA
+        if ((st = upload(m))) goto fail;
+        spk_format_free_arrays(f, m->host); /* the device holds the matrix now */
+        free(m->host);
+        m->host = NULL;
+#else
+        st = spk_err_set(e->err, SPK_ERR_DEVICE, "format '%s': this build has no CUDA support", f->name);
+        goto fail;
+#endif
+    } else {
+        spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
+        int n = f->arrays(m->host, list);
+        for (int i = 0; i < n; i++) m->bytes += list[i].bytes;
+    }
+    m->setup = spk_time_now() - t0;
+    *impl = m;
+    return SPK_OK;
+fail:
+    impl_free(m);
+    return st;
+}
+
+int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y)
+{
+    fmt_impl *m = impl;
+    if (m->host) {
+        m->f->ref_apply(m->host, alpha, x, beta, y);
+        return SPK_OK;
+    }
+#ifdef SPK_HAVE_CUDA
+    cudaStream_t s;
+    spk_exec_cuda_handles(m->e, &s, NULL, NULL);
+    cudaError_t ce = m->f->launch(m->dev, s, alpha, x, beta, y);
+    if (ce != cudaSuccess) {
+        char call[64];
+        snprintf(call, sizeof call, "the '%s' SpMV kernel", m->f->name);
+        return spk_cuda_check(m->e->err, ce, call);
+    }
+    return SPK_OK;
+#else
+    return SPK_ERR_INTERNAL;
+#endif
+}
+
+int spk_format_update(void *impl, const spk_csr *A)
+{
+    fmt_impl *m = impl;
+    spk_err *err = m->e->err;
+    if (A->nrows != m->nrows || A->ncols != m->ncols || A->nnz != m->nnz)
+        return spk_err_set(err, SPK_ERR_INVALID_MATRIX,
+                           "format '%s': new values for a different pattern (%d x %d, %d entries; "
+                           "was %d x %d, %d)",
+                           m->f->name, A->nrows, A->ncols, A->nnz, m->nrows, m->ncols, m->nnz);
+    void *h = NULL;
+    SPK_TRY(convert(m->f, A, NULL, &h, err));
+    if (m->host) {
+        spk_format_free_arrays(m->f, m->host);
+        free(m->host);
+        m->host = h;
+        return SPK_OK;
+    }
+    int st = SPK_OK;
+#ifdef SPK_HAVE_CUDA
+    spk_format_array hl[SPK_FORMAT_MAX_ARRAYS], dl[SPK_FORMAT_MAX_ARRAYS];
+    int n = m->f->arrays(h, hl);
+    m->f->arrays(m->dev, dl);
+    for (int i = 0; i < n && !st; i++)
+        st = spk_cuda_upload(m->e, *dl[i].field, *hl[i].field, hl[i].bytes, "new matrix values");
+#endif
+    spk_format_free_arrays(m->f, h);
+    free(h);
+    return st;
+}
+
+void spk_format_destroy(void *impl)
+{
+    impl_free(impl);
+}
+
+void spk_format_stats(const void *impl, spk_spmv_stats *s)
+{
+    const fmt_impl *m = impl;
+    memset(s, 0, sizeof *s);
+    s->bytes = m->bytes;
+    s->setup_seconds = m->setup;
+    snprintf(s->detail, sizeof s->detail, "%s", m->detail);
+}
+
+int spk_format_describe(const spk_format *f, const spk_csr *A, const spk_spmv_opts *o, char *buf,
+                        size_t len, spk_err *err)
+{
+    void *h = NULL;
+    SPK_TRY(convert(f, A, o, &h, err));
+    f->describe(h, buf, len);
+    spk_format_free_arrays(f, h);
+    free(h);
+    return SPK_OK;
+}

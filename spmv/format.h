@@ -1,0 +1,104 @@
+/* format.h -- what every storage format shares, so that a format is only its
+ * conversion, its host reference product and its kernel.
+ *
+ * A format describes itself with an spk_format table:
+ *   convert    host CSR -> the format's host arrays (in a struct of host_size
+ *              bytes whose array fields are listed by arrays());
+ *   ref_apply  y = alpha*A*x + beta*y over those host arrays (the reference
+ *              that CI tests layout and indexing with);
+ *   launch     the same on the GPU, given a copy of the struct whose array
+ *              fields point to device copies (built with CUDA only);
+ *   describe   one line for `spk info --format` and stats().
+ * spk_format_ops() then provides the spk_spmv_ops entries for the host and
+ * for CUDA: create (convert, check the padded-size bound, upload), apply,
+ * update (convert again, upload the values), destroy and stats.
+ *
+ * Padded formats (ELL and its relatives): a conversion whose stored entries
+ * (padding included) would exceed
+ * SPK_PAD_LIMIT x nnz (and SPK_PAD_FLOOR entries) is refused with
+ * SPK_ERR_UNSUPPORTED before anything large is allocated: one dense row must
+ * not turn ELL into an n x n array. */
+#ifndef SPK_SPMV_FORMAT_H
+#define SPK_SPMV_FORMAT_H
+
+#include <stddef.h>
+
+#include "spmv.h"
+
+#define SPK_PAD_LIMIT 3.0             /* stored entries / nnz */
+#define SPK_PAD_FLOOR ((size_t)1 << 20) /* below this many stored entries, any padding is fine */
+
+/* One array field of a format struct: where its pointer lives and its size. */
+typedef struct spk_format_array {
+    void **field;
+    size_t bytes;
+} spk_format_array;
+
+#define SPK_FORMAT_MAX_ARRAYS 12
+
+#ifdef SPK_HAVE_CUDA
+#include <cuda_runtime_api.h>
+typedef cudaError_t (*spk_format_launch_fn)(const void *dev_fmt, cudaStream_t s, double alpha,
+                                            const double *x, double beta, double *y);
+#else
+typedef int (*spk_format_launch_fn)(void);
+#endif
+
+typedef struct spk_format {
+    const char *name;
+    const char *summary;
+    size_t host_size;
+    /* Fill fmt (zeroed, host_size bytes) from canonical A.  May refuse with
+     * SPK_ERR_UNSUPPORTED (padded-size bound) before allocating. */
+    int (*convert)(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err);
+    /* The array fields of fmt (at most SPK_FORMAT_MAX_ARRAYS); returns the count. */
+    int (*arrays)(void *fmt, spk_format_array *list);
+    /* y = alpha*A*x + beta*y on the host arrays (beta == 0: y not read). */
+    void (*ref_apply)(const void *fmt, double alpha, const double *x, double beta, double *y);
+    /* The same on the device (NULL in builds without CUDA). */
+    spk_format_launch_fn launch;
+    /* One line: widths, parts, ... */
+    void (*describe)(const void *fmt, char *buf, size_t len);
+} spk_format;
+
+/* Release the host arrays of fmt (every listed array is freed). */
+void spk_format_free_arrays(const spk_format *f, void *fmt);
+/* SPK_OK when storing `stored` entries for nnz nonzeros is within the bound,
+ * else SPK_ERR_UNSUPPORTED with a message naming the format and the sizes. */
+int spk_format_check_padding(const char *name, size_t stored, size_t nnz, int nrows, spk_err *err);
+
+/* Generic spk_spmv_ops pieces, parameterised by the format (used through
+ * SPK_FORMAT_BACKENDS below). */
+int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
+                      void **impl);
+int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y);
+int spk_format_update(void *impl, const spk_csr *A);
+void spk_format_destroy(void *impl);
+void spk_format_stats(const void *impl, spk_spmv_stats *s);
+/* Convert A and describe the result in one line (for `spk info --format`). */
+int spk_format_describe(const spk_format *f, const spk_csr *A, const spk_spmv_opts *o, char *buf,
+                        size_t len, spk_err *err);
+
+/* Define spk_spmv_SYM_host and (built with CUDA) spk_spmv_SYM_cuda for the
+ * format table FMT; NAME and SUMMARY are string literals. */
+#ifdef SPK_HAVE_CUDA
+#define SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY)                                              \
+    const struct spk_spmv_ops spk_spmv_##SYM##_cuda = {NAME, "cuda", SUMMARY, SYM##_create,   \
+                                                        spk_format_apply, spk_format_update,  \
+                                                        spk_format_destroy, spk_format_stats};
+#define SPK_FORMAT_LAUNCH(fn) fn
+#else
+#define SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY)
+#define SPK_FORMAT_LAUNCH(fn) NULL
+#endif
+#define SPK_FORMAT_BACKENDS(SYM, NAME, SUMMARY, FMT)                                           \
+    static int SYM##_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl) \
+    {                                                                                          \
+        return spk_format_create(&(FMT), e, A, o, impl);                                       \
+    }                                                                                          \
+    const struct spk_spmv_ops spk_spmv_##SYM##_host = {NAME, "host", SUMMARY, SYM##_create,   \
+                                                        spk_format_apply, spk_format_update,  \
+                                                        spk_format_destroy, spk_format_stats}; \
+    SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY)
+
+#endif
