@@ -1,21 +1,63 @@
 /* cmd_info.c -- `spk info`: what a matrix looks like (size, symmetry,
- * diagonal, dominance, row lengths) and which method spk would pick. */
+ * diagonal, dominance, row lengths), which method spk would pick, and with
+ * --format how a storage format holds it (split, widths, bytes). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "core/csr.h"
+#include "core/exec.h"
 #include "io/mmio.h"
+#include "spmv/spmv.h"
 
 static void help(void)
 {
-    printf("usage: spk info A.mtx[.gz] [--json]\n"
+    printf("usage: spk info A.mtx[.gz] [--format NAME [--hmec-parts P]] [--json]\n"
            "\n"
            "Print the size, the stored and expanded nonzeros, the header's field and symmetry,\n"
            "the measured pattern and value symmetry, the diagonal (missing, positive, zero,\n"
            "negative entries), diagonal dominance, row-length statistics, and the method\n"
-           "'spk solve' would choose.\n");
+           "'spk solve' would choose.\n"
+           "\n"
+           "options:\n"
+           "  --format NAME       also convert A to this SpMV format (on the host) and print how\n"
+           "                      it holds A (hmec: K, rows and nonzeros of each ELL part and\n"
+           "                      the CSR rest) and the bytes of its arrays; JSON: \"format\",\n"
+           "                      \"format_detail\", \"format_bytes\".  Formats on the host:\n"
+           "                      ");
+    int n = 0;
+    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++)
+        if (strcmp((*p)->exec, "host") == 0) printf("%s%s", n++ ? ", " : "", (*p)->name);
+    printf("\n"
+           "  --hmec-parts P      with --format hmec: most ELL parts before the CSR rest\n"
+           "                      (1..8, default 2)\n"
+           "  --json              print one JSON object instead of text\n");
+}
+
+/* Convert A to the host format `name` (hmec_parts for hmec) and describe it;
+ * an unknown name or a refused conversion leaves the message in e. */
+static int describe_format(const spk_csr *A, const char *name, int hmec_parts, char *detail, size_t len,
+                           size_t *bytes, spk_err *e)
+{
+    spk_exec *ex = NULL;
+    const struct spk_spmv_ops *ops = NULL;
+    void *impl = NULL;
+    spk_spmv_opts o;
+    memset(&o, 0, sizeof o);
+    o.hmec_parts = hmec_parts;
+    int st;
+    SPK_CHECK(st, spk_exec_host_create(e, &ex));
+    SPK_CHECK(st, spk_spmv_find(name, ex, &ops, e));
+    SPK_CHECK(st, ops->create(ex, A, &o, &impl));
+    spk_spmv_stats s;
+    ops->stats(impl, &s);
+    snprintf(detail, len, "%s", s.detail);
+    *bytes = s.bytes;
+cleanup:
+    if (impl) ops->destroy(impl);
+    spk_exec_destroy(ex);
+    return st;
 }
 
 static const char *field_name(spk_mm_field f)
@@ -30,14 +72,20 @@ static const char *sym_name(spk_mm_symmetry s)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *path = NULL;
-    int json = 0;
+    const char *path = NULL, *format = NULL, *v = NULL;
+    int json = 0, hmec_parts = 0, r;
     for (int i = 1; i < argc; i++) {
         if (cli_flag(argv[i], "help") || strcmp(argv[i], "-h") == 0) {
             help();
             return CLI_OK;
         } else if (cli_flag(argv[i], "json")) {
             json = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "format", &v))) {
+            if (r < 0) return cli_usage_error("info", "--format needs a name");
+            format = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "hmec-parts", &v))) {
+            if (r < 0 || cli_parse_int(v, &hmec_parts) || hmec_parts < 1 || hmec_parts > 8)
+                return cli_usage_error("info", "--hmec-parts needs an integer in [1, 8]");
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_usage_error("info", "unknown option '%s'", argv[i]);
         } else if (!path) {
@@ -47,6 +95,8 @@ int cmd_info(int argc, char **argv)
         }
     }
     if (!path) return cli_usage_error("info", "missing the matrix file");
+    if (hmec_parts && (!format || strcmp(format, "hmec") != 0))
+        return cli_usage_error("info", "--hmec-parts goes with --format hmec");
 
     spk_err e;
     spk_err_clear(&e);
@@ -83,6 +133,9 @@ int cmd_info(int argc, char **argv)
     int square = A.nrows == A.ncols;
     int cg = square && vsym && missing == 0 && dpos == nd && nd > 0;
     const char *method = !square ? "none (not square)" : cg ? "cg + ic0" : "bicgstab + ilu0";
+    char detail[256] = "";
+    size_t fbytes = 0;
+    if (format && describe_format(&A, format, hmec_parts, detail, sizeof detail, &fbytes, &e)) goto fail;
     if (json) {
         printf("{\"file\": ");
         cli_json_string(stdout, path);
@@ -98,8 +151,16 @@ int cmd_info(int argc, char **argv)
         printf(", \"frobenius\": ");
         cli_json_number(stdout, fro);
         printf(", \"diag_dominant_rows\": %d, \"row_min\": %d, \"row_max\": %d, \"row_mean\": %.6g,"
-               " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"}\n",
+               " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"",
                dom, rs.min, rs.max, rs.mean, rs.std, rs.empty, method);
+        if (format) {
+            printf(", \"format\": ");
+            cli_json_string(stdout, format);
+            printf(", \"format_detail\": ");
+            cli_json_string(stdout, detail);
+            printf(", \"format_bytes\": %zu", fbytes);
+        }
+        printf("}\n");
     } else {
         printf("file        %s\n", path);
         printf("size        %d x %d%s\n", A.nrows, A.ncols, square ? "" : " (not square)");
@@ -115,6 +176,10 @@ int cmd_info(int argc, char **argv)
                rs.mean, rs.std, rs.empty);
         printf("norm        ||A||_F = %.6g\n", fro);
         printf("method      spk solve would use %s\n", method);
+        if (format) {
+            printf("format      %s%s%s\n", format, detail[0] ? ": " : "", detail);
+            printf("            %zu bytes of arrays on the host\n", fbytes);
+        }
     }
     rc = CLI_OK;
     goto done;

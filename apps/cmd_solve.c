@@ -22,10 +22,15 @@ static void help(void)
            "                      matrix indefinite, auto switches to BiCGStab + ILU(0))\n"
            "  --precond P         auto | ic0 | ilu0 | jacobi | none (auto: IC(0) with CG,\n"
            "                      ILU(0) with BiCGStab)\n"
-           "  --format NAME       SpMV format (default auto); formats in this build:");
-    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++)
-        printf(" %s", (*p)->name);
-    printf("\n"
+           "  --format NAME       SpMV format (default auto: cusparse on the GPU, csr on the host)\n");
+    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
+        int seen = 0; /* a format with a host and a CUDA entry is listed once */
+        for (const struct spk_spmv_ops *const *q = spk_spmv_list(); q != p; q++)
+            seen |= strcmp((*q)->name, (*p)->name) == 0;
+        if (!seen) printf("                        %-11s %s\n", (*p)->name, (*p)->summary);
+    }
+    printf(""
+           "  --hmec-parts P      format hmec: ELL parts before the CSR rest (1..8, default 2)\n"
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --rtol R            stop when ||r|| <= R ||b|| (default 1e-8)\n"
            "  --atol A            or when ||r|| <= A (default 0)\n"
@@ -110,6 +115,9 @@ static int parse(int argc, char **argv, solve_args *a)
         } else if ((r = cli_opt_value(argc, argv, &i, "atol", &v))) {
             if (r < 0 || cli_parse_double(v, &a->o.atol) || a->o.atol < 0)
                 return cli_usage_error("solve", "--atol needs a number >= 0");
+        } else if ((r = cli_opt_value(argc, argv, &i, "hmec-parts", &v))) {
+            if (r < 0 || cli_parse_int(v, &a->o.hmec_parts) || a->o.hmec_parts < 1 || a->o.hmec_parts > 8)
+                return cli_usage_error("solve", "--hmec-parts needs an integer in [1, 8]");
         } else if ((r = cli_opt_value(argc, argv, &i, "maxit", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.maxit) || a->o.maxit < 0)
                 return cli_usage_error("solve", "--maxit needs an integer >= 0");

@@ -25,6 +25,7 @@ static cuda_impl *impl_of(const spk_exec *e)
 int spk_cuda_check(spk_err *err, cudaError_t st, const char *call)
 {
     if (st == cudaSuccess) return SPK_OK;
+    cudaGetLastError(); /* clear a non-sticky error so the next launch check does not see it */
     int code = st == cudaErrorMemoryAllocation ? SPK_ERR_NOMEM : SPK_ERR_DEVICE;
     return spk_err_set(err, code, "%s failed: %s (%s)", call, cudaGetErrorString(st),
                        cudaGetErrorName(st));

@@ -123,6 +123,7 @@ typedef struct spk_options {
     double atol;               /* absolute tolerance, default 0 */
     int maxit;                 /* iteration limit, default 10000 */
     const char *format;        /* SpMV backend name, default "auto" */
+    int hmec_parts;            /* format "hmec": ELL parts before the CSR rest (default 2) */
     int allow_shift;           /* IC(0)/ILU(0): retry on A + alpha*diag(A) after a bad pivot (default 1) */
     double shift_init;         /* first alpha tried, default 1e-3; doubled on each failure */
     double shift_max;          /* largest alpha tried, default 1.0 */

@@ -3,7 +3,7 @@
 # CUDA, run the whole test suite (no test may be skipped), then run the GPU
 # tests under compute-sanitizer (memcheck with leak checking).
 #
-#   scripts/gpu-check.sh [BUILD_DIR [STEPS]]   (default build-gpu, build,test,table,memcheck)
+#   scripts/gpu-check.sh [BUILD_DIR [STEPS]]   (default build-gpu, build,test,table,bench,memcheck)
 #
 # Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
-steps=${2:-build,test,table,memcheck}
+steps=${2:-build,test,table,bench,memcheck}
 arch=${CUDA_ARCH:-90}
 jobs=${JOBS:-$(nproc)}
 logs=${LOG_DIR:-$build/logs}
@@ -53,10 +53,19 @@ tail -2 "$logs/solve_table.txt"
 [ $rc -eq 0 ] || status=1
 fi
 
+if step bench; then
+echo "== SpMV: every format next to cuSPARSE (median of 50 CUDA-event-timed products)"
+bench_args=(--csv "$logs/spmv.tsv" --gen poisson3d-7:160 --gen poisson3d-27:100 --gen convdiff3d-7:128)
+[ -n "${SPK_SHARED_MATRICES:-}" ] && bench_args+=(--dir "$SPK_SHARED_MATRICES")
+"$build/spk_bench_spmv" "${bench_args[@]}" > "$logs/spmv.txt" 2>&1 || status=1
+head -1 "$logs/spmv.txt"
+fi
+
 if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in test_exec_cuda test_spmv_cuda test_solver_cuda test_api_cuda test_data_cuda test_precond_cuda \
+         "test_spmv_shared_cuda" \
          "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
   set -- $t
   name=$1; shift

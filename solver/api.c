@@ -420,6 +420,7 @@ void spk_options_default(spk_options *o)
     o->atol = 0.0;
     o->maxit = 10000;
     o->format = "auto";
+    o->hmec_parts = 2;
     o->allow_shift = 1;
     o->shift_init = 1e-3;
     o->shift_max = 1.0;
@@ -433,6 +434,8 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "atol must be a finite number >= 0 (got %g)", o->atol);
     if (o->maxit < 0 || o->maxit > 1000000000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "maxit must be in [0, 1e9] (got %d)", o->maxit);
+    if (o->hmec_parts < 0 || o->hmec_parts > 8)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "hmec_parts must be in [1, 8] (got %d)", o->hmec_parts);
     if (o->allow_shift && !(o->shift_init > 0 && o->shift_max >= o->shift_init && isfinite(o->shift_max)))
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "shift_init must be > 0 and <= shift_max (got %g and %g)", o->shift_init,
@@ -484,6 +487,7 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
 
     spk_spmv_opts so;
     memset(&so, 0, sizeof so);
+    so.hmec_parts = s->opts.hmec_parts;
     const struct spk_spmv_ops *aops;
     SPK_TRY(spk_spmv_find(s->opts.format, ex, &aops, e));
     SPK_TRY(aops->create(ex, A, &so, &s->k.A));
@@ -557,6 +561,7 @@ static int solver_refresh(spk_solver *s)
     } else {
         spk_spmv_opts so;
         memset(&so, 0, sizeof so);
+        so.hmec_parts = s->opts.hmec_parts;
         s->k.A_ops->destroy(s->k.A);
         s->k.A = NULL;
         SPK_TRY(s->k.A_ops->create(ex, A, &so, &s->k.A));

@@ -17,6 +17,7 @@ typedef struct fmt_impl {
     void *host;     /* the format's struct with host arrays (host executor) */
     void *dev;      /* the same struct with device arrays (CUDA executor) */
     int nrows, ncols, nnz;
+    spk_spmv_opts o; /* the options of create(), reused by update() */
     size_t bytes;   /* array bytes held on the executor */
     double setup;
     char detail[256];
@@ -120,7 +121,8 @@ int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const 
     m->nrows = A->nrows;
     m->ncols = A->ncols;
     m->nnz = A->nnz;
-    int st = convert(f, A, o, &m->host, e->err);
+    if (o) m->o = *o;
+    int st = convert(f, A, &m->o, &m->host, e->err);
     if (st) goto fail;
     f->describe(m->host, m->detail, sizeof m->detail);
     if (cuda) {
@@ -178,7 +180,7 @@ int spk_format_update(void *impl, const spk_csr *A)
                            "was %d x %d, %d)",
                            m->f->name, A->nrows, A->ncols, A->nnz, m->nrows, m->ncols, m->nnz);
     void *h = NULL;
-    SPK_TRY(convert(m->f, A, NULL, &h, err));
+    SPK_TRY(convert(m->f, A, &m->o, &h, err));
     if (m->host) {
         spk_format_free_arrays(m->f, m->host);
         free(m->host);
@@ -190,8 +192,14 @@ int spk_format_update(void *impl, const spk_csr *A)
     spk_format_array hl[SPK_FORMAT_MAX_ARRAYS], dl[SPK_FORMAT_MAX_ARRAYS];
     int n = m->f->arrays(h, hl);
     m->f->arrays(m->dev, dl);
-    for (int i = 0; i < n && !st; i++)
-        st = spk_cuda_upload(m->e, *dl[i].field, *hl[i].field, hl[i].bytes, "new matrix values");
+    for (int i = 0; i < n && !st; i++) {
+        if (hl[i].bytes != dl[i].bytes)
+            st = spk_err_set(err, SPK_ERR_INTERNAL,
+                             "format '%s': array %d changed size on update (%zu bytes, was %zu)",
+                             m->f->name, i, hl[i].bytes, dl[i].bytes);
+        else
+            st = spk_cuda_upload(m->e, *dl[i].field, *hl[i].field, hl[i].bytes, "new matrix values");
+    }
 #endif
     spk_format_free_arrays(m->f, h);
     free(h);

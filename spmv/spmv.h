@@ -54,6 +54,10 @@ extern const struct spk_spmv_ops spk_spmv_cusparse;
  * arrays, *_cuda the kernel (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_csr_scalar_host, spk_spmv_csr_scalar_cuda;
 extern const struct spk_spmv_ops spk_spmv_csr_vector_host, spk_spmv_csr_vector_cuda;
+extern const struct spk_spmv_ops spk_spmv_ell_host, spk_spmv_ell_cuda;
+extern const struct spk_spmv_ops spk_spmv_bell_host, spk_spmv_bell_cuda;
+extern const struct spk_spmv_ops spk_spmv_coo_host, spk_spmv_coo_cuda;
+extern const struct spk_spmv_ops spk_spmv_hyb_host, spk_spmv_hyb_cuda;
 extern const struct spk_spmv_ops spk_spmv_hmec_host, spk_spmv_hmec_cuda;
 
 #endif

@@ -17,9 +17,10 @@ typedef struct file_solve {
     char msg[1024];
 } file_solve;
 
-/* Read path and solve with the defaults (optionally a given solver and preconditioner). */
-static inline void solve_file(spk_context *ctx, const char *path, spk_solver_kind sk,
-                              spk_precond_kind pk, file_solve *out)
+/* Read path and solve with the defaults (optionally a given solver,
+ * preconditioner and SpMV format; format NULL: "auto"). */
+static inline void solve_file_with(spk_context *ctx, const char *path, spk_solver_kind sk,
+                                   spk_precond_kind pk, const char *format, file_solve *out)
 {
     memset(out, 0, sizeof *out);
     out->err_inf = NAN;
@@ -29,7 +30,10 @@ static inline void solve_file(spk_context *ctx, const char *path, spk_solver_kin
     out->read_status = spk_matrix_read(ctx, path, &A);
     if (out->read_status) goto done;
     spk_matrix_csr(A, &out->n, NULL, &out->nnz, NULL, NULL, NULL);
-    out->setup_status = spk_solver_create(ctx, A, sk, pk, NULL, &s);
+    spk_options o;
+    spk_options_default(&o);
+    if (format) o.format = format;
+    out->setup_status = spk_solver_create(ctx, A, sk, pk, &o, &s);
     if (out->setup_status) goto done;
     snprintf(out->method, sizeof out->method, "%s+%s", spk_solver_method(s), spk_solver_precond(s));
     b = malloc(((size_t)out->n + 1) * sizeof(double));
@@ -50,6 +54,18 @@ done:
     free(ones);
     spk_solver_destroy(s);
     spk_matrix_destroy(A);
+}
+
+static inline void solve_file(spk_context *ctx, const char *path, spk_solver_kind sk,
+                              spk_precond_kind pk, file_solve *out)
+{
+    solve_file_with(ctx, path, sk, pk, NULL, out);
+}
+
+static inline void solve_file_format(spk_context *ctx, const char *path, const char *format,
+                                     file_solve *out)
+{
+    solve_file_with(ctx, path, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, format, out);
 }
 
 #endif

@@ -93,6 +93,23 @@ if(NOT rows EQUAL 5005)
   message(SEND_ERROR "info --json rows: ${rows}")
 endif()
 
+# formats: spk info --format describes a format (the HMEC split), refuses unknown ones
+spk_run(0 out err info "${DATA}/sherman3.mtx.gz" --format hmec)
+expect_in("${out}" "HMEC: 2 ELL parts (K=4: 5005 rows, 13670 nnz; K=3: 2706 rows, 6363 nnz), CSR rest 0 rows 0 nnz"
+          "info --format hmec")
+spk_run(0 out err info "${DATA}/sherman3.mtx.gz" --format hmec --hmec-parts 1)
+expect_in("${out}" "HMEC: 1 ELL part" "info --format hmec --hmec-parts 1")
+spk_run(0 out err info "${DATA}/nos3.mtx.gz" --format hyb)
+expect_in("${out}" "ELL width K" "info --format hyb")
+spk_run(1 out err info "${DATA}/nos3.mtx.gz" --format nosuch)
+expect_in("${err}" "nosuch" "info --format nosuch")
+spk_run(2 out err info "${DATA}/nos3.mtx.gz" --format hmec --hmec-parts 9)
+foreach(fmt csr-scalar csr-vector ell bell coo hyb hmec)
+  spk_run(0 out err solve "${DATA}/sherman3.mtx.gz" --device cpu --format ${fmt})
+  expect_in("${out}" "SpMV format ${fmt}" "solve --format ${fmt}")
+endforeach()
+spk_run(0 out err solve "${DATA}/nos3.mtx.gz" --device cpu --format hmec --hmec-parts 3)
+
 # every malformed file: its message and exit code 1, through info and solve
 file(STRINGS "${FILES}/EXPECTED.tsv" lines)
 set(count 0)

@@ -4,6 +4,7 @@
 #include "device.h"
 #include "iter_match.h"
 #include "solve_common.h"
+#include "spmv/spmv.h"
 
 int main(void)
 {
@@ -38,6 +39,21 @@ int main(void)
             CHECK(iter_match(f.method, f.r.iterations, h.r.iterations) && h.r.shift == f.r.shift,
                   "%s: %d iterations (shift %g) on %s, %d (shift %g) on the host", ok[i].file,
                   f.r.iterations, f.r.shift, TEST_DEVICE_NAME, h.r.iterations, h.r.shift);
+        }
+    }
+    /* every SpMV format solves the same systems in the same number of iterations */
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", SPK_TEST_DATA, ok[i].file);
+        file_solve base;
+        solve_file_format(ctx, path, NULL, &base);
+        for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
+            if (strcmp((*p)->exec, spk_context_device(ctx)) != 0) continue;
+            file_solve f;
+            solve_file_format(ctx, path, (*p)->name, &f);
+            CHECK(f.setup_status == 0 && f.solve_status == 0, "%s with %s: %s", ok[i].file, (*p)->name, f.msg);
+            CHECK(iter_match(f.method, f.r.iterations, base.r.iterations),
+                  "%s: %d iterations with %s, %d with %s", ok[i].file, f.r.iterations, (*p)->name,
+                  base.r.iterations, TEST_FORMAT);
         }
     }
     /* west0479: ILU(0) meets a zero pivot that no diagonal shift can repair */

@@ -315,6 +315,40 @@ static void monitor(void)
     spk_csr_free(&A);
 }
 
+/* Every SpMV format of the device solves the same problem in the same number
+ * of iterations as the default format (to rounding). */
+static void every_format(const char *spec, int method, const char *pc)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    spk_csr A = {0};
+    CHECK_OK(spk_gen_spec(spec, &A, &err), err.msg);
+    int n = A.nrows;
+    double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
+    double *x = calloc((size_t)n, sizeof(double));
+    for (int i = 0; i < n; i++) xs[i] = rnd() * 2 - 1;
+    spk_csr_spmv(&A, 1.0, xs, 0.0, b);
+    spk_options o;
+    spk_options_default(&o);
+    spk_result base, r;
+    CHECK_OK(run(&A, NULL, pc, method, b, x, &o, &base, &err), err.msg);
+    const char *mname = method == CG ? "cg" : "bicgstab";
+    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
+        if (strcmp((*p)->exec, g_dev->ops->name) != 0) continue;
+        memset(x, 0, (size_t)n * sizeof(double));
+        CHECK_OK(run(&A, *p, pc, method, b, x, &o, &r, &err), err.msg);
+        CHECK(r.reason == SPK_CONVERGED_RTOL && r.true_relres <= 10 * o.rtol, "%s %s+%s with %s: %s, true %g",
+              spec, mname, pc, (*p)->name, spk_reason_name(r.reason), r.true_relres);
+        CHECK(iter_match(mname, r.iterations, base.iterations), "%s %s+%s: %d iterations with %s, %d with %s",
+              spec, mname, pc, r.iterations, (*p)->name, base.iterations, TEST_FORMAT);
+    }
+    printf("%-16s %-8s %-6s every format within bounds of %d iterations\n", spec, mname, pc, base.iterations);
+    free(xs);
+    free(b);
+    free(x);
+    spk_csr_free(&A);
+}
+
 int main(void)
 {
     static spk_err herr, derr;
@@ -336,6 +370,9 @@ int main(void)
     known_solution("convdiff3d-7:12", BICGSTAB, "jacobi");
     known_solution("convdiff3d-7:12", BICGSTAB, "ilu0");
     known_solution("convdiff3d-7:10:1000", BICGSTAB, "ilu0");
+    every_format("poisson3d-7:10", CG, "ic0");
+    every_format("convdiff3d-7:10", BICGSTAB, "ilu0");
+    every_format("poisson2d-5:30", BICGSTAB, "jacobi");
     breakdowns();
     nan_midway();
     monitor();

@@ -6,6 +6,8 @@
 
 #include "device.h"
 #include "io/gen.h"
+#include "io/mmio.h"
+#include "spmv_compare.h"
 #include "spmv/spmv.h"
 
 static uint64_t rs = 99;
@@ -35,70 +37,6 @@ static void random_matrix(int m, int n, int dense_row, int maxlen, spk_csr *A)
     free(r);
     free(c);
     free(v);
-}
-
-/* Run backend ops on A for several alpha/beta and compare with the reference. */
-static void compare(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A, const char *what)
-{
-    void *impl = NULL;
-    spk_spmv_opts o;
-    memset(&o, 0, sizeof o);
-    CHECK_OK(ops->create(ex, A, &o, &impl), ex->err->msg);
-    if (!impl) return;
-    int m = A->nrows, n = A->ncols;
-    double *x = malloc(((size_t)n + 1) * sizeof(double)), *y = malloc(((size_t)m + 1) * sizeof(double));
-    double *ref = malloc(((size_t)m + 1) * sizeof(double));
-    for (int j = 0; j < n; j++) x[j] = rnd() - 0.5;
-    double *dx = to_dev(ex, x, n), *dy = NULL;
-    CHECK(dx != NULL, "upload x: %s", ex->err->msg);
-    const double ab[][2] = {{1, 0}, {-2.5, 0}, {1, 1}, {0.5, -3}};
-    for (int t = 0; t < 4 && dx; t++) {
-        /* beta = 0: y holds NaN, which must not leak into the result */
-        for (int i = 0; i < m; i++) ref[i] = y[i] = ab[t][1] == 0 ? NAN : rnd();
-        if (ab[t][1] == 0)
-            for (int i = 0; i < m; i++) ref[i] = 0;
-        spk_csr_spmv(A, ab[t][0], x, ab[t][1], ref);
-        if (dy) ex->ops->free(ex, dy);
-        dy = to_dev(ex, y, m);
-        CHECK_OK(ops->apply(impl, ab[t][0], dx, ab[t][1], dy), ex->err->msg);
-        for (int i = 0; i < m; i++) y[i] = NAN;
-        CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
-        double err = 0, scale = 0;
-        for (int i = 0; i < m; i++) {
-            err = fmax(err, isfinite(y[i]) ? fabs(y[i] - ref[i]) : INFINITY);
-            scale = fmax(scale, fabs(ref[i]));
-        }
-        CHECK(err <= 1e-12 * (scale > 1 ? scale : 1), "%s: %s alpha %g beta %g error %g", ops->name, what,
-              ab[t][0], ab[t][1], err);
-    }
-    spk_spmv_stats s;
-    ops->stats(impl, &s);
-    CHECK(s.bytes >= (size_t)A->nnz * 12, "%s: stats bytes %zu for nnz %d", ops->name, s.bytes, A->nnz);
-    CHECK(s.setup_seconds >= 0, "setup time");
-    /* new values (doubled), same pattern: the product doubles */
-    if (ops->update && A->nnz > 0 && dx) {
-        spk_csr B = {0};
-        spk_err e2;
-        CHECK_OK(spk_csr_copy(A, &B, &e2), e2.msg);
-        for (int k = 0; k < B.nnz; k++) B.val[k] *= 2;
-        CHECK_OK(ops->update(impl, &B), ex->err->msg);
-        for (int i = 0; i < m; i++) ref[i] = 0;
-        spk_csr_spmv(&B, 1.0, x, 0.0, ref);
-        CHECK_OK(ops->apply(impl, 1.0, dx, 0.0, dy), ex->err->msg);
-        CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
-        double err = 0;
-        for (int i = 0; i < m; i++) err = fmax(err, fabs(y[i] - ref[i]) / fmax(1, fabs(ref[i])));
-        CHECK(err <= 1e-12, "%s: %s after update: error %g", ops->name, what, err);
-        ops->destroy(impl);
-        impl = NULL;
-        spk_csr_free(&B);
-    }
-    if (impl) ops->destroy(impl);
-    if (dx) ex->ops->free(ex, dx);
-    if (dy) ex->ops->free(ex, dy);
-    free(x);
-    free(y);
-    free(ref);
 }
 
 int main(void)
@@ -142,15 +80,40 @@ int main(void)
     random_matrix(8, 3000, 2, 1500, &cases[5]);
     CHECK_OK(spk_gen_poisson3d7(6, &cases[6], &err), err.msg);
     CHECK_OK(spk_gen_convdiff3d7(5, 100.0, &cases[7], &err), err.msg);
+    /* the data/ matrices */
+    static const char *const files[] = {"nos3.mtx.gz", "plat362.mtx.gz", "bcsstk21.mtx.gz",
+                                        "sherman3.mtx.gz", "orsirr_1.mtx.gz", "west0479.mtx.gz"};
+    spk_csr data[6];
+    memset(data, 0, sizeof data);
+    for (int f = 0; f < 6; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", SPK_TEST_DATA, files[f]);
+        CHECK_OK(spk_mm_read_csr(path, &data[f], NULL, &err), err.msg);
+    }
+    /* one dense row in 20000: ELL must refuse (padding bound), the others cope */
+    spk_csr dense_row = {0};
+    random_matrix(20000, 20000, 777, 3, &dense_row);
+    int formats = 0;
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
         if (strcmp((*p)->exec, ex->ops->name) != 0) continue;
-        for (int c = 0; c < 8; c++) compare(*p, ex, &cases[c], names[c]);
+        formats++;
+        for (int c = 0; c < 8; c++) spmv_compare(*p, ex, &cases[c], names[c], 1);
         spk_csr empty = {0};
         CHECK_OK(spk_csr_alloc(&empty, 0, 0, 0, &err), err.msg);
-        compare(*p, ex, &empty, "0x0");
+        spmv_compare(*p, ex, &empty, "0x0", 1);
         spk_csr_free(&empty);
+        for (int f = 0; f < 6; f++) spmv_compare(*p, ex, &data[f], files[f], 1);
+        int refused = spmv_compare(*p, ex, &dense_row, "20000 rows, one dense", 0) == SPK_ERR_UNSUPPORTED;
+        CHECK(refused == (strcmp((*p)->name, "ell") == 0), "%s: %s the dense-row matrix (%s)", (*p)->name,
+              refused ? "refused" : "accepted", ex->err->msg);
+        if (refused)
+            CHECK(check_contains(ex->err->msg, "refused") && check_contains(ex->err->msg, "ell"),
+                  "refusal message: %s", ex->err->msg);
     }
+    CHECK(formats >= 8, "only %d formats on %s", formats, ex->ops->name);
     for (int c = 0; c < 8; c++) spk_csr_free(&cases[c]);
+    for (int f = 0; f < 6; f++) spk_csr_free(&data[f]);
+    spk_csr_free(&dense_row);
     spk_exec_destroy(ex);
     return check_exit();
 }

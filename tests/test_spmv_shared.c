@@ -1,0 +1,66 @@
+/* test_spmv_shared.c -- every SpMV format of the device under test against
+ * the host CSR product on every matrix of the SuiteSparse set (label
+ * "shared"; exit 77 when the folder is absent).  Padded formats may refuse a
+ * matrix (the padding bound), and must say so; every other format must
+ * accept every matrix.  Prints the worst normwise error of each format. */
+#include <sys/stat.h>
+
+#include "io/mmio.h"
+#include "spmv_compare.h"
+
+static int padded(const char *name)
+{
+    return strcmp(name, "ell") == 0 || strcmp(name, "bell") == 0;
+}
+
+int main(void)
+{
+    const char *dir = getenv("SPK_SHARED_MATRICES");
+    if (!dir || !*dir) dir = SPK_SHARED_MATRICES;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+    struct stat sb;
+    if (stat(path, &sb) != 0) SKIP("no matrix collection at %s", dir);
+    spk_err err;
+    spk_err_clear(&err);
+    spk_exec *ex = test_exec(&err);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (!f) return check_exit();
+    char line[4096];
+    int matrices = 0;
+    double worst[64] = {0};
+    int refused[64] = {0};
+    while (fgets(line, sizeof line, f)) {
+        char *file = strtok(line, "\t\n");
+        if (!file || strcmp(file, "file") == 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        spk_csr A = {0};
+        CHECK_OK(spk_mm_read_csr(path, &A, NULL, &err), err.msg);
+        matrices++;
+        int k = 0;
+        for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
+            if (strcmp((*p)->exec, ex->ops->name) != 0) continue;
+            int st = spmv_compare_worst(*p, ex, &A, file, !padded((*p)->name), &worst[k]);
+            if (st) {
+                CHECK(st == SPK_ERR_UNSUPPORTED && check_contains(ex->err->msg, "refused"),
+                      "%s on %s: %s", (*p)->name, file, ex->err->msg);
+                refused[k]++;
+                printf("%-32s %-11s refused: %s\n", file, (*p)->name, ex->err->msg);
+            }
+            k++;
+        }
+        spk_csr_free(&A);
+    }
+    fclose(f);
+    int k = 0;
+    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
+        if (strcmp((*p)->exec, ex->ops->name) != 0) continue;
+        printf("%-11s worst error / (|A||x|) %.2e over %d matrices, %d refused\n", (*p)->name, worst[k],
+               matrices, refused[k]);
+        k++;
+    }
+    CHECK(matrices > 0, "no matrices read");
+    spk_exec_destroy(ex);
+    return check_exit();
+}
