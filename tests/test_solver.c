@@ -116,18 +116,43 @@ static int run(const spk_csr *A, const struct spk_spmv_ops *aops, const char *pc
     return run_on(g_dev, A, aops, pc, method, b, x, o, res, err);
 }
 
+/* A generated problem with a random solution: b = A xs, x = 0. */
+typedef struct problem {
+    spk_csr A;
+    int n;
+    double *xs, *b, *x;
+} problem;
+
+static void problem_make(const char *spec, problem *p, spk_err *err)
+{
+    memset(p, 0, sizeof *p);
+    CHECK_OK(spk_gen_spec(spec, &p->A, err), err->msg);
+    p->n = p->A.nrows;
+    p->xs = malloc(((size_t)p->n + 1) * sizeof(double));
+    p->b = malloc(((size_t)p->n + 1) * sizeof(double));
+    p->x = calloc((size_t)p->n + 1, sizeof(double));
+    for (int i = 0; i < p->n; i++) p->xs[i] = rnd() * 2 - 1;
+    spk_csr_spmv(&p->A, 1.0, p->xs, 0.0, p->b);
+}
+
+static void problem_free(problem *p)
+{
+    free(p->xs);
+    free(p->b);
+    free(p->x);
+    spk_csr_free(&p->A);
+}
+
 /* Known random solution: converge, true residual below rtol, error bounded. */
 static void known_solution(const char *spec, int method, const char *pc)
 {
     spk_err err;
     spk_err_clear(&err);
-    spk_csr A = {0};
-    CHECK_OK(spk_gen_spec(spec, &A, &err), err.msg);
-    int n = A.nrows;
-    double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
-    double *x = calloc((size_t)n, sizeof(double));
-    for (int i = 0; i < n; i++) xs[i] = rnd() * 2 - 1;
-    spk_csr_spmv(&A, 1.0, xs, 0.0, b);
+    problem P;
+    problem_make(spec, &P, &err);
+    spk_csr A = P.A;
+    int n = P.n;
+    double *xs = P.xs, *b = P.b, *x = P.x;
     spk_options o;
     spk_options_default(&o);
     o.rtol = 1e-10;
@@ -163,10 +188,7 @@ static void known_solution(const char *spec, int method, const char *pc)
         CHECK(rh.true_relres <= 10 * o.rtol, "%s: host true relres %g", spec, rh.true_relres);
         printf("%-16s %-8s %-6s %4d iterations on the host\n", spec, mname, pc, rh.iterations);
     }
-    free(xs);
-    free(b);
-    free(x);
-    spk_csr_free(&A);
+    problem_free(&P);
 }
 
 /* Build a dense-specified small matrix. */
@@ -321,13 +343,11 @@ static void every_format(const char *spec, int method, const char *pc)
 {
     spk_err err;
     spk_err_clear(&err);
-    spk_csr A = {0};
-    CHECK_OK(spk_gen_spec(spec, &A, &err), err.msg);
-    int n = A.nrows;
-    double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
-    double *x = calloc((size_t)n, sizeof(double));
-    for (int i = 0; i < n; i++) xs[i] = rnd() * 2 - 1;
-    spk_csr_spmv(&A, 1.0, xs, 0.0, b);
+    problem P;
+    problem_make(spec, &P, &err);
+    spk_csr A = P.A;
+    int n = P.n;
+    double *b = P.b, *x = P.x;
     spk_options o;
     spk_options_default(&o);
     spk_result base, r;
@@ -343,10 +363,7 @@ static void every_format(const char *spec, int method, const char *pc)
               spec, mname, pc, r.iterations, (*p)->name, base.iterations, TEST_FORMAT);
     }
     printf("%-16s %-8s %-6s every format within bounds of %d iterations\n", spec, mname, pc, base.iterations);
-    free(xs);
-    free(b);
-    free(x);
-    spk_csr_free(&A);
+    problem_free(&P);
 }
 
 int main(void)
