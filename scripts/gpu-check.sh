@@ -7,7 +7,8 @@
 #
 # Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
-# logs are copied; default BUILD_DIR/logs).
+# logs are copied; default BUILD_DIR/logs), MEMCHECK_SHARED=1 (memcheck also
+# every format on the whole shared set: slow).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -64,8 +65,8 @@ fi
 if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for t in test_exec_cuda test_spmv_cuda test_solver_cuda test_api_cuda test_data_cuda test_precond_cuda \
-         "test_spmv_shared_cuda" \
+for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_solver_cuda test_api_cuda test_data_cuda \
+         test_precond_cuda ${MEMCHECK_SHARED:+test_spmv_shared_cuda} \
          "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
   set -- $t
   name=$1; shift

@@ -15,6 +15,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_coo_host,
     &spk_spmv_hyb_host,
     &spk_spmv_hmec_host,
+    &spk_spmv_teb_host,
+    &spk_spmv_teb_fast_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
     &spk_spmv_csr_scalar_cuda,
@@ -24,6 +26,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_coo_cuda,
     &spk_spmv_hyb_cuda,
     &spk_spmv_hmec_cuda,
+    &spk_spmv_teb_cuda,
+    &spk_spmv_teb_fast_cuda,
 #endif
     NULL,
 };

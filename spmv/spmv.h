@@ -59,5 +59,7 @@ extern const struct spk_spmv_ops spk_spmv_bell_host, spk_spmv_bell_cuda;
 extern const struct spk_spmv_ops spk_spmv_coo_host, spk_spmv_coo_cuda;
 extern const struct spk_spmv_ops spk_spmv_hyb_host, spk_spmv_hyb_cuda;
 extern const struct spk_spmv_ops spk_spmv_hmec_host, spk_spmv_hmec_cuda;
+extern const struct spk_spmv_ops spk_spmv_teb_host, spk_spmv_teb_cuda;
+extern const struct spk_spmv_ops spk_spmv_teb_fast_host, spk_spmv_teb_fast_cuda;
 
 #endif
