@@ -10,15 +10,6 @@
 
 #include "csr_gpu.h"
 
-/* T = largest power of two <= nnz/rows, 1 <= T <= 32. */
-static int vector_threads(const spk_csr *A)
-{
-    double avg = A->nrows > 0 ? (double)A->nnz / A->nrows : 0;
-    int t = 1;
-    while (t < 32 && 2.0 * t <= avg) t *= 2;
-    return t;
-}
-
 static int csr_convert_with(const spk_csr *A, int threads, spk_fmt_csr *F, spk_err *err)
 {
     F->nrows = A->nrows;
@@ -44,7 +35,7 @@ static int scalar_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, s
 static int vector_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)
 {
     (void)o;
-    return csr_convert_with(A, vector_threads(A), fmt, err);
+    return csr_convert_with(A, spk_format_lanes(A), fmt, err);
 }
 
 static int csr_arrays(void *fmt, spk_format_array *l)
@@ -56,22 +47,13 @@ static int csr_arrays(void *fmt, spk_format_array *l)
     return 3;
 }
 
-/* y = alpha*A*x + beta*y: lane l of T sums entries l, l+T, ...; lanes meet
- * pairwise (offsets T/2, T/4, ..., 1) as the warp shuffles do. */
+/* y = alpha*A*x + beta*y with the kernel's T partial sums per row */
 static void csr_ref(const void *fmt, double alpha, const double *x, double beta, double *y)
 {
     const spk_fmt_csr *F = fmt;
-    const int T = F->threads;
-    double part[32];
     for (int i = 0; i < F->nrows; i++) {
-        for (int l = 0; l < T; l++) {
-            double s = 0;
-            for (int k = F->rowptr[i] + l; k < F->rowptr[i + 1]; k += T) s += F->val[k] * x[F->colind[k]];
-            part[l] = s;
-        }
-        for (int off = T / 2; off > 0; off /= 2)
-            for (int l = 0; l < off; l++) part[l] += part[l + off];
-        y[i] = beta == 0.0 ? alpha * part[0] : alpha * part[0] + beta * y[i];
+        double s = spk_format_lane_sum(F->colind, F->val, F->rowptr[i], F->rowptr[i + 1], x, F->threads);
+        y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];
     }
 }
 

@@ -23,6 +23,27 @@ typedef struct fmt_impl {
     char detail[256];
 } fmt_impl;
 
+int spk_format_lanes(const spk_csr *A)
+{
+    double avg = A->nrows > 0 ? (double)A->nnz / A->nrows : 0;
+    int t = 1;
+    while (t < 32 && 2.0 * t <= avg) t *= 2;
+    return t;
+}
+
+double spk_format_lane_sum(const int *col, const double *val, int begin, int end, const double *x, int lanes)
+{
+    double part[32];
+    for (int l = 0; l < lanes; l++) {
+        double s = 0;
+        for (int q = begin + l; q < end; q += lanes) s += val[q] * x[col[q]];
+        part[l] = s;
+    }
+    for (int off = lanes / 2; off > 0; off /= 2)
+        for (int l = 0; l < off; l++) part[l] += part[l + off];
+    return part[0];
+}
+
 void spk_format_free_arrays(const spk_format *f, void *fmt)
 {
     spk_format_array list[SPK_FORMAT_MAX_ARRAYS];

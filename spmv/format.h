@@ -61,6 +61,15 @@ typedef struct spk_format {
     void (*describe)(const void *fmt, char *buf, size_t len);
 } spk_format;
 
+/* Threads per row for the cooperative kernels: the largest power of two
+ * <= the average row length, between 1 and 32. */
+int spk_format_lanes(const spk_csr *A);
+/* sum_q val[q] * x[col[q]] over [begin, end) as `lanes` threads form it:
+ * lane l adds entries l, l+lanes, ...; the lanes meet pairwise (offsets
+ * lanes/2, ..., 1) as warp shuffles do.  The host reference of every
+ * kernel with a shuffle reduction. */
+double spk_format_lane_sum(const int *col, const double *val, int begin, int end, const double *x, int lanes);
+
 /* Release the host arrays of fmt (every listed array is freed). */
 void spk_format_free_arrays(const spk_format *f, void *fmt);
 /* SPK_OK when storing `stored` entries for nnz nonzeros is within the bound,

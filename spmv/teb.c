@@ -157,15 +157,6 @@ static int sort_rows(const spk_csr *A, int *order, spk_err *err)
     return SPK_OK;
 }
 
-/* T = largest power of two <= nnz/rows, 1 <= T <= 32 (as csr-vector). */
-static int lanes_for(const spk_csr *A)
-{
-    double avg = A->nrows > 0 ? (double)A->nnz / A->nrows : 0;
-    int t = 1;
-    while (t < 32 && 2.0 * t <= avg) t *= 2;
-    return t;
-}
-
 int spk_teb_build(const spk_csr *A, int bln, double k, spk_fmt_teb *T, spk_err *err)
 {
     double t0 = spk_time_now();
@@ -177,7 +168,7 @@ int spk_teb_build(const spk_csr *A, int bln, double k, spk_fmt_teb *T, spk_err *
     T->bln = bln;
     T->k = k;
     T->threshold = (double)A->nnz / bln * k;
-    T->threads = lanes_for(A);
+    T->threads = spk_format_lanes(A);
     T->blo = spk_malloc((size_t)bln + 1, sizeof(int), "TEB Blo_Idx", err);
     T->rs = spk_malloc((size_t)M + 1, sizeof(int), "TEB RowNNZ_Sum", err);
     T->col = spk_malloc((size_t)A->nnz, sizeof(int), "TEB Col_Idx", err);
@@ -340,23 +331,14 @@ static void teb_ref(const void *fmt, double alpha, const double *x, double beta,
         }
 }
 
-/* teb-fast on the host: lane l of T sums entries l, l+T, ... of a row; the
- * lanes meet pairwise as the kernel's shuffles do. */
+/* teb-fast on the host: the kernel's W partial sums per row, in its order */
 static void teb_fast_ref(const void *fmt, double alpha, const double *x, double beta, double *y)
 {
     const spk_fmt_teb *T = fmt;
-    const int W = T->threads;
-    double part[32];
     for (int r = 0; r < T->nrows; r++) {
-        for (int l = 0; l < W; l++) {
-            double s = 0;
-            for (int q = T->rs[r] + l; q < T->rs[r + 1]; q += W) s += T->val[q] * x[T->col[q]];
-            part[l] = s;
-        }
-        for (int off = W / 2; off > 0; off /= 2)
-            for (int l = 0; l < off; l++) part[l] += part[l + off];
+        double s = spk_format_lane_sum(T->col, T->val, T->rs[r], T->rs[r + 1], x, T->threads);
         const int i = T->orig[r];
-        y[i] = beta == 0.0 ? alpha * part[0] : alpha * part[0] + beta * y[i];
+        y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];
     }
 }
 
