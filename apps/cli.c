@@ -83,3 +83,42 @@ void cli_json_number(FILE *f, double v)
     else
         fputs("null", f);
 }
+
+int cli_tile_option(const char *cmd, int argc, char **argv, int *i, cli_tile_opts *t)
+{
+    const char *v = NULL;
+    int r;
+    double d;
+    static const char *const thr[2] = {"tile-te", "tile-th"};
+    for (int k = 0; k < 2; k++) {
+        if (!(r = cli_opt_value(argc, argv, i, thr[k], &v))) continue;
+        if (r < 0 || cli_parse_double(v, &d) || !(d > 0) || !isfinite(d)) {
+            cli_usage_error(cmd, "--%s needs a number > 0", thr[k]);
+            return -1;
+        }
+        *(k == 0 ? &t->te : &t->th) = d;
+        t->given = 1;
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "tile-defer-nnz", &v))) {
+        char *end = NULL;
+        long long n = r < 0 ? 0 : strtoll(v, &end, 10);
+        if (r < 0 || !end || *end || end == v || n == 0) {
+            cli_usage_error(cmd, "--tile-defer-nnz needs a nonzero count (< 0: never defer)");
+            return -1;
+        }
+        t->defer_nnz = n;
+        t->given = 1;
+        return 1;
+    }
+    return 0;
+}
+
+void cli_tile_help(void)
+{
+    printf("  --tile-te X         formats tile, tile-dcoo: a tile is ELL when its row-length\n"
+           "                      variation (std/mean) is <= X (default 0.2)\n"
+           "  --tile-th X         ... and HYB when it is >= X (default 1.0); CSR in between\n"
+           "  --tile-defer-nnz N  format tile: move COO entries to a separate CSR matrix above N\n"
+           "                      nonzeros (default 1800000; < 0: never)\n");
+}

@@ -26,6 +26,19 @@ int cli_flag(const char *arg, const char *name);
 int cli_parse_double(const char *s, double *out);
 int cli_parse_int(const char *s, int *out);
 
+/* The tile format options (--tile-te, --tile-th, --tile-defer-nnz), shared
+ * by solve and info; zero means the format's default. */
+typedef struct cli_tile_opts {
+    double te, th;
+    long long defer_nnz;
+    int given;
+} cli_tile_opts;
+/* 1 when argv[*i] is a tile option (stored in t), 0 when not, -1 after
+ * printing a usage error for a bad value. */
+int cli_tile_option(const char *cmd, int argc, char **argv, int *i, cli_tile_opts *t);
+/* Their lines of --help. */
+void cli_tile_help(void);
+
 /* Write s as a JSON string literal (quotes and escapes included). */
 void cli_json_string(FILE *f, const char *s);
 /* Write a double as JSON (null for NaN/Inf). */

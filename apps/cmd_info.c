@@ -10,10 +10,11 @@
 #include "core/exec.h"
 #include "io/mmio.h"
 #include "spmv/spmv.h"
+#include "spmv/tile.h"
 
 static void help(void)
 {
-    printf("usage: spk info A.mtx[.gz] [--format NAME [--hmec-parts P]] [--json]\n"
+    printf("usage: spk info A.mtx[.gz] [--format NAME [--hmec-parts P | --tile-...]] [--json]\n"
            "\n"
            "Print the size, the stored and expanded nonzeros, the header's field and symmetry,\n"
            "the measured pattern and value symmetry, the diagonal (missing, positive, zero,\n"
@@ -23,33 +24,52 @@ static void help(void)
            "options:\n"
            "  --format NAME       also convert A to this SpMV format (on the host) and print how\n"
            "                      it holds A (hmec: K, rows and nonzeros of each ELL part and\n"
-           "                      the CSR rest) and the bytes of its arrays; JSON: \"format\",\n"
-           "                      \"format_detail\", \"format_bytes\".  Formats on the host:\n"
+           "                      the CSR rest; tile formats: tiles and nonzeros of each of the\n"
+           "                      seven tile formats) and the bytes of its arrays; JSON:\n"
+           "                      \"format\", \"format_detail\", \"format_bytes\" (and\n"
+           "                      \"tile_formats\").  Formats on the host:\n"
            "                      ");
     int n = 0;
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++)
         if (strcmp((*p)->exec, "host") == 0) printf("%s%s", n++ ? ", " : "", (*p)->name);
     printf("\n"
            "  --hmec-parts P      with --format hmec: most ELL parts before the CSR rest\n"
-           "                      (1..8, default 2)\n"
-           "  --json              print one JSON object instead of text\n");
+           "                      (1..8, default 2)\n");
+    cli_tile_help();
+    printf("  --json              print one JSON object instead of text\n");
 }
 
-/* Convert A to the host format `name` (hmec_parts for hmec) and describe it;
- * an unknown name or a refused conversion leaves the message in e. */
-static int describe_format(const spk_csr *A, const char *name, int hmec_parts, char *detail, size_t len,
-                           size_t *bytes, spk_err *e)
+static int is_tile_format(const char *name)
+{
+    return name && (strcmp(name, "tile") == 0 || strcmp(name, "tile-csr") == 0 || strcmp(name, "tile-dcoo") == 0);
+}
+
+/* Convert A to the host format `name` with options o and describe it (tile
+ * formats: also their per-format counts in *ts); an unknown name or a refused
+ * conversion leaves the message in e. */
+static int describe_format(const spk_csr *A, const char *name, const spk_spmv_opts *o, char *detail,
+                           size_t len, size_t *bytes, spk_tile_stats *ts, spk_err *e)
 {
     spk_exec *ex = NULL;
     const struct spk_spmv_ops *ops = NULL;
     void *impl = NULL;
-    spk_spmv_opts o;
-    memset(&o, 0, sizeof o);
-    o.hmec_parts = hmec_parts;
     int st;
+    if (is_tile_format(name)) {
+        spk_tile_params p;
+        spk_fmt_tile T;
+        spk_csr D = {0};
+        SPK_TRY(spk_tile_params_for(name, o, A, &p, e));
+        SPK_TRY(spk_tile_build(A, &p, &T, &D, e));
+        *ts = T.stats;
+        spk_tile_describe(&T.stats, T.ntiles, &p, detail, len);
+        *bytes = T.stats.bytes;
+        spk_tile_free(&T);
+        spk_csr_free(&D);
+        return SPK_OK;
+    }
     SPK_CHECK(st, spk_exec_host_create(e, &ex));
     SPK_CHECK(st, spk_spmv_find(name, ex, &ops, e));
-    SPK_CHECK(st, ops->create(ex, A, &o, &impl));
+    SPK_CHECK(st, ops->create(ex, A, o, &impl));
     spk_spmv_stats s;
     ops->stats(impl, &s);
     snprintf(detail, len, "%s", s.detail);
@@ -58,6 +78,34 @@ cleanup:
     if (impl) ops->destroy(impl);
     spk_exec_destroy(ex);
     return st;
+}
+
+/* The tile formats' shares (the paper's Fig. 7) as text or JSON. */
+static void print_tile_stats(const spk_tile_stats *s, int json)
+{
+    long long tiles = 0, nnz = 0;
+    for (int k = 0; k < SPK_TILE_NKINDS; k++) tiles += s->tiles[k], nnz += s->nnz[k];
+    double tt = tiles ? (double)tiles : 1, nn = nnz ? (double)nnz : 1;
+    if (json) {
+        printf(", \"tile_formats\": [");
+        for (int k = 0; k < SPK_TILE_NKINDS; k++)
+            printf("%s{\"format\": \"%s\", \"tiles\": %d, \"tiles_share\": %.6g, \"nnz\": %lld,"
+                   " \"nnz_share\": %.6g}",
+                   k ? ", " : "", spk_tile_kind_names[k], s->tiles[k], s->tiles[k] / tt, s->nnz[k],
+                   s->nnz[k] / nn);
+        printf("], \"tile_deferred_nnz\": %lld, \"csr_bytes\": %zu", s->deferred, s->csr_bytes);
+        return;
+    }
+    printf("            tile format      tiles   share     nonzeros   share\n");
+    for (int k = 0; k < SPK_TILE_NKINDS; k++)
+        printf("            %-11s %10d  %5.1f%%  %11lld  %5.1f%%\n", spk_tile_kind_names[k], s->tiles[k],
+               100.0 * s->tiles[k] / tt, s->nnz[k], 100.0 * s->nnz[k] / nn);
+    printf("            %-11s %10lld  100.0%%  %11lld  100.0%%\n", "all", tiles, nnz);
+    if (s->deferred)
+        printf("            deferred COO: %lld nonzeros (%.1f%%) in a separate CSR matrix, %lld tiles emptied\n",
+               s->deferred, 100.0 * s->deferred / nn, s->dropped_tiles);
+    printf("            bytes: %zu, %.3f x CSR (%zu = 12 nnz + 4 (rows + 1))\n", s->bytes,
+           s->csr_bytes ? (double)s->bytes / (double)s->csr_bytes : 0.0, s->csr_bytes);
 }
 
 static const char *field_name(spk_mm_field f)
@@ -74,6 +122,7 @@ int cmd_info(int argc, char **argv)
 {
     const char *path = NULL, *format = NULL, *v = NULL;
     int json = 0, hmec_parts = 0, r;
+    cli_tile_opts tile = {0};
     for (int i = 1; i < argc; i++) {
         if (cli_flag(argv[i], "help") || strcmp(argv[i], "-h") == 0) {
             help();
@@ -86,6 +135,8 @@ int cmd_info(int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "hmec-parts", &v))) {
             if (r < 0 || cli_parse_int(v, &hmec_parts) || hmec_parts < 1 || hmec_parts > 8)
                 return cli_usage_error("info", "--hmec-parts needs an integer in [1, 8]");
+        } else if ((r = cli_tile_option("info", argc, argv, &i, &tile))) {
+            if (r < 0) return CLI_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_usage_error("info", "unknown option '%s'", argv[i]);
         } else if (!path) {
@@ -97,6 +148,9 @@ int cmd_info(int argc, char **argv)
     if (!path) return cli_usage_error("info", "missing the matrix file");
     if (hmec_parts && (!format || strcmp(format, "hmec") != 0))
         return cli_usage_error("info", "--hmec-parts goes with --format hmec");
+    if (tile.given && !is_tile_format(format))
+        return cli_usage_error("info", "--tile-te, --tile-th and --tile-defer-nnz go with --format tile, "
+                                       "tile-csr or tile-dcoo");
 
     spk_err e;
     spk_err_clear(&e);
@@ -133,9 +187,17 @@ int cmd_info(int argc, char **argv)
     int square = A.nrows == A.ncols;
     int cg = square && vsym && missing == 0 && dpos == nd && nd > 0;
     const char *method = !square ? "none (not square)" : cg ? "cg + ic0" : "bicgstab + ilu0";
-    char detail[256] = "";
+    char detail[512] = "";
     size_t fbytes = 0;
-    if (format && describe_format(&A, format, hmec_parts, detail, sizeof detail, &fbytes, &e)) goto fail;
+    spk_tile_stats ts;
+    memset(&ts, 0, sizeof ts);
+    spk_spmv_opts so;
+    memset(&so, 0, sizeof so);
+    so.hmec_parts = hmec_parts;
+    so.tile_te = tile.te;
+    so.tile_th = tile.th;
+    so.tile_defer_nnz = tile.defer_nnz;
+    if (format && describe_format(&A, format, &so, detail, sizeof detail, &fbytes, &ts, &e)) goto fail;
     if (json) {
         printf("{\"file\": ");
         cli_json_string(stdout, path);
@@ -159,6 +221,7 @@ int cmd_info(int argc, char **argv)
             printf(", \"format_detail\": ");
             cli_json_string(stdout, detail);
             printf(", \"format_bytes\": %zu", fbytes);
+            if (is_tile_format(format)) print_tile_stats(&ts, 1);
         }
         printf("}\n");
     } else {
@@ -179,6 +242,7 @@ int cmd_info(int argc, char **argv)
         if (format) {
             printf("format      %s%s%s\n", format, detail[0] ? ": " : "", detail);
             printf("            %zu bytes of arrays on the host\n", fbytes);
+            if (is_tile_format(format)) print_tile_stats(&ts, 0);
         }
     }
     rc = CLI_OK;

@@ -30,7 +30,9 @@ static void help(void)
         if (!seen) printf("                        %-11s %s\n", (*p)->name, (*p)->summary);
     }
     printf(""
-           "  --hmec-parts P      format hmec: ELL parts before the CSR rest (1..8, default 2)\n"
+           "  --hmec-parts P      format hmec: ELL parts before the CSR rest (1..8, default 2)\n");
+    cli_tile_help();
+    printf(""
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --rtol R            stop when ||r|| <= R ||b|| (default 1e-8)\n"
            "  --atol A            or when ||r|| <= A (default 0)\n"
@@ -71,6 +73,7 @@ static int parse(int argc, char **argv, solve_args *a)
     memset(a, 0, sizeof *a);
     spk_options_default(&a->o);
     a->device_name = "auto";
+    cli_tile_opts tile = {0};
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r, k;
@@ -118,6 +121,8 @@ static int parse(int argc, char **argv, solve_args *a)
         } else if ((r = cli_opt_value(argc, argv, &i, "hmec-parts", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.hmec_parts) || a->o.hmec_parts < 1 || a->o.hmec_parts > 8)
                 return cli_usage_error("solve", "--hmec-parts needs an integer in [1, 8]");
+        } else if ((r = cli_tile_option("solve", argc, argv, &i, &tile))) {
+            if (r < 0) return CLI_USAGE;
         } else if ((r = cli_opt_value(argc, argv, &i, "maxit", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.maxit) || a->o.maxit < 0)
                 return cli_usage_error("solve", "--maxit needs an integer >= 0");
@@ -131,6 +136,9 @@ static int parse(int argc, char **argv, solve_args *a)
     }
     if (!a->matrix) return cli_usage_error("solve", "missing the matrix file");
     if (a->format) a->o.format = a->format;
+    a->o.tile_te = tile.te;
+    a->o.tile_th = tile.th;
+    a->o.tile_defer_nnz = tile.defer_nnz;
     return CLI_OK;
 }
 

@@ -10,7 +10,9 @@
  * for every format (the bytes the product must move at least), and is given
  * as a fraction of the device-to-device copy bandwidth measured in the same
  * run (1 GiB cudaMemcpy, median of 10, bytes read + written).  The ratio
- * column is cusparse time / format time (> 1: faster than cuSPARSE).
+ * column is cusparse time / format time (> 1: faster than cuSPARSE).  The
+ * bytes each format moves are its stored arrays plus x and y (8*cols +
+ * 8*rows); "own GB/s" is that traffic over the time.
  * Each product's result is checked against the host CSR product first. */
 #include <dirent.h>
 #include <math.h>
@@ -109,7 +111,8 @@ static void bench_matrix(const char *name, const spk_csr *A, spk_exec *ex, int r
         memset(&o, 0, sizeof o);
         if ((*p)->create(ex, A, &o, &impl)) {
             printf("  %-11s skipped: %s\n", (*p)->name, ex->err->msg);
-            if (csv) fprintf(csv, "%s\t%d\t%d\t%s\tNA\tNA\tNA\tNA\tskipped\n", name, m, A->nnz, (*p)->name);
+            if (csv)
+                fprintf(csv, "%s\t%d\t%d\t%s\tNA\tNA\tNA\tNA\tskipped\tNA\tNA\n", name, m, A->nnz, (*p)->name);
             continue;
         }
         /* check the result before timing it */
@@ -127,11 +130,12 @@ static void bench_matrix(const char *name, const spk_csr *A, spk_exec *ex, int r
         double gbs = bytes / (ms * 1e-3) / 1e9;
         spk_spmv_stats st;
         (*p)->stats(impl, &st);
-        printf("  %-11s %9.4f ms  %8.1f GB/s  %.3f of copy  x%.2f vs cusparse  err %.1e  %s\n", (*p)->name, ms,
-               gbs, gbs / copy_gbs, base / ms, rel, st.detail);
+        double moved = (double)st.bytes + 8.0 * n + 8.0 * m, own = moved / (ms * 1e-3) / 1e9;
+        printf("  %-11s %9.4f ms  %8.1f GB/s  %.3f of copy  x%.2f vs cusparse  moves %8.2f MB (%6.1f GB/s)  err %.1e  %s\n",
+               (*p)->name, ms, gbs, gbs / copy_gbs, base / ms, moved / 1e6, own, rel, st.detail);
         if (csv)
-            fprintf(csv, "%s\t%d\t%d\t%s\t%.5f\t%.1f\t%.4f\t%.3f\t%.1e\n", name, m, A->nnz, (*p)->name, ms, gbs,
-                    gbs / copy_gbs, base / ms, rel);
+            fprintf(csv, "%s\t%d\t%d\t%s\t%.5f\t%.1f\t%.4f\t%.3f\t%.1e\t%.0f\t%.1f\n", name, m, A->nnz, (*p)->name, ms,
+                    gbs, gbs / copy_gbs, base / ms, rel, moved, own);
         (*p)->destroy(impl);
     }
     ex->ops->free(ex, x);
@@ -166,7 +170,7 @@ int main(int argc, char **argv)
             if (repeat < 1) repeat = 1;
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv = fopen(argv[++i], "w");
-            if (csv) fprintf(csv, "matrix\trows\tnnz\tformat\tms\tGBs\tfrac_of_copy\tcusparse_over_format\trel_err\n");
+            if (csv) fprintf(csv, "matrix\trows\tnnz\tformat\tms\tGBs\tfrac_of_copy\tcusparse_over_format\trel_err\tbytes_moved\town_GBs\n");
         } else if (strcmp(argv[i], "--gen") == 0 && i + 1 < argc) {
             if (spk_gen_spec(argv[++i], &A, &err)) {
                 fprintf(stderr, "%s\n", err.msg);

@@ -124,6 +124,11 @@ typedef struct spk_options {
     int maxit;                 /* iteration limit, default 10000 */
     const char *format;        /* SpMV backend name, default "auto" */
     int hmec_parts;            /* format "hmec": ELL parts before the CSR rest (default 2) */
+    double tile_te;            /* formats "tile", "tile-dcoo": a tile whose row-length variation
+                                  (std/mean) is <= tile_te is ELL (default 0.2) */
+    double tile_th;            /* ... and >= tile_th is HYB (default 1.0); 0 means the default */
+    long long tile_defer_nnz;  /* format "tile": move the COO entries to a separate CSR matrix
+                                  above this many nonzeros (default 0: 1.8M; < 0: never) */
     int allow_shift;           /* IC(0)/ILU(0): retry on A + alpha*diag(A) after a bad pivot (default 1) */
     double shift_init;         /* first alpha tried, default 1e-3; doubled on each failure */
     double shift_max;          /* largest alpha tried, default 1.0 */

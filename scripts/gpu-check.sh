@@ -65,7 +65,7 @@ fi
 if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_solver_cuda test_api_cuda test_data_cuda \
+for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_solver_cuda test_api_cuda test_data_cuda \
          test_precond_cuda ${MEMCHECK_SHARED:+test_spmv_shared_cuda} \
          "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
   set -- $t
@@ -77,6 +77,12 @@ for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_solver_cuda test_api_
   echo "memcheck $name $*: exit $rc  $summary"
   [ $rc -eq 0 ] || status=1
 done
+# the tile kernel shares per-warp sums in shared memory: racecheck it
+log="$logs/racecheck_test_tile_cuda.log"
+"$san" --tool racecheck --error-exitcode 3 "$build/tests/test_tile_cuda" > "$log" 2>&1
+rc=$?
+echo "racecheck test_tile_cuda: exit $rc  $(grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$log" | tr '\n' ' ')"
+[ $rc -eq 0 ] || status=1
 # test_oom_cuda makes cudaMalloc fail on purpose: memcheck would count those
 # API errors, so it checks only memory errors and leaks there
 log="$logs/memcheck_test_oom_cuda.log"

@@ -436,11 +436,25 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "maxit must be in [0, 1e9] (got %d)", o->maxit);
     if (o->hmec_parts < 0 || o->hmec_parts > 8)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "hmec_parts must be in [1, 8] (got %d)", o->hmec_parts);
+    if (!(o->tile_te >= 0) || !(o->tile_th >= 0) || !isfinite(o->tile_te) || !isfinite(o->tile_th))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "tile_te and tile_th must be finite numbers >= 0 (got %g and %g; 0: default)",
+                           o->tile_te, o->tile_th);
     if (o->allow_shift && !(o->shift_init > 0 && o->shift_max >= o->shift_init && isfinite(o->shift_max)))
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "shift_init must be > 0 and <= shift_max (got %g and %g)", o->shift_init,
                            o->shift_max);
     return SPK_OK;
+}
+
+/* The SpMV backend options of the solver options. */
+static void spmv_opts_of(const spk_options *o, spk_spmv_opts *so)
+{
+    memset(so, 0, sizeof *so);
+    so->hmec_parts = o->hmec_parts;
+    so->tile_te = o->tile_te;
+    so->tile_th = o->tile_th;
+    so->tile_defer_nnz = o->tile_defer_nnz;
 }
 
 /* Create (or recreate) the preconditioner of kind s->pkind. */
@@ -486,8 +500,7 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
     s->pkind = pkind;
 
     spk_spmv_opts so;
-    memset(&so, 0, sizeof so);
-    so.hmec_parts = s->opts.hmec_parts;
+    spmv_opts_of(&s->opts, &so);
     const struct spk_spmv_ops *aops;
     SPK_TRY(spk_spmv_find(s->opts.format, ex, &aops, e));
     SPK_TRY(aops->create(ex, A, &so, &s->k.A));
@@ -560,8 +573,7 @@ static int solver_refresh(spk_solver *s)
         SPK_TRY(s->k.A_ops->update(s->k.A, A));
     } else {
         spk_spmv_opts so;
-        memset(&so, 0, sizeof so);
-        so.hmec_parts = s->opts.hmec_parts;
+        spmv_opts_of(&s->opts, &so);
         s->k.A_ops->destroy(s->k.A);
         s->k.A = NULL;
         SPK_TRY(s->k.A_ops->create(ex, A, &so, &s->k.A));

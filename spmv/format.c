@@ -20,7 +20,7 @@ typedef struct fmt_impl {
     spk_spmv_opts o; /* the options of create(), reused by update() */
     size_t bytes;   /* array bytes held on the executor */
     double setup;
-    char detail[256];
+    char detail[512];
 } fmt_impl;
 
 int spk_format_lanes(const spk_csr *A)
@@ -131,20 +131,35 @@ int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const 
 {
     double t0 = spk_time_now();
     *impl = NULL;
-    int cuda = strcmp(e->ops->name, "cuda") == 0;
-    if (!cuda && !spk_exec_is_host(e))
-        return spk_err_set(e->err, SPK_ERR_NOT_FOUND, "format '%s' has no backend for the '%s' executor",
-                           f->name, e->ops->name);
-    fmt_impl *m = calloc(1, sizeof *m);
-    if (!m) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+    void *h = NULL;
+    SPK_TRY(convert(f, A, o, &h, e->err));
+    return spk_format_adopt(f, e, A, o, h, t0, impl);
+}
+
+int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void *host,
+                     double t0, void **impl)
+{
+    *impl = NULL;
+    int cuda = strcmp(e->ops->name, "cuda") == 0, st;
+    fmt_impl *m = NULL;
+    if (!cuda && !spk_exec_is_host(e)) {
+        st = spk_err_set(e->err, SPK_ERR_NOT_FOUND, "format '%s' has no backend for the '%s' executor",
+                         f->name, e->ops->name);
+        goto fail;
+    }
+    m = calloc(1, sizeof *m);
+    if (!m) {
+        st = spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+        goto fail;
+    }
     m->f = f;
     m->e = e;
     m->nrows = A->nrows;
     m->ncols = A->ncols;
     m->nnz = A->nnz;
     if (o) m->o = *o;
-    int st = convert(f, A, &m->o, &m->host, e->err);
-    if (st) goto fail;
+    m->host = host;
+    host = NULL;
     f->describe(m->host, m->detail, sizeof m->detail);
     if (cuda) {
 #ifdef SPK_HAVE_CUDA
@@ -165,6 +180,10 @@ int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const 
     *impl = m;
     return SPK_OK;
 fail:
+    if (host) {
+        spk_format_free_arrays(f, host);
+        free(host);
+    }
     impl_free(m);
     return st;
 }
@@ -202,6 +221,13 @@ int spk_format_update(void *impl, const spk_csr *A)
                            m->f->name, A->nrows, A->ncols, A->nnz, m->nrows, m->ncols, m->nnz);
     void *h = NULL;
     SPK_TRY(convert(m->f, A, &m->o, &h, err));
+    return spk_format_update_adopt(impl, h);
+}
+
+int spk_format_update_adopt(void *impl, void *h)
+{
+    fmt_impl *m = impl;
+    spk_err *err = m->e->err;
     if (m->host) {
         spk_format_free_arrays(m->f, m->host);
         free(m->host);
@@ -222,6 +248,7 @@ int spk_format_update(void *impl, const spk_csr *A)
             st = spk_cuda_upload(m->e, *dl[i].field, *hl[i].field, hl[i].bytes, "new matrix values");
     }
 #endif
+    (void)err;
     spk_format_free_arrays(m->f, h);
     free(h);
     return st;

@@ -49,7 +49,8 @@ typedef struct spk_format {
     const char *summary;
     size_t host_size;
     /* Fill fmt (zeroed, host_size bytes) from canonical A.  May refuse with
-     * SPK_ERR_UNSUPPORTED (padded-size bound) before allocating. */
+     * SPK_ERR_UNSUPPORTED (padded-size bound) before allocating.  NULL for a
+     * format whose backend converts itself and uses spk_format_adopt. */
     int (*convert)(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err);
     /* The array fields of fmt (at most SPK_FORMAT_MAX_ARRAYS); returns the count. */
     int (*arrays)(void *fmt, spk_format_array *list);
@@ -80,6 +81,12 @@ int spk_format_check_padding(const char *name, size_t stored, size_t nnz, int nr
  * SPK_FORMAT_BACKENDS below). */
 int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
                       void **impl);
+/* The same for a host struct already converted (malloc'd; owned from here on,
+ * freed on failure too); t0 is when the conversion started (setup time). */
+int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void *host,
+                     double t0, void **impl);
+/* update() with a host struct already converted from the new values (owned). */
+int spk_format_update_adopt(void *impl, void *host);
 int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y);
 int spk_format_update(void *impl, const spk_csr *A);
 void spk_format_destroy(void *impl);

@@ -17,6 +17,9 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_hmec_host,
     &spk_spmv_teb_host,
     &spk_spmv_teb_fast_host,
+    &spk_spmv_tile_csr_host,
+    &spk_spmv_tile_host,
+    &spk_spmv_tile_dcoo_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
     &spk_spmv_csr_scalar_cuda,
@@ -28,6 +31,9 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_hmec_cuda,
     &spk_spmv_teb_cuda,
     &spk_spmv_teb_fast_cuda,
+    &spk_spmv_tile_csr_cuda,
+    &spk_spmv_tile_cuda,
+    &spk_spmv_tile_dcoo_cuda,
 #endif
     NULL,
 };

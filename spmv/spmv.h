@@ -17,13 +17,17 @@
 typedef struct spk_spmv_opts {
     int hmec_parts;   /* HMEC: most ELL parts before the CSR rest (0: 2) */
     int hyb_width;    /* HYB: ELL width K (0: chosen from the row lengths, see hyb.c) */
+    double tile_te;   /* tile, tile-dcoo: row-length variation up to which a tile is ELL (0: 0.2) */
+    double tile_th;   /* tile, tile-dcoo: variation from which a tile is HYB (0: 1.0) */
+    long long tile_defer_nnz; /* tile: defer COO entries above this many nonzeros
+                                 (0: 1.8M as in the paper; < 0: never) */
 } spk_spmv_opts;
 
 /* What a backend reports about itself. */
 typedef struct spk_spmv_stats {
     size_t bytes;          /* storage held on the executor (matrix arrays only) */
     double setup_seconds;  /* conversion + upload at create() */
-    char detail[256];      /* format-specific description (split, widths, ...) */
+    char detail[512];      /* format-specific description (split, widths, ...) */
 } spk_spmv_stats;
 
 struct spk_spmv_ops {
@@ -61,5 +65,8 @@ extern const struct spk_spmv_ops spk_spmv_hyb_host, spk_spmv_hyb_cuda;
 extern const struct spk_spmv_ops spk_spmv_hmec_host, spk_spmv_hmec_cuda;
 extern const struct spk_spmv_ops spk_spmv_teb_host, spk_spmv_teb_cuda;
 extern const struct spk_spmv_ops spk_spmv_teb_fast_host, spk_spmv_teb_fast_cuda;
+extern const struct spk_spmv_ops spk_spmv_tile_csr_host, spk_spmv_tile_csr_cuda;
+extern const struct spk_spmv_ops spk_spmv_tile_host, spk_spmv_tile_cuda;
+extern const struct spk_spmv_ops spk_spmv_tile_dcoo_host, spk_spmv_tile_dcoo_cuda;
 
 #endif

@@ -230,6 +230,18 @@ static void bad_input(void)
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_INVALID_ARG,
           "negative rtol accepted");
     spk_options_default(&o);
+    o.format = "tile";
+    o.tile_te = -0.5;
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_INVALID_ARG,
+          "negative tile_te accepted");
+    CHECK(check_contains(spk_last_error(ctx), "tile_te"), "%s", spk_last_error(ctx));
+    o.tile_te = 0.3;
+    o.tile_th = 2.0;
+    o.tile_defer_nnz = 10; /* "tile" with deferred COO on this small matrix */
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+    CHECK(strcmp(spk_solver_format(s), "tile") == 0, "format %s", spk_solver_format(s));
+    spk_solver_destroy(s);
+    spk_options_default(&o);
     o.format = "nosuch";
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_NOT_FOUND,
           "unknown format accepted");

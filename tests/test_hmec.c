@@ -282,7 +282,7 @@ int main(void)
             check_product(ex, &A, p, "staircase");
         }
         check_product(ex, &A, 8, "staircase");
-        char d[256];
+        char d[512];
         stats_detail(ex, &A, 0, d, sizeof d);
         CHECK(strcmp(d, "HMEC: 2 ELL parts (K=2: 3000 rows, 4800 nnz; K=3: 1200 rows, 2500 nnz), "
                         "CSR rest 600 rows 1400 nnz") == 0,
@@ -327,7 +327,7 @@ int main(void)
         check_split(&A, 2, &x, "512 rows");
         check_layout(&A, 2, "512 rows");
         check_product(ex, &A, 2, "512 rows");
-        char d[256];
+        char d[512];
         stats_detail(ex, &A, 2, d, sizeof d);
         CHECK(strcmp(d, "HMEC: 0 ELL parts, CSR rest 512 rows 1536 nnz") == 0, "detail '%s'", d);
         spk_csr_free(&A);
