@@ -1,7 +1,9 @@
 /* bench_spmv.c -- SpMV time of every GPU format next to cuSPARSE's, in one run
  * (a benchmark, not a test; `spk bench` will grow out of it).
  *
- *   spk_bench_spmv [--repeat N] [--csv FILE] (MATRIX.mtx[.gz] | --dir DIR | --gen SPEC)...
+ *   spk_bench_spmv [--repeat N] [--csv FILE] [--formats a,b,c] (MATRIX.mtx[.gz] | --dir DIR | --gen SPEC)...
+ *
+ * --formats limits the run to those formats (cusparse, the baseline, always runs).
  *
  * Per matrix and format: convert and upload, 5 warm-up products, then N
  * (default 50) products each timed with its own pair of CUDA events; the
@@ -88,6 +90,17 @@ static double copy_bandwidth(void)
     return 2.0 * (double)bytes / (t[5] * 1e-3) / 1e9;
 }
 
+/* The formats asked for with --formats (NULL: all). */
+static const char *only = NULL;
+static int wanted(const char *name)
+{
+    if (!only || strcmp(name, "cusparse") == 0) return 1;
+    size_t n = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)) != NULL; p++)
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
 static void bench_matrix(const char *name, const spk_csr *A, spk_exec *ex, int repeat, double copy_gbs,
                          FILE *csv)
 {
@@ -105,7 +118,7 @@ static void bench_matrix(const char *name, const spk_csr *A, spk_exec *ex, int r
     double bytes = 12.0 * A->nnz + 4.0 * (m + 1) + 8.0 * n + 8.0 * m, base = NAN;
     printf("%s: %d x %d, %d nonzeros\n", name, m, n, A->nnz);
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
-        if (strcmp((*p)->exec, "cuda") != 0) continue;
+        if (strcmp((*p)->exec, "cuda") != 0 || !wanted((*p)->name)) continue;
         void *impl = NULL;
         spk_spmv_opts o;
         memset(&o, 0, sizeof o);
@@ -168,6 +181,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
             repeat = atoi(argv[++i]);
             if (repeat < 1) repeat = 1;
+        } else if (strcmp(argv[i], "--formats") == 0 && i + 1 < argc) {
+            only = argv[++i];
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv = fopen(argv[++i], "w");
             if (csv) fprintf(csv, "matrix\trows\tnnz\tformat\tms\tGBs\tfrac_of_copy\tcusparse_over_format\trel_err\tbytes_moved\town_GBs\n");

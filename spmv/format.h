@@ -52,7 +52,9 @@ typedef struct spk_format {
      * SPK_ERR_UNSUPPORTED (padded-size bound) before allocating.  NULL for a
      * format whose backend converts itself and uses spk_format_adopt. */
     int (*convert)(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err);
-    /* The array fields of fmt (at most SPK_FORMAT_MAX_ARRAYS); returns the count. */
+    /* The array fields of fmt (at most SPK_FORMAT_MAX_ARRAYS); returns the count.
+     * Sizes come from scalar fields only: it is also called on the struct
+     * whose pointers are device addresses. */
     int (*arrays)(void *fmt, spk_format_array *list);
     /* y = alpha*A*x + beta*y on the host arrays (beta == 0: y not read). */
     void (*ref_apply)(const void *fmt, double alpha, const double *x, double beta, double *y);

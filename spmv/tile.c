@@ -143,10 +143,9 @@ void spk_tile_free(spk_fmt_tile *T)
     free(T->width);
     free(T->val);
     free(T->idx);
-    free(T->unit_row);
-    free(T->unit_tile);
+    free(T->unit);
     free(T->split_rows);
-    T->tile_ptr = T->tile_col = T->val_off = T->idx_off = T->unit_row = T->unit_tile = T->split_rows = NULL;
+    T->tile_ptr = T->tile_col = T->val_off = T->idx_off = T->unit = T->split_rows = NULL;
     T->kind = T->width = T->idx = NULL;
     T->val = NULL;
 }
@@ -295,6 +294,8 @@ int spk_tile_build(const spk_csr *A, const spk_tile_params *p, spk_fmt_tile *T, 
     if ((st = spk_format_check_padding("tile", (size_t)nval, (size_t)A->nnz, m, err))) goto done;
     /* the stored tiles */
     T->ntiles = kept;
+    T->nval = (int)nval;
+    T->nidx = (int)nidx;
     T->tile_ptr = spk_calloc((size_t)tm + 1, sizeof(int), "tile row pointers", err);
     T->tile_col = spk_malloc((size_t)kept, sizeof(int), "tile columns", err);
     T->val_off = spk_malloc((size_t)kept + 1, sizeof(int), "tile value offsets", err);
@@ -427,24 +428,32 @@ int spk_tile_build(const spk_csr *A, const spk_tile_params *p, spk_fmt_tile *T, 
         T->nsplit += cnt > SPK_TILE_BALANCE;
     }
     T->nunits = (int)units;
-    T->unit_row = spk_malloc((size_t)units, sizeof(int), "tile work units", err);
-    T->unit_tile = spk_malloc((size_t)units, sizeof(int), "tile work units", err);
+    T->unit = spk_malloc((size_t)units * SPK_TILE_UNIT, sizeof(int), "tile work units", err);
     T->split_rows = spk_malloc((size_t)T->nsplit, sizeof(int), "split tile rows", err);
-    if (!T->unit_row || !T->unit_tile || !T->split_rows) {
+    if (!T->unit || !T->split_rows) {
         st = SPK_ERR_NOMEM;
         goto done;
     }
+    T->staged = 1;
     for (int tr = 0, u = 0, s = 0; tr < tm; tr++) {
         int t0 = T->tile_ptr[tr], t1 = T->tile_ptr[tr + 1];
         if (t1 - t0 > SPK_TILE_BALANCE) T->split_rows[s++] = tr;
         int t = t0;
         do {
-            T->unit_row[u] = tr;
-            T->unit_tile[u++] = t;
+            int *U = T->unit + (size_t)u++ * SPK_TILE_UNIT, e = t1 - t < SPK_TILE_BALANCE ? t1 : t + SPK_TILE_BALANCE;
+            U[0] = tr;
+            U[1] = t;
+            U[2] = e - t;
+            U[3] = t1 - t0 > SPK_TILE_BALANCE;
+            U[4] = T->val_off[t];
+            U[5] = T->val_off[e] - T->val_off[t];
+            U[6] = T->idx_off[t];
+            U[7] = T->idx_off[e] - T->idx_off[t];
+            T->staged &= U[5] <= SPK_TILE_STAGE_VALS && U[7] <= SPK_TILE_STAGE_IDX;
             t += SPK_TILE_BALANCE;
         } while (t < t1);
     }
-    S->bytes = ((size_t)tm + 1 + (size_t)T->nunits * 2 + (size_t)T->nsplit + (size_t)kept * 3 + 2) * sizeof(int) +
+    S->bytes = ((size_t)tm + 1 + (size_t)T->nunits * SPK_TILE_UNIT + (size_t)T->nsplit + (size_t)kept * 3 + 2) * sizeof(int) +
                (size_t)kept * 2 + (size_t)nval * sizeof(double) + (size_t)nidx;
     if (ndef > 0) S->bytes += ((size_t)m + 1) * sizeof(int) + (size_t)ndef * (sizeof(int) + sizeof(double));
     S->csr_bytes = ((size_t)m + 1) * sizeof(int) + (size_t)A->nnz * (sizeof(int) + sizeof(double));
@@ -629,12 +638,12 @@ static int tile_arrays(void *fmt, spk_format_array *l)
     l[3] = (spk_format_array){(void **)&T->idx_off, (nt + 1) * I};
     l[4] = (spk_format_array){(void **)&T->kind, nt};
     l[5] = (spk_format_array){(void **)&T->width, nt};
-    l[6] = (spk_format_array){(void **)&T->val, (size_t)T->val_off[nt] * sizeof(double)};
-    l[7] = (spk_format_array){(void **)&T->idx, (size_t)T->idx_off[nt]};
-    l[8] = (spk_format_array){(void **)&T->unit_row, (size_t)T->nunits * I};
-    l[9] = (spk_format_array){(void **)&T->unit_tile, (size_t)T->nunits * I};
-    l[10] = (spk_format_array){(void **)&T->split_rows, (size_t)T->nsplit * I};
-    return 11;
+    /* sizes from the scalar fields: the arrays may live on the device */
+    l[6] = (spk_format_array){(void **)&T->val, (size_t)T->nval * sizeof(double)};
+    l[7] = (spk_format_array){(void **)&T->idx, (size_t)T->nidx};
+    l[8] = (spk_format_array){(void **)&T->unit, (size_t)T->nunits * SPK_TILE_UNIT * I};
+    l[9] = (spk_format_array){(void **)&T->split_rows, (size_t)T->nsplit * I};
+    return 10;
 }
 
 static void tile_ref(const void *fmt, double alpha, const double *x, double beta, double *y)

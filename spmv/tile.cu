@@ -1,7 +1,8 @@
 // tile.cu -- TileSpMV kernel: one warp per work unit (at most
-// SPK_TILE_BALANCE tiles of one tile row).  For each tile the warp stages the
-// tile's 16 entries of x in shared memory once, then runs the warp-level
-// product of the tile's format:
+// SPK_TILE_BALANCE tiles of one tile row).  The warp first loads the unit's
+// tile descriptors (one lane per tile) and stages each tile's 16 entries of x
+// in shared memory, all loads in flight together, then runs the warp-level
+// product of each tile's format:
 //   CSR     two lanes per row, alternate entries, one shuffle to combine
 //   ELL     lanes r and r+16 take alternate slots of row r (a slot of 16 rows
 //           is 16 consecutive values, so a step reads 32 in a row)
@@ -10,6 +11,7 @@
 //   DnsRow  16 lanes per full row, a shuffle reduction per row
 //   COO     one entry per lane, atomic adds into the warp's 16 row sums in
 //           shared memory; HYB = its ELL part, then its COO part
+// (DnsRow also adds its row sums there.)
 // Lane r (< 16) holds row r of the unit's sum; a tile row that spans
 // several warps is scaled by beta first and the warps add atomically.
 // y = alpha*A*x + beta*y; beta == 0 does not read y.
@@ -19,6 +21,9 @@ namespace {
 
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int WARPS = 4; // warps per block
+// when every unit's values and index bytes fit SPK_TILE_STAGE_VALS/_IDX, the
+// STAGED kernel copies them to shared memory in one burst of loads (the
+// common case: 8 tiles of up to 32 values)
 
 __device__ __forceinline__ int nibble(const unsigned char *b, int q)
 {
@@ -26,33 +31,63 @@ __device__ __forceinline__ int nibble(const unsigned char *b, int q)
     return (q & 1) ? v >> 4 : v & 15;
 }
 
-__global__ void __launch_bounds__(WARPS * 32)
+template <bool STAGED>
+__global__ void __launch_bounds__(WARPS * 32, 12)
     tile_kernel(const spk_fmt_tile T, double alpha, const double *__restrict__ x, double beta,
                 double *__restrict__ y)
 {
-    __shared__ double sx[WARPS][SPK_TILE];
+    __shared__ double sx[WARPS][SPK_TILE_BALANCE * SPK_TILE];
     __shared__ double sy[WARPS][SPK_TILE];
+    __shared__ double s_val[WARPS][STAGED ? SPK_TILE_STAGE_VALS : 1];
+    __shared__ unsigned char s_idx[WARPS][STAGED ? SPK_TILE_STAGE_IDX : 1];
+    __shared__ int s_vo[WARPS][SPK_TILE_BALANCE + 1], s_io[WARPS][SPK_TILE_BALANCE];
+    __shared__ unsigned char s_kind[WARPS][SPK_TILE_BALANCE], s_w[WARPS][SPK_TILE_BALANCE];
     const int wib = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int u = blockIdx.x * WARPS + wib;
     if (u >= T.nunits) return; // the whole warp leaves together
-    const int tr = T.unit_row[u], t0 = T.unit_tile[u], tend0 = T.tile_ptr[tr + 1];
-    const int tend = min(t0 + SPK_TILE_BALANCE, tend0);
-    const bool split = tend0 - T.tile_ptr[tr] > SPK_TILE_BALANCE;
+    // the unit's record: tile row, tiles, where its values and index bytes are
+    const int4 ua = __ldg(reinterpret_cast<const int4 *>(T.unit) + 2 * (size_t)u);
+    const int4 ub = __ldg(reinterpret_cast<const int4 *>(T.unit) + 2 * (size_t)u + 1);
+    const int tr = ua.x, t0 = ua.y, nt = ua.z;
+    const bool split = ua.w != 0;
+    const int vo0 = ub.x, nv = ub.y, io0 = ub.z, ni = ub.w;
     const int r = lane & 15, h = lane >> 4;
-    double *wsx = sx[wib], *wsy = sy[wib];
-    double acc = 0;
+    double *wsy = sy[wib];
+    // in one burst: the tile descriptors (one lane per tile), the unit's values
+    // and index bytes when they fit in shared memory, and x's 16 entries of
+    // every tile (their columns passed by shuffle)
+    int c0 = 0;
+    if (lane < nt) {
+        const int t = t0 + lane;
+        c0 = __ldg(&T.tile_col[t]) * SPK_TILE;
+        s_vo[wib][lane] = __ldg(&T.val_off[t]) - vo0;
+        s_io[wib][lane] = __ldg(&T.idx_off[t]) - io0;
+        s_kind[wib][lane] = __ldg(&T.kind[t]);
+        s_w[wib][lane] = __ldg(&T.width[t]);
+    }
+    if (lane == 0) s_vo[wib][nt] = nv;
     if (lane < SPK_TILE) wsy[lane] = 0;
-    for (int t = t0; t < tend; t++) {
-        const int c0 = T.tile_col[t] * SPK_TILE;
-        __syncwarp();
-        if (lane < SPK_TILE) wsx[lane] = c0 + lane < T.ncols ? __ldg(&x[c0 + lane]) : 0.0;
-        __syncwarp();
-        const int vo = T.val_off[t], k = T.val_off[t + 1] - vo;
-        const double *__restrict__ v = T.val + vo;
-        const unsigned char *__restrict__ ix = T.idx + T.idx_off[t];
-        const int w = T.width[t];
+    if (STAGED) {
+        for (int q = lane; q < nv; q += 32) s_val[wib][q] = __ldg(&T.val[vo0 + q]);
+        for (int q = lane; q < ni; q += 32) s_idx[wib][q] = __ldg(&T.idx[io0 + q]);
+    }
+    for (int q0 = 0; q0 < nt * SPK_TILE; q0 += 32) { // the same trip count in every lane
+        const int q = q0 + lane;
+        const int c = __shfl_sync(FULL, c0, (q / SPK_TILE) & 31) + q % SPK_TILE;
+        if (q < nt * SPK_TILE) sx[wib][q] = c < T.ncols ? __ldg(&x[c]) : 0.0;
+    }
+    __syncwarp();
+    const double *vbase = STAGED ? s_val[wib] : T.val + vo0;
+    const unsigned char *ibase = STAGED ? s_idx[wib] : T.idx + io0;
+    double acc = 0;
+    for (int j = 0; j < nt; j++) {
+        const double *wsx = sx[wib] + j * SPK_TILE;
+        const int vo = s_vo[wib][j], k = s_vo[wib][j + 1] - vo;
+        const double *v = vbase + vo;
+        const unsigned char *ix = ibase + s_io[wib][j];
+        const int w = s_w[wib][j], kind = s_kind[wib][j];
         double s = 0;
-        switch (T.kind[t]) {
+        switch (kind) {
         case SPK_TILE_CSR: {
             const int row = lane >> 1;
             const int b = ix[row], e = row + 1 < SPK_TILE ? ix[row + 1] : k;
@@ -64,9 +99,9 @@ __global__ void __launch_bounds__(WARPS * 32)
         case SPK_TILE_ELL:
         case SPK_TILE_HYB:
         case SPK_TILE_COO: {
-            const int ew = T.kind[t] == SPK_TILE_COO ? 0 : w;
-            for (int j = h; j < ew; j += 2) {
-                const int q = j * SPK_TILE + r;
+            const int ew = kind == SPK_TILE_COO ? 0 : w;
+            for (int sl = h; sl < ew; sl += 2) {
+                const int q = sl * SPK_TILE + r;
                 s += v[q] * wsx[nibble(ix, q)];
             }
             acc += s + __shfl_xor_sync(FULL, s, 16);
@@ -96,7 +131,7 @@ __global__ void __launch_bounds__(WARPS * 32)
                 p += __shfl_xor_sync(FULL, p, 4);
                 p += __shfl_xor_sync(FULL, p, 2);
                 p += __shfl_xor_sync(FULL, p, 1);
-                if (r == 0 && i < w) wsy[ix[i]] += p; // the two halves hold different rows
+                if (r == 0 && i < w) atomicAdd(&wsy[ix[i]], p);
             }
             break;
         }
@@ -137,6 +172,9 @@ extern "C" cudaError_t spk_tile_launch(const void *fmt, cudaStream_t s, double a
         if (e != cudaSuccess) return e;
     }
     const int blocks = (T->nunits + WARPS - 1) / WARPS;
-    tile_kernel<<<blocks, WARPS * 32, 0, s>>>(*T, alpha, x, beta, y);
+    if (T->staged)
+        tile_kernel<true><<<blocks, WARPS * 32, 0, s>>>(*T, alpha, x, beta, y);
+    else
+        tile_kernel<false><<<blocks, WARPS * 32, 0, s>>>(*T, alpha, x, beta, y);
     return cudaGetLastError();
 }

@@ -28,7 +28,9 @@
  *
  * Work units: one warp handles at most SPK_TILE_BALANCE tiles of one tile
  * row; a tile row with more tiles is split over several warps that add their
- * partial sums with atomics (its rows are scaled by beta first).
+ * partial sums with atomics (its rows are scaled by beta first).  A unit's
+ * record carries where its values and index bytes start and how many there
+ * are (its tiles are consecutive), so a warp fetches them right away.
  *
  * Deferred COO (tile-dcoo, and tile above 1.8M nonzeros): the COO tiles and
  * the COO part of HYB tiles leave the tiles for a separate CSR matrix D that
@@ -45,7 +47,10 @@
 #define SPK_TILE_TH 1.0         /* variation from which a tile is HYB */
 #define SPK_TILE_COO_NNZ 12     /* fewer nonzeros (with uneven rows): COO */
 #define SPK_TILE_DENSE 0.75     /* this share of the tile's positions filled: Dns */
-#define SPK_TILE_DEFER_NNZ 1800000LL /* "tile" defers COO entries above this many nonzeros */
+#define SPK_TILE_DEFER_NNZ 1800000LL
+#define SPK_TILE_UNIT 8         /* ints per work unit record */
+#define SPK_TILE_STAGE_VALS 256 /* a unit with at most this many values ... */
+#define SPK_TILE_STAGE_IDX 512  /* ... and index bytes is staged in shared memory */ /* "tile" defers COO entries above this many nonzeros */
 
 enum {
     SPK_TILE_CSR = 0,
@@ -83,6 +88,8 @@ typedef struct spk_fmt_tile {
     int nrows, ncols;
     int tm, tn;                /* tile rows and columns */
     int ntiles, nunits, nsplit;
+    int nval, nidx;            /* stored values and index bytes (val_off[ntiles], idx_off[ntiles]) */
+    int staged;                /* every unit fits SPK_TILE_STAGE_VALS / _IDX: the staging kernel */
     int *tile_ptr;             /* tm + 1 */
     int *tile_col;             /* ntiles */
     int *val_off;              /* ntiles + 1 */
@@ -91,7 +98,8 @@ typedef struct spk_fmt_tile {
     unsigned char *width;      /* ntiles */
     double *val;               /* val_off[ntiles] */
     unsigned char *idx;        /* idx_off[ntiles] */
-    int *unit_row, *unit_tile; /* nunits: tile row and first tile of each warp */
+    int *unit;                 /* SPK_TILE_UNIT ints per warp: tile row, first tile, tiles,
+                                  split flag, first value, values, first index byte, bytes */
     int *split_rows;           /* nsplit tile rows handled by several warps */
     /* host-side */
     spk_tile_params params;

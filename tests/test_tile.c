@@ -117,8 +117,13 @@ static void round_trip(const spk_csr *A, const spk_tile_params *p, const char *w
     /* work units: every tile once, at most SPK_TILE_BALANCE per unit, split rows listed */
     int covered = 0, split = 0;
     for (int u = 0; u < T.nunits; u++) {
-        int tr = T.unit_row[u], t0 = T.unit_tile[u], t1 = T.tile_ptr[tr + 1];
-        covered += (t1 - t0 < SPK_TILE_BALANCE ? t1 - t0 : SPK_TILE_BALANCE);
+        const int *U = T.unit + (size_t)u * SPK_TILE_UNIT;
+        int tr = U[0], t0 = U[1], t1 = T.tile_ptr[tr + 1], nt = t1 - t0 < SPK_TILE_BALANCE ? t1 - t0 : SPK_TILE_BALANCE;
+        covered += nt;
+        CHECK(U[2] == nt && U[3] == (T.tile_ptr[tr + 1] - T.tile_ptr[tr] > SPK_TILE_BALANCE), "%s: unit %d", what, u);
+        CHECK(U[4] == T.val_off[t0] && U[5] == T.val_off[t0 + nt] - T.val_off[t0] && U[6] == T.idx_off[t0] &&
+                  U[7] == T.idx_off[t0 + nt] - T.idx_off[t0],
+              "%s: unit %d ranges", what, u);
     }
     for (int tr = 0; tr < T.tm; tr++) split += T.tile_ptr[tr + 1] - T.tile_ptr[tr] > SPK_TILE_BALANCE;
     CHECK(covered == T.ntiles && split == T.nsplit, "%s: units cover %d of %d tiles, %d of %d split rows",
