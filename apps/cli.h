@@ -48,5 +48,6 @@ int cmd_solve(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

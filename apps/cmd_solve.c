@@ -22,7 +22,8 @@ static void help(void)
            "                      matrix indefinite, auto switches to BiCGStab + ILU(0))\n"
            "  --precond P         auto | ic0 | ilu0 | jacobi | none (auto: IC(0) with CG,\n"
            "                      ILU(0) with BiCGStab)\n"
-           "  --format NAME       SpMV format (default auto: cusparse on the GPU, csr on the host)\n");
+           "  --format NAME       SpMV format (default auto: on the GPU the fastest of a few\n"
+           "                      candidates by timed trials, on the host csr)\n");
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
         int seen = 0; /* a format with a host and a CUDA entry is listed once */
         for (const struct spk_spmv_ops *const *q = spk_spmv_list(); q != p; q++)
@@ -239,6 +240,8 @@ int cmd_solve(int argc, char **argv)
         fprintf(out, "method    %s + %s%s, SpMV format %s\n", spk_solver_method(s),
                 spk_solver_precond(s),
                 a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", spk_solver_format(s));
+        if (strcmp(spk_solver_format(s), "auto") == 0)
+            fprintf(out, "format    %s\n", spk_solver_format_detail(s));
         fprintf(out, "rhs       b = %s\n", a.rhs ? a.rhs : rhs_note);
     }
     st = spk_solve(s, b, x, &res);
@@ -264,6 +267,8 @@ int cmd_solve(int argc, char **argv)
         cli_json_string(stdout, spk_solver_precond(s));
         printf(", \"format\": ");
         cli_json_string(stdout, spk_solver_format(s));
+        printf(", \"format_detail\": ");
+        cli_json_string(stdout, spk_solver_format_detail(s));
         printf(", \"switched\": %s, \"rhs\": ", res.switched ? "true" : "false");
         cli_json_string(stdout, a.rhs ? a.rhs : rhs_note);
         printf(", \"status\": ");

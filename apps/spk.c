@@ -17,6 +17,7 @@ static void usage(FILE *f)
             "  info     size, symmetry, diagonal and row statistics of a matrix\n"
             "  gen      write a model problem (2D/3D Poisson, 3D convection-diffusion)\n"
             "  convert  rewrite a Matrix Market file (compress, expand or fold symmetry)\n"
+            "  bench    time the SpMV (and solve) of every format against the baseline\n"
             "\n"
             "'spk COMMAND --help' describes a command.  Exit codes: 0 success, 1 failure,\n"
             "2 usage error.\n");
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "spk: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return CLI_USAGE;

@@ -236,3 +236,114 @@ void spk_exec_cuda_handles(const spk_exec *e, cudaStream_t *stream, cublasHandle
     if (blas) *blas = c->blas;
     if (sparse) *sparse = c->sparse;
 }
+
+/* ---- timing (core/timing.h) ------------------------------------------------------ */
+
+size_t spk_cuda_l2_bytes(const spk_exec *e)
+{
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, impl_of(e)->device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return v > 0 ? (size_t)v : 0;
+}
+
+void spk_cuda_device_name(const spk_exec *e, char *buf, size_t len)
+{
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, impl_of(e)->device) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(buf, len, "CUDA device %d", impl_of(e)->device);
+        return;
+    }
+    snprintf(buf, len, "%s", p.name);
+}
+
+typedef struct cuda_timer {
+    cudaEvent_t a, b;
+    void *flush;
+    size_t flush_bytes;
+    int round;
+} cuda_timer;
+
+void spk_cuda_timer_destroy(void *timer)
+{
+    cuda_timer *t = timer;
+    if (!t) return;
+    if (t->a) cudaEventDestroy(t->a);
+    if (t->b) cudaEventDestroy(t->b);
+    cudaFree(t->flush);
+    free(t);
+}
+
+int spk_cuda_timer_create(spk_exec *e, int flush, void **timer)
+{
+    *timer = NULL;
+    cuda_timer *t = calloc(1, sizeof *t);
+    if (!t) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (timer)");
+    int st;
+    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&t->a));
+    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&t->b));
+    if (flush) {
+        size_t l2 = spk_cuda_l2_bytes(e);
+        t->flush_bytes = 2 * (l2 ? l2 : (size_t)64 << 20);
+        SPK_CHECK(st, spk_cuda_alloc(e, t->flush_bytes, "the buffer that flushes the L2 cache", &t->flush));
+    }
+    *timer = t;
+    return SPK_OK;
+cleanup:
+    spk_cuda_timer_destroy(t);
+    return st;
+}
+
+int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *arg, int flush, double *seconds)
+{
+    cuda_timer *t = timer;
+    cudaStream_t s = impl_of(e)->stream;
+    if (flush && t->flush) SPK_CUDA_TRY(e->err, cudaMemsetAsync(t->flush, ++t->round & 0xff, t->flush_bytes, s));
+    SPK_CUDA_TRY(e->err, cudaEventRecord(t->a, s));
+    SPK_TRY(fn(arg));
+    SPK_CUDA_TRY(e->err, cudaEventRecord(t->b, s));
+    SPK_CUDA_TRY(e->err, cudaEventSynchronize(t->b));
+    float ms = 0;
+    SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, t->a, t->b));
+    *seconds = ms * 1e-3;
+    return SPK_OK;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+int spk_cuda_copy_bandwidth(spk_exec *e, double *gbs)
+{
+    const size_t bytes = (size_t)256 << 20;
+    void *a = NULL, *b = NULL;
+    cudaEvent_t ea = NULL, eb = NULL;
+    cudaStream_t s = impl_of(e)->stream;
+    float v[12];
+    int st;
+    SPK_CHECK(st, spk_cuda_alloc(e, bytes, "the copy bandwidth buffers", &a));
+    SPK_CHECK(st, spk_cuda_alloc(e, bytes, "the copy bandwidth buffers", &b));
+    SPK_CUDA_CHECK(st, e->err, cudaMemsetAsync(a, 1, bytes, s));
+    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&ea));
+    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&eb));
+    for (int k = 0; k < 12; k++) {
+        SPK_CUDA_CHECK(st, e->err, cudaEventRecord(ea, s));
+        SPK_CUDA_CHECK(st, e->err, cudaMemcpyAsync(k % 2 ? a : b, k % 2 ? b : a, bytes, cudaMemcpyDeviceToDevice, s));
+        SPK_CUDA_CHECK(st, e->err, cudaEventRecord(eb, s));
+        SPK_CUDA_CHECK(st, e->err, cudaEventSynchronize(eb));
+        SPK_CUDA_CHECK(st, e->err, cudaEventElapsedTime(&v[k], ea, eb));
+    }
+    qsort(v + 2, 10, sizeof(float), cmp_float);
+    *gbs = 2.0 * (double)bytes / (0.5e-3 * (v[6] + v[7])) / 1e9;
+cleanup:
+    if (ea) cudaEventDestroy(ea);
+    if (eb) cudaEventDestroy(eb);
+    cudaFree(a);
+    cudaFree(b);
+    return st;
+}

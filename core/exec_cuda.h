@@ -26,6 +26,14 @@ int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p);
 /* cudaMemcpy host -> device on the executor's stream, synchronously. */
 int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what);
 
+/* Timing on the executor's stream (core/timing.c dispatches here). */
+size_t spk_cuda_l2_bytes(const spk_exec *e);
+void spk_cuda_device_name(const spk_exec *e, char *buf, size_t len);
+int spk_cuda_timer_create(spk_exec *e, int flush, void **timer);
+int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *arg, int flush, double *seconds);
+void spk_cuda_timer_destroy(void *timer);
+int spk_cuda_copy_bandwidth(spk_exec *e, double *gbs);
+
 /* Status checks: turn a failed call into an spk error naming the call and
  * the cause; return SPK_OK when the call succeeded. */
 int spk_cuda_check(spk_err *err, cudaError_t st, const char *call);

@@ -256,6 +256,9 @@ SPK_API int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res
 SPK_API const char *spk_solver_method(const spk_solver *s);
 SPK_API const char *spk_solver_precond(const spk_solver *s);
 SPK_API const char *spk_solver_format(const spk_solver *s);
+/* How the SpMV format holds the matrix, in one line; for "auto" (the default
+ * on the GPU) the format it chose, the trial times and what the choice cost. */
+SPK_API const char *spk_solver_format_detail(const spk_solver *s);
 SPK_API void spk_solver_destroy(spk_solver *s);
 
 /* Names of the solver and preconditioner kinds, for messages. */

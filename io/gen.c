@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,88 @@ int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e)
     return gen_assemble("convdiff3d-7", n, 3, &s, A, e);
 }
 
+/* Row lengths with a power-law tail: L = floor(3 u^(-1/(gamma-1))), capped. */
+static uint64_t gen_rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double gen_unit(uint64_t *s)
+{
+    return ((double)(gen_rng(s) >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int spk_gen_powerlaw(int n, double gamma, spk_csr *A, spk_err *e)
+{
+    if (!(gamma > 1.0) || !isfinite(gamma))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "powerlaw: the exponent G must be a number > 1 (got %g)", gamma);
+    if (n < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "powerlaw: N must be >= 1 (got %d)", n);
+    if (4LL * n > INT_MAX) /* at least 3 + 1 entries per row */
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "powerlaw:%d: its entries exceed 32-bit index limits", n);
+    const int cap = n / 2 > 3 ? n / 2 : (n > 1 ? n - 1 : 0);
+    int *len = malloc((size_t)n * sizeof(int));
+    if (!len) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (powerlaw row lengths)");
+    uint64_t seed = 12345;
+    long long total = 0;
+    for (int i = 0; i < n; i++) {
+        double l = 3.0 * pow(gen_unit(&seed), -1.0 / (gamma - 1.0));
+        len[i] = l > cap ? cap : (int)l;
+        total += len[i] + 1;
+    }
+    if (total > INT_MAX) {
+        free(len);
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "powerlaw:%d: its %lld entries exceed 32-bit index limits", n, total);
+    }
+    int st = spk_csr_alloc(A, n, n, (int)total, e);
+    int *row = st ? NULL : malloc(((size_t)cap + 2) * sizeof(int));
+    if (st || !row) {
+        free(len);
+        spk_csr_free(A);
+        return st ? st : spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (powerlaw row)");
+    }
+    int q = 0;
+    A->rowptr[0] = 0;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        for (int j = 0; j < len[i]; j++) {
+            int c = (int)(gen_rng(&seed) % (uint64_t)n);
+            if (c != i) row[k++] = c;
+        }
+        row[k++] = i;
+        qsort(row, (size_t)k, sizeof(int), cmp_int);
+        double sum = 0;
+        int dpos = -1;
+        for (int j = 0; j < k; j++) {
+            if (j > 0 && row[j] == row[j - 1]) continue; /* repeated column: once */
+            A->colind[q] = row[j];
+            if (row[j] == i) {
+                dpos = q;
+            } else {
+                A->val[q] = -(0.1 + 0.9 * gen_unit(&seed));
+                sum += -A->val[q];
+            }
+            q++;
+        }
+        A->val[dpos] = 1.0 + sum;
+        A->rowptr[i + 1] = q;
+    }
+    A->nnz = q;
+    free(row);
+    free(len);
+    return SPK_OK;
+}
+
 /* Case-insensitive equality of the n bytes at a with the literal b. */
 static int gen_name_is(const char *a, size_t n, const char *b)
 {
@@ -153,7 +236,8 @@ static int gen_name_is(const char *a, size_t n, const char *b)
 }
 
 #define GEN_VALID                                                                                  \
-    "valid: poisson2d-5:N, poisson3d-7:N, poisson3d-27:N, convdiff3d-7:N[:W]; aliases "            \
+    "valid: poisson2d-5:N, poisson3d-7:N, poisson3d-27:N, convdiff3d-7:N[:W], powerlaw:N[:G]; "     \
+    "aliases "                                                                                     \
     "poisson5, poisson7, poisson27, convdiff7"
 
 /* Parse "NAME:N[:W]" and generate the matrix it names. */
@@ -172,6 +256,8 @@ int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
         kind = 2;
     else if (gen_name_is(spec, nlen, "convdiff3d-7") || gen_name_is(spec, nlen, "convdiff7"))
         kind = 3;
+    else if (gen_name_is(spec, nlen, "powerlaw"))
+        kind = 4;
     else
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "unknown generator '%.*s' in '%s' (" GEN_VALID ")",
@@ -190,17 +276,19 @@ int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "bad size in generator spec '%s': N must be an integer from 1 to %d",
                            spec, INT_MAX);
-    double w = 100.0;
+    double w = kind == 4 ? 2.2 : 100.0;
     if (*p == ':') {
         char *q;
-        if (kind != 3)
+        if (kind < 3)
             return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                               "generator spec '%s': only convdiff3d-7 takes a third field (W)",
+                               "generator spec '%s': only convdiff3d-7 (W) and powerlaw (G) take a "
+                               "third field",
                                spec);
         w = strtod(p + 1, &q);
-        if (q == p + 1 || *q || !isfinite(w))
+        if (q == p + 1 || *q || !isfinite(w) || (kind == 4 && !(w > 1.0)))
             return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                               "bad velocity in generator spec '%s': W must be a finite number",
+                               kind == 4 ? "bad exponent in generator spec '%s': G must be a number > 1"
+                                         : "bad velocity in generator spec '%s': W must be a finite number",
                                spec);
     }
     int st;
@@ -208,7 +296,8 @@ int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
     case 0: st = spk_gen_poisson2d5((int)n, A, e); break;
     case 1: st = spk_gen_poisson3d7((int)n, A, e); break;
     case 2: st = spk_gen_poisson3d27((int)n, A, e); break;
-    default: st = spk_gen_convdiff3d7((int)n, w, A, e); break;
+    case 3: st = spk_gen_convdiff3d7((int)n, w, A, e); break;
+    default: st = spk_gen_powerlaw((int)n, w, A, e); break;
     }
     return st;
 }
@@ -223,5 +312,8 @@ const char *spk_gen_help(void)
            "  poisson3d-27:N      3D 27-point stencil (26, -1): N^3 rows, SPD\n"
            "  convdiff3d-7:N[:W]  -lap(u) + w.grad(u), w = (W, W/2, W/4), W = 100 by default,\n"
            "                      first-order upwind: N^3 rows, nonsymmetric M-matrix\n"
+           "  powerlaw:N[:G]      N rows, off-diagonal counts with a power-law tail L^-G (G = 2.2\n"
+           "                      by default, mean about 17), random columns, strictly\n"
+           "                      diagonally dominant, nonsymmetric (same matrix every run)\n"
            "Aliases: poisson5, poisson7, poisson27, convdiff7.  Example: poisson3d-7:64\n";
 }

@@ -7,6 +7,11 @@
  *   poisson3d-27:N  3D 27-point stencil:    26 on the diagonal, -1 for each of the 26 neighbours
  *   convdiff3d-7:N  -lap(u) + w . grad(u) on the unit cube, first-order upwind, w = (W, W/2, W/4)
  *                   with W = 100 unless given as convdiff3d-7:N:W (nonsymmetric M-matrix)
+ *   powerlaw:N[:G]  N rows whose off-diagonal counts follow a power law P(L) ~ L^-G (G = 2.2
+ *                   unless given; L >= 3, at most N/2), at uniformly random columns, values
+ *                   -(0.1..1) and a diagonal 1 + the row's absolute sum: a nonsymmetric,
+ *                   strictly diagonally dominant matrix with very irregular rows (mean
+ *                   length about 17 for G = 2.2), the same for every run
  * Aliases: poisson5, poisson7, poisson27, convdiff7 (the baseline tools' names). */
 #ifndef SPK_IO_GEN_H
 #define SPK_IO_GEN_H
@@ -17,6 +22,7 @@ int spk_gen_poisson2d5(int n, spk_csr *A, spk_err *e);
 int spk_gen_poisson3d7(int n, spk_csr *A, spk_err *e);
 int spk_gen_poisson3d27(int n, spk_csr *A, spk_err *e);
 int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e);
+int spk_gen_powerlaw(int n, double gamma, spk_csr *A, spk_err *e);
 /* Parse "NAME:N[:W]" and generate.  Unknown names and sizes whose row or
  * entry count exceeds 32-bit indices fail with SPK_ERR_INVALID_ARG. */
 int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e);

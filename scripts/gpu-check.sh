@@ -8,7 +8,8 @@
 # Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
 # logs are copied; default BUILD_DIR/logs), MEMCHECK_SHARED=1 (memcheck also
-# every format on the whole shared set: slow).
+# every format on the whole shared set: slow), BENCH_SOLVE=1 (the bench step
+# also solves with every format).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -55,17 +56,18 @@ tail -2 "$logs/solve_table.txt"
 fi
 
 if step bench; then
-echo "== SpMV: every format next to cuSPARSE (median of 50 CUDA-event-timed products)"
-bench_args=(--csv "$logs/spmv.tsv" --gen poisson3d-7:160 --gen poisson3d-27:100 --gen convdiff3d-7:128)
+echo "== spk bench: every format next to cuSPARSE (SpMV hot and cold, solves)"
+bench_args=(--formats all --json "$logs/bench.json" --csv "$logs/bench.csv"
+            gen:poisson3d-7:160 gen:poisson3d-27:100 gen:convdiff3d-7:128 gen:powerlaw:2000000)
 [ -n "${SPK_SHARED_MATRICES:-}" ] && bench_args+=(--dir "$SPK_SHARED_MATRICES")
-"$build/spk_bench_spmv" "${bench_args[@]}" > "$logs/spmv.txt" 2>&1 || status=1
-head -1 "$logs/spmv.txt"
+[ -n "${BENCH_SOLVE:-}" ] && bench_args+=(--solve)
+"$build/spk" bench "${bench_args[@]}" > "$logs/bench.txt" 2> "$logs/bench.err" || status=1
+grep -A30 "^summary" "$logs/bench.txt"
 fi
-
 if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_solver_cuda test_api_cuda test_data_cuda \
+for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda test_api_cuda test_data_cuda \
          test_precond_cuda ${MEMCHECK_SHARED:+test_spmv_shared_cuda} \
          "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
   set -- $t

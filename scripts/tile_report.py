@@ -1,31 +1,34 @@
 #!/usr/bin/env python3
-"""tile_report.py -- turn the text output of spk_bench_spmv (run with at least
+"""tile_report.py -- turn the JSON of `spk bench --json` (run with at least
 --formats tile-csr,tile,tile-dcoo) into the two Markdown tables of
 docs/tilespmv.md: the share of tiles and of nonzeros in each tile format
-(the paper's Fig. 7, as `tile` builds it) and the SpMV times of the three
-tile backends next to cuSPARSE from the same run, with the bytes each moves.
+(the paper's Fig. 7, as `tile` builds it) and the SpMV times (back to back)
+of the three tile backends next to the baseline from the same run, with the
+bytes each moves.
 
-    scripts/tile_report.py spmv.txt > tables.md
+    scripts/tile_report.py bench.json > tables.md
 """
 import re
 import sys
 
 KINDS = ["CSR", "COO", "ELL", "HYB", "Dns", "DnsRow", "DnsCol"]
-LINE = re.compile(r"^  (\S+)\s+([0-9.]+) ms .* x([0-9.]+) vs cusparse\s+moves\s+([0-9.]+) MB .*?err \S+\s+(.*)$")
 
 
 def parse(path):
-    mats, cur = [], None
-    for line in open(path):
-        head = re.match(r"^(\S+): (\d+) x (\d+), (\d+) nonzeros", line)
-        if head:
-            cur = {"name": head.group(1), "rows": int(head.group(2)), "nnz": int(head.group(4)), "f": {}}
-            mats.append(cur)
-            continue
-        m = LINE.match(line.rstrip("\n"))
-        if m and cur is not None:
-            cur["f"][m.group(1)] = {"ms": float(m.group(2)), "speedup": float(m.group(3)),
-                                    "mb": float(m.group(4)), "detail": m.group(5)}
+    import json
+    run = json.load(open(path))
+    mats = []
+    for m in run["matrices"]:
+        cur = {"name": m["name"], "rows": m["rows"], "nnz": m["nnz"], "f": {}}
+        for f in m["formats"]:
+            if f["status"] != "ok":
+                continue
+            moved = f["device_mb"] + 8e-6 * (m["rows"] + m["cols"])
+            cur["f"][f["format"]] = {"ms": f["hot"]["ms"], "speedup": f["hot"]["speedup"], "mb": moved,
+                                     "detail": f["note"]}
+        if run["baseline"] != "cusparse" and run["baseline"] in cur["f"]:
+            cur["f"]["cusparse"] = cur["f"][run["baseline"]]  # the host run's baseline column
+        mats.append(cur)
     return mats
 
 

@@ -44,6 +44,7 @@ struct spk_solver {
     double *b, *x;            /* executor copies (NULL on the host: caller's arrays are used) */
     unsigned version;         /* matrix version the setup was made for */
     double t_setup;           /* seconds of the (last) setup */
+    char format_detail[512];  /* the SpMV backend's description, after setup */
 };
 
 /* ---- names ---------------------------------------------------------------- */
@@ -695,6 +696,15 @@ const char *spk_solver_precond(const spk_solver *s)
 const char *spk_solver_format(const spk_solver *s)
 {
     return s && s->k.A_ops ? s->k.A_ops->name : "";
+}
+
+const char *spk_solver_format_detail(const spk_solver *s)
+{
+    if (!s || !s->k.A_ops) return "";
+    spk_spmv_stats st;
+    s->k.A_ops->stats(s->k.A, &st);
+    snprintf(((spk_solver *)s)->format_detail, sizeof s->format_detail, "%s", st.detail);
+    return s->format_detail;
 }
 
 void spk_solver_destroy(spk_solver *s)

@@ -20,6 +20,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_csr_host,
     &spk_spmv_tile_host,
     &spk_spmv_tile_dcoo_host,
+    &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
     &spk_spmv_csr_scalar_cuda,
@@ -34,6 +35,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_csr_cuda,
     &spk_spmv_tile_cuda,
     &spk_spmv_tile_dcoo_cuda,
+    &spk_spmv_auto_cuda,
 #endif
     NULL,
 };
@@ -43,10 +45,11 @@ const struct spk_spmv_ops *const *spk_spmv_list(void)
     return registry;
 }
 
-/* The default format of each executor. */
+/* The default format of each executor: timed selection on the GPU, the
+ * reference on the host. */
 static const char *default_for(const char *exec)
 {
-    if (strcmp(exec, "cuda") == 0) return "cusparse";
+    if (strcmp(exec, "cuda") == 0) return "auto";
     return "csr";
 }
 

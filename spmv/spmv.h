@@ -44,11 +44,21 @@ struct spk_spmv_ops {
 };
 
 /* Find a backend by name for executor e.  "auto" (or NULL) gives the default
- * for that executor.  Unknown names and backends for another executor fail
+ * for that executor: the "auto" format on the GPU, the reference "csr" on the
+ * host (whose "auto" entry is reached through the registry or
+ * spk_spmv_auto_host).  Unknown names and backends for another executor fail
  * with a message listing what is available. */
 int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops **ops, spk_err *err);
 /* All registered backends, NULL-terminated. */
 const struct spk_spmv_ops *const *spk_spmv_list(void);
+
+/* The "auto" format (auto.c): the fastest of the candidates of
+ * spk_auto_candidates, by timed trials. */
+extern const struct spk_spmv_ops spk_spmv_auto_host, spk_spmv_auto_cuda;
+/* The candidate formats auto tries for A (at most max names); returns the count. */
+int spk_auto_candidates(const spk_csr *A, const char **names, int max);
+/* The format an "auto" backend chose. */
+const char *spk_auto_choice(const void *impl);
 
 /* The host reference backend over spk_csr. */
 extern const struct spk_spmv_ops spk_spmv_csr_host;

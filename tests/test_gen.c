@@ -230,7 +230,10 @@ static void test_spec(void)
         {"poisson3d-7: 4", "bad size"},
         {"poisson3d-7:4.0", "bad size"},
         {"poisson3d-7:99999999999999999999", "bad size"},
-        {"poisson3d-7:4:5", "only convdiff3d-7 takes a third field"},
+        {"poisson3d-7:4:5", "only convdiff3d-7 (W) and powerlaw (G) take a third field"},
+        {"powerlaw:100:1", "bad exponent in generator spec 'powerlaw:100:1'"},
+        {"powerlaw:100:x", "bad exponent"},
+        {"powerlaw:600000000", "exceed 32-bit index limits"},
         {"convdiff7:4:", "bad velocity in generator spec 'convdiff7:4:'"},
         {"convdiff7:4:abc", "bad velocity"},
         {"convdiff7:4:nan", "bad velocity"},
@@ -265,12 +268,51 @@ static void test_spec(void)
     CHECK(spk_gen_poisson3d7(675, &A, &e) == SPK_ERR_INVALID_ARG, "poisson3d-7:675 fits?");
     const char *help = spk_gen_help();
     CHECK(help && strchr(help, '\n') != strrchr(help, '\n') && strstr(help, "poisson3d-7:N") &&
-              strstr(help, "convdiff3d-7:N[:W]") && strstr(help, "poisson27"),
+              strstr(help, "convdiff3d-7:N[:W]") && strstr(help, "poisson27") && strstr(help, "powerlaw:N[:G]"),
           "help text: %s", help ? help : "(null)");
+}
+
+/* powerlaw: canonical, strictly diagonally dominant, nonsymmetric, heavy-tailed
+ * row lengths, the same matrix every time, the spec's exponent */
+static void test_powerlaw(void)
+{
+    spk_err e = {0};
+    spk_csr A = {0}, B = {0};
+    CHECK_OK(spk_gen_powerlaw(20000, 2.2, &A, &e), e.msg);
+    CHECK_OK(spk_csr_validate(&A, 1, &e), e.msg);
+    int maxlen = 0, dominant = 0, sym = 1;
+    for (int i = 0; i < A.nrows; i++) {
+        int len = A.rowptr[i + 1] - A.rowptr[i];
+        maxlen = len > maxlen ? len : maxlen;
+        double d = 0, off = 0;
+        for (int q = A.rowptr[i]; q < A.rowptr[i + 1]; q++) {
+            if (A.colind[q] == i) d = A.val[q];
+            else off += fabs(A.val[q]);
+            CHECK(A.colind[q] == i ? A.val[q] > 0 : A.val[q] < 0, "row %d: sign of a_%d", i, A.colind[q]);
+        }
+        dominant += d > off;
+    }
+    double mean = (double)A.nnz / A.nrows;
+    CHECK(dominant == A.nrows, "%d of %d rows strictly dominant", dominant, A.nrows);
+    CHECK(mean > 8 && mean < 30 && maxlen > 20 * mean, "row lengths: mean %g, max %d", mean, maxlen);
+    CHECK_OK(spk_csr_symmetry(&A, 0, &sym, NULL, &e), e.msg);
+    CHECK(!sym, "powerlaw pattern symmetric");
+    CHECK_OK(spk_gen_spec("powerlaw:20000", &B, &e), e.msg);
+    CHECK(same(&A, &B), "powerlaw:20000 differs between calls");
+    spk_csr_free(&B);
+    CHECK_OK(spk_gen_spec("powerlaw:20000:3", &B, &e), e.msg);
+    CHECK(B.nnz < A.nnz, "a steeper tail has fewer entries: %d vs %d", B.nnz, A.nnz);
+    spk_csr_free(&B);
+    CHECK_OK(spk_gen_powerlaw(1, 2.2, &B, &e), e.msg);
+    CHECK(B.nrows == 1 && B.nnz == 1 && B.val[0] == 1.0, "powerlaw:1");
+    spk_csr_free(&B);
+    CHECK(spk_gen_powerlaw(10, 0.5, &B, &e) == SPK_ERR_INVALID_ARG, "exponent 0.5 accepted");
+    spk_csr_free(&A);
 }
 
 int main(void)
 {
+    test_powerlaw();
     test_poisson();
     test_convdiff();
     test_spec();

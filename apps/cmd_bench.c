@@ -1,0 +1,859 @@
+/* cmd_bench.c -- `spk bench`: SpMV (and with --solve, solve) time of every
+ * format on each matrix, next to the baseline format from the same run.
+ *
+ * For each matrix and format: the conversion (setup) time and device bytes;
+ * the product checked against the host CSR product; its time as the median
+ * of at least --repeat calls, and of as many as fit in --min-time seconds of
+ * measuring, each call timed alone (CUDA events on the GPU), once back to
+ * back ("hot") and once with the caches evicted before every call ("cold");
+ * GFLOP/s (2 nnz); the effective bandwidth by the CSR traffic model
+ * 12 nnz + 4 (rows+1) + 8 cols + 8 rows and by the format's own bytes +
+ * 8 cols + 8 rows; its fraction of the copy bandwidth measured at the start
+ * of the run; the speedup over the baseline ("cusparse" on the GPU, "csr" on
+ * the host).  A matrix whose CSR traffic fits in the last-level cache (the
+ * GPU's L2) is in the "cache" regime: its hot times measure latency, and its
+ * cold times are the ones to set against memory bandwidth; otherwise the
+ * regime is "memory".
+ *
+ * With --solve, each format is the SpMV of a solve with spk's automatic
+ * choice (CG + IC(0) for a symmetric matrix with a positive diagonal,
+ * BiCGStab + ILU(0) otherwise), b = A*1: iterations, true residual, setup,
+ * solve, time per iteration and its split, speedup over the baseline's
+ * solve. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "core/csr.h"
+#include "core/exec.h"
+#include "core/timing.h"
+#include "io/gen.h"
+#include "io/mmio.h"
+#include "io/rhs.h"
+#include "spk.h"
+#include "spmv/spmv.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#endif
+
+static void help(void)
+{
+    printf("usage: spk bench [options] (MATRIX.mtx[.gz] | gen:SPEC | --dir DIR)...\n"
+           "\n"
+           "Time the SpMV of every format (and with --solve, a solve with each format as the\n"
+           "SpMV) on each matrix, next to the baseline format (cusparse on the GPU, csr on the\n"
+           "host) from the same run.  gen:SPEC makes a model problem in memory (see spk gen\n"
+           "--help), e.g. gen:poisson3d-27:120 or gen:powerlaw:1000000.\n"
+           "\n"
+           "options:\n"
+           "  --formats LIST      all (default) or a comma-separated list; the baseline always runs\n"
+           "  --solve             also solve A x = A*1 with each format as the SpMV (CG + IC(0)\n"
+           "                      or BiCGStab + ILU(0), as spk solve chooses)\n"
+           "  --repeat N          at least N timed products per measurement (default 10)\n"
+           "  --min-time S        and as many as S seconds of measuring allow (default 0.2)\n"
+           "  --maxit N           iteration limit of the solves (default 10000)\n"
+           "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
+           "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
+           "  --csv FILE          one row per matrix and format\n"
+           "  --json FILE         everything, for scripts/bench_plots.py\n"
+           "  --quiet             no progress lines on stderr\n"
+           "\n"
+           "Per format: setup (conversion) ms, device MB, the median ms of a product back to\n"
+           "back (hot) and with the caches flushed before each product (cold), GFLOP/s, GB/s by\n"
+           "the CSR traffic model and by the format's own bytes, their fraction of the copy\n"
+           "bandwidth measured at the start, and the speedup over the baseline.  A matrix in the\n"
+           "'cache' regime fits in the cache (the GPU's L2): hot times measure latency there.\n");
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+typedef struct fmt_result {
+    const struct spk_spmv_ops *ops;
+    int status;              /* SPK_OK, or why it did not run */
+    char note[512];          /* the format's description, or the refusal / failure */
+    double setup_ms, mbytes, rel_err;
+    double hot_ms, cold_ms;
+    int hot_calls, cold_calls;
+    char chose[32];          /* auto: the format it chose */
+    int solved;              /* a solve was attempted */
+    int solve_status, iterations;
+    char method[16], precond[16], solve_note[256];
+    double true_relres, s_setup_ms, s_ms, s_spmv_ms, s_precond_ms, s_vector_ms;
+} fmt_result;
+
+typedef struct mat_result {
+    char name[256];
+    int rows, cols, nnz;
+    double traffic;          /* the CSR traffic model, bytes */
+    int cache_regime;
+    int nf;
+    fmt_result f[64];
+} mat_result;
+
+typedef struct bench {
+    spk_exec *ex;
+    spk_err err;
+    spk_context *ctx;        /* the solves */
+    spk_timer *timer;
+    const struct spk_spmv_ops *fmts[64];
+    int nfmts;
+    int repeat, maxit, solve, quiet;
+    double min_time, copy_gbs;
+    size_t cache;
+    char devname[128];
+    mat_result *m;
+    int nm, cap, total;
+} bench;
+
+typedef struct apply_arg {
+    const struct spk_spmv_ops *ops;
+    void *impl;
+    const double *x;
+    double *y;
+} apply_arg;
+
+static int apply_once(void *p)
+{
+    apply_arg *a = p;
+    return a->ops->apply(a->impl, 1.0, a->x, 0.0, a->y);
+}
+
+static const char *baseline(const bench *b)
+{
+    return spk_exec_is_host(b->ex) ? "csr" : "cusparse";
+}
+
+/* Note the executor's message in r and clear it. */
+static void failed(bench *b, fmt_result *r, int st)
+{
+    r->status = st;
+    snprintf(r->note, sizeof r->note, "%.500s", b->err.msg[0] ? b->err.msg : spk_status_name(st));
+    spk_err_clear(&b->err);
+}
+
+/* Create, check and time one format on A (x, y on the executor; ref and
+ * scale on the host: the CSR product and max_i sum_j |a_ij x_j|). */
+static void bench_format(bench *b, const spk_csr *A, const double *ref, double scale, const double *x, double *y,
+                         double *hy, fmt_result *r)
+{
+    spk_exec *ex = b->ex;
+    void *impl = NULL;
+    spk_spmv_opts o;
+    memset(&o, 0, sizeof o);
+    double t0 = spk_time_now();
+    int st = r->ops->create(ex, A, &o, &impl);
+    r->setup_ms = (spk_time_now() - t0) * 1e3;
+    if (st) {
+        failed(b, r, st);
+        return;
+    }
+    spk_spmv_stats s;
+    r->ops->stats(impl, &s);
+    r->mbytes = (double)s.bytes / 1e6;
+    snprintf(r->note, sizeof r->note, "%s", s.detail);
+    if (strcmp(r->ops->name, "auto") == 0) snprintf(r->chose, sizeof r->chose, "%s", spk_auto_choice(impl));
+    /* the product must be right before it is timed */
+    st = ex->ops->fill(ex, A->nrows, NAN, y);
+    if (!st) st = r->ops->apply(impl, 1.0, x, 0.0, y);
+    if (!st && A->nrows > 0) st = ex->ops->download(ex, hy, y, (size_t)A->nrows * sizeof(double));
+    if (st) {
+        failed(b, r, st);
+        r->ops->destroy(impl);
+        return;
+    }
+    double e = 0;
+    for (int i = 0; i < A->nrows; i++) e = fmax(e, isfinite(hy[i]) ? fabs(hy[i] - ref[i]) : INFINITY);
+    r->rel_err = scale > 0 ? e / scale : e;
+    if (!(r->rel_err <= 1e-10)) {
+        r->status = SPK_ERR_INTERNAL;
+        snprintf(r->note, sizeof r->note, "wrong product: error %.3g relative to max |A||x|", r->rel_err);
+        r->ops->destroy(impl);
+        return;
+    }
+    apply_arg a = {r->ops, impl, x, y};
+    double med = 0;
+    st = spk_timer_median(b->timer, apply_once, &a, 0, 3, b->repeat, 10000000, b->min_time, &med, &r->hot_calls);
+    r->hot_ms = med * 1e3;
+    if (!st)
+        st = spk_timer_median(b->timer, apply_once, &a, 1, 1, b->repeat, 10000000, b->min_time, &med,
+                              &r->cold_calls);
+    r->cold_ms = med * 1e3;
+    if (st) failed(b, r, st);
+    r->ops->destroy(impl);
+}
+
+/* Solve A x = A*1 with format r->ops as the SpMV. */
+static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, int n, fmt_result *r)
+{
+    spk_options o;
+    spk_options_default(&o);
+    o.format = r->ops->name;
+    o.maxit = b->maxit;
+    spk_solver *s = NULL;
+    r->solved = 1;
+    double t0 = spk_time_now();
+    int st = spk_solver_create(b->ctx, M, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s);
+    r->s_setup_ms = (spk_time_now() - t0) * 1e3;
+    if (st) {
+        r->solve_status = st;
+        snprintf(r->solve_note, sizeof r->solve_note, "%s", spk_last_error(b->ctx));
+        return;
+    }
+    memset(x, 0, (size_t)n * sizeof(double));
+    spk_result res;
+    memset(&res, 0, sizeof res);
+    st = spk_solve(s, rhs, x, &res);
+    r->solve_status = st;
+    snprintf(r->method, sizeof r->method, "%s", spk_solver_method(s));
+    snprintf(r->precond, sizeof r->precond, "%s", spk_solver_precond(s));
+    if (st) snprintf(r->solve_note, sizeof r->solve_note, "%s", spk_last_error(b->ctx));
+    r->iterations = res.iterations;
+    r->true_relres = res.true_relres;
+    r->s_ms = res.t_total * 1e3;
+    r->s_spmv_ms = res.t_spmv * 1e3;
+    r->s_precond_ms = res.t_precond * 1e3;
+    r->s_vector_ms = res.t_vector * 1e3;
+    spk_solver_destroy(s);
+}
+
+static const fmt_result *find_fmt(const mat_result *m, const char *name)
+{
+    for (int k = 0; k < m->nf; k++)
+        if (strcmp(m->f[k].ops->name, name) == 0) return &m->f[k];
+    return NULL;
+}
+
+/* The fastest hot time of the formats other than auto (0: none ran). */
+static double best_hot(const mat_result *m, const char **who)
+{
+    double best = 0;
+    for (int k = 0; k < m->nf; k++) {
+        const fmt_result *f = &m->f[k];
+        if (f->status || strcmp(f->ops->name, "auto") == 0) continue;
+        if (best == 0 || f->hot_ms < best) best = f->hot_ms, *who = f->ops->name;
+    }
+    return best;
+}
+
+static void progress(const bench *b, const mat_result *m, const fmt_result *f, const char *what)
+{
+    if (b->quiet) return;
+    if (f->status)
+        fprintf(stderr, "spk bench: [%d/%d] %s %s %s: %s\n", b->nm + 1, b->total, m->name, f->ops->name, what,
+                f->note);
+    else if (!strcmp(what, "spmv"))
+        fprintf(stderr, "spk bench: [%d/%d] %s %s: hot %.4f ms (%d), cold %.4f ms (%d)\n", b->nm + 1, b->total,
+                m->name, f->ops->name, f->hot_ms, f->hot_calls, f->cold_ms, f->cold_calls);
+    else
+        fprintf(stderr, "spk bench: [%d/%d] %s %s solve: %s, %d iterations, %.2f ms\n", b->nm + 1, b->total,
+                m->name, f->ops->name, f->solve_status ? spk_status_name(f->solve_status) : "converged",
+                f->iterations, f->s_ms);
+}
+
+/* ---- one matrix --------------------------------------------------------------- */
+
+static void print_matrix(const bench *b, const mat_result *m)
+{
+    const fmt_result *base = find_fmt(m, baseline(b));
+    double bh = base && !base->status ? base->hot_ms : NAN, bc = base && !base->status ? base->cold_ms : NAN;
+    printf("%s: %d x %d, %d nonzeros, %s regime (%.2f MB of CSR traffic, cache %.1f MB)\n", m->name, m->rows, m->cols,
+           m->nnz, m->cache_regime ? "cache" : "memory", m->traffic / 1e6, (double)b->cache / 1e6);
+    printf("  %-11s %9s %9s %10s %7s %9s %9s %6s %7s %10s %6s %7s\n", "format", "setup ms", "MB", "hot ms",
+           "GF/s", "GB/s csr", "GB/s own", "copy", "x hot", "cold ms", "copy", "x cold");
+    for (int k = 0; k < m->nf; k++) {
+        const fmt_result *f = &m->f[k];
+        if (f->status) {
+            printf("  %-11s %s\n", f->ops->name, f->note);
+            continue;
+        }
+        double own = f->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows;
+        double gcsr = m->traffic / (f->hot_ms * 1e-3) / 1e9, gown = own / (f->hot_ms * 1e-3) / 1e9;
+        printf("  %-11s %9.3f %9.3f %10.4f %7.2f %9.1f %9.1f %6.3f %7.2f %10.4f %6.3f %7.2f%s%s\n", f->ops->name,
+               f->setup_ms, f->mbytes, f->hot_ms, 2.0 * m->nnz / (f->hot_ms * 1e-3) / 1e9, gcsr, gown,
+               gcsr / b->copy_gbs, bh / f->hot_ms, f->cold_ms, m->traffic / (f->cold_ms * 1e-3) / 1e9 / b->copy_gbs,
+               bc / f->cold_ms, f->chose[0] ? "  -> " : "", f->chose);
+    }
+    const fmt_result *au = find_fmt(m, "auto");
+    const char *who = "";
+    double best = best_hot(m, &who);
+    if (au && !au->status && best > 0 && base && !base->status) {
+        double gain = bh - au->hot_ms, cost = au->setup_ms - base->setup_ms;
+        printf("  auto chose %s: %.4f ms against the best %.4f ms (%s), %.1f%% off; selection %.2f ms", au->chose,
+               au->hot_ms, best, who, 100.0 * (au->hot_ms / best - 1), au->setup_ms);
+        if (gain > 0)
+            printf(", %.2f ms more than %s's setup, paid back after %.0f products\n", cost, baseline(b),
+                   cost > 0 ? ceil(cost / gain) : 0.0);
+        else
+            printf(", no faster than %s\n", baseline(b));
+    }
+    if (!b->solve) return;
+    const double bs = base && base->solved && !base->solve_status ? base->s_ms : NAN;
+    printf("  %-11s %-15s %6s %11s %9s %10s %9s %7s %7s %7s %7s\n", "solve with", "method", "iters", "true res",
+           "setup ms", "solve ms", "ms/iter", "spmv", "precond", "vector", "x");
+    for (int k = 0; k < m->nf; k++) {
+        const fmt_result *f = &m->f[k];
+        if (!f->solved) continue;
+        if (f->solve_status && f->iterations == 0) {
+            printf("  %-11s %s\n", f->ops->name, f->solve_note);
+            continue;
+        }
+        char meth[40];
+        snprintf(meth, sizeof meth, "%s+%s", f->method, f->precond);
+        double it = f->iterations > 0 ? f->iterations : 1;
+        printf("  %-11s %-15s %6d %11.3e %9.2f %10.2f %9.4f %7.4f %7.4f %7.4f %7.2f%s%s\n", f->ops->name, meth,
+               f->iterations, f->true_relres, f->s_setup_ms, f->s_ms, f->s_ms / it, f->s_spmv_ms / it,
+               f->s_precond_ms / it, f->s_vector_ms / it, bs / f->s_ms, f->solve_status ? "  " : "",
+               f->solve_status ? spk_status_name(f->solve_status) : "");
+    }
+}
+
+static int bench_matrix(bench *b, const char *name, spk_csr *A)
+{
+    if (b->nm == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        mat_result *m = realloc(b->m, (size_t)cap * sizeof *m);
+        if (!m) return spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (results)");
+        b->m = m;
+        b->cap = cap;
+    }
+    mat_result *m = &b->m[b->nm];
+    memset(m, 0, sizeof *m);
+    const char *slash = strrchr(name, '/');
+    snprintf(m->name, sizeof m->name, "%s", slash ? slash + 1 : name);
+    m->rows = A->nrows;
+    m->cols = A->ncols;
+    m->nnz = A->nnz;
+    m->traffic = 12.0 * A->nnz + 4.0 * (A->nrows + 1) + 8.0 * A->ncols + 8.0 * A->nrows;
+    m->cache_regime = b->cache > 0 && m->traffic <= (double)b->cache;
+    const int nr = A->nrows, nc = A->ncols;
+    double *hx = malloc(((size_t)nc + 1) * sizeof(double)), *ref = malloc(((size_t)nr + 1) * sizeof(double));
+    double *hy = malloc(((size_t)nr + 1) * sizeof(double));
+    double *x = NULL, *y = NULL, scale = 0;
+    int st = !hx || !ref || !hy ? spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (vectors)") : SPK_OK;
+    if (!st) {
+        for (int j = 0; j < nc; j++) hx[j] = 1.0 + (j % 7) * 0.125;
+        spk_csr_spmv(A, 1.0, hx, 0.0, ref);
+        for (int i = 0; i < nr; i++) {
+            double s = 0;
+            for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) s += fabs(A->val[q] * hx[A->colind[q]]);
+            scale = fmax(scale, s);
+        }
+        st = spk_exec_alloc_vec(b->ex, nc, &x);
+    }
+    if (!st) st = spk_exec_alloc_vec(b->ex, nr, &y);
+    if (!st && nc > 0) st = b->ex->ops->upload(b->ex, x, hx, (size_t)nc * sizeof(double));
+    if (st) goto done;
+    for (int k = 0; k < b->nfmts; k++) {
+        fmt_result *f = &m->f[m->nf++];
+        f->ops = b->fmts[k];
+        bench_format(b, A, ref, scale, x, y, hy, f);
+        progress(b, m, f, "spmv");
+    }
+    if (b->solve) {
+        spk_matrix *M = NULL;
+        double *rhs = malloc(((size_t)nr + 1) * sizeof(double)), *xs = malloc(((size_t)nc + 1) * sizeof(double));
+        if (!rhs || !xs || nr != nc) {
+            for (int k = 0; k < m->nf; k++) {
+                m->f[k].solved = 1;
+                m->f[k].solve_status = nr != nc ? SPK_ERR_INVALID_MATRIX : SPK_ERR_NOMEM;
+                snprintf(m->f[k].solve_note, sizeof m->f[k].solve_note, "%s",
+                         nr != nc ? "not square: no linear system" : "out of host memory");
+            }
+        } else if (spk_matrix_from_csr(b->ctx, nr, nc, A->rowptr, A->colind, A->val, &M)) {
+            for (int k = 0; k < m->nf; k++) {
+                m->f[k].solved = 1;
+                m->f[k].solve_status = SPK_ERR_INVALID_MATRIX;
+                snprintf(m->f[k].solve_note, sizeof m->f[k].solve_note, "%s", spk_last_error(b->ctx));
+            }
+        } else {
+            spk_rhs_known_solution(A, xs, rhs);
+            for (int k = 0; k < m->nf; k++) {
+                if (m->f[k].status) continue; /* the format refused the matrix */
+                /* the solver's "auto" is csr on the host: that solve is already the baseline's */
+                if (spk_exec_is_host(b->ex) && strcmp(m->f[k].ops->name, "auto") == 0) continue;
+                bench_solve(b, M, rhs, xs, nc, &m->f[k]);
+                progress(b, m, &m->f[k], "solve");
+            }
+        }
+        spk_matrix_destroy(M);
+        free(rhs);
+        free(xs);
+    }
+    print_matrix(b, m);
+    fflush(stdout);
+    b->nm++;
+done:
+    if (x) b->ex->ops->free(b->ex, x);
+    if (y) b->ex->ops->free(b->ex, y);
+    free(hx);
+    free(ref);
+    free(hy);
+    return st;
+}
+
+/* ---- output files ------------------------------------------------------------- */
+
+static double geomean_speedup(const bench *b, const char *fmt, int what, int *count)
+{
+    double s = 0;
+    int n = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const fmt_result *base = find_fmt(&b->m[i], baseline(b)), *f = find_fmt(&b->m[i], fmt);
+        if (!base || !f || base->status || f->status) continue;
+        double r;
+        if (what == 0)
+            r = base->hot_ms / f->hot_ms;
+        else if (what == 1)
+            r = base->cold_ms / f->cold_ms;
+        else if (base->solved && f->solved && !base->solve_status && !f->solve_status)
+            r = base->s_ms / f->s_ms;
+        else
+            continue;
+        if (!(r > 0) || !isfinite(r)) continue;
+        s += log(r);
+        n++;
+    }
+    *count = n;
+    return n ? exp(s / n) : NAN;
+}
+
+/* auto within 5% of the best hot time: how many matrices of how many. */
+static void auto_accuracy(const bench *b, int *ok, int *of)
+{
+    *ok = *of = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const fmt_result *au = find_fmt(&b->m[i], "auto");
+        const char *who = "";
+        double best = best_hot(&b->m[i], &who);
+        if (!au || au->status || best <= 0) continue;
+        (*of)++;
+        *ok += au->hot_ms <= 1.05 * best;
+    }
+}
+
+static void json_num(FILE *f, const char *key, double v)
+{
+    fprintf(f, ", \"%s\": ", key);
+    cli_json_number(f, v);
+}
+
+static int write_json(const bench *b, const char *path, int argc, char **argv)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return 1;
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    fprintf(f, "{\"spk_version\": \"%s\", \"date\": \"%s\", \"command\": ", spk_version(), date);
+    char cmd[2048] = "spk bench";
+    size_t used = strlen(cmd);
+    for (int i = 1; i < argc && used < sizeof cmd; i++) {
+        int w = snprintf(cmd + used, sizeof cmd - used, " %s", argv[i]);
+        if (w > 0) used += (size_t)w;
+    }
+    cli_json_string(f, cmd);
+    fprintf(f, ", \"device\": ");
+    cli_json_string(f, b->devname);
+    fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\"", b->ex->ops->name, baseline(b));
+    json_num(f, "copy_gbs", b->copy_gbs);
+    fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d, \"matrices\": [", b->cache, b->min_time,
+            b->repeat);
+    for (int i = 0; i < b->nm; i++) {
+        const mat_result *m = &b->m[i];
+        fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+        cli_json_string(f, m->name);
+        fprintf(f, ", \"rows\": %d, \"cols\": %d, \"nnz\": %d, \"regime\": \"%s\"", m->rows, m->cols, m->nnz,
+                m->cache_regime ? "cache" : "memory");
+        json_num(f, "csr_traffic_bytes", m->traffic);
+        fprintf(f, ", \"formats\": [");
+        const fmt_result *base = find_fmt(m, baseline(b));
+        for (int k = 0; k < m->nf; k++) {
+            const fmt_result *r = &m->f[k];
+            fprintf(f, "%s\n    {\"format\": \"%s\", \"status\": \"%s\"", k ? "," : "", r->ops->name,
+                    r->status == SPK_OK ? "ok" : r->status == SPK_ERR_UNSUPPORTED ? "refused" : "failed");
+            fprintf(f, ", \"note\": ");
+            cli_json_string(f, r->note);
+            json_num(f, "setup_ms", r->setup_ms);
+            if (!r->status) {
+                double own = r->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows;
+                json_num(f, "device_mb", r->mbytes);
+                json_num(f, "rel_err", r->rel_err);
+                const double t[2] = {r->hot_ms, r->cold_ms};
+                const int calls[2] = {r->hot_calls, r->cold_calls};
+                const char *reg[2] = {"hot", "cold"};
+                for (int h = 0; h < 2; h++) {
+                    double gcsr = m->traffic / (t[h] * 1e-3) / 1e9;
+                    double bt = base && !base->status ? (h ? base->cold_ms : base->hot_ms) : NAN;
+                    fprintf(f, ", \"%s\": {\"ms\": ", reg[h]);
+                    cli_json_number(f, t[h]);
+                    fprintf(f, ", \"calls\": %d", calls[h]);
+                    json_num(f, "gflops", 2.0 * m->nnz / (t[h] * 1e-3) / 1e9);
+                    json_num(f, "gbs_csr", gcsr);
+                    json_num(f, "gbs_own", own / (t[h] * 1e-3) / 1e9);
+                    json_num(f, "frac_copy", gcsr / b->copy_gbs);
+                    json_num(f, "speedup", bt / t[h]);
+                    fprintf(f, "}");
+                }
+                if (r->chose[0]) fprintf(f, ", \"auto_choice\": \"%s\"", r->chose);
+            }
+            if (r->solved) {
+                fprintf(f, ", \"solve\": {\"status\": \"%s\", \"method\": \"%s\", \"precond\": \"%s\", \"iterations\": %d",
+                        r->solve_status ? spk_status_name(r->solve_status) : "converged", r->method, r->precond,
+                        r->iterations);
+                json_num(f, "true_relres", r->true_relres);
+                json_num(f, "setup_ms", r->s_setup_ms);
+                json_num(f, "solve_ms", r->s_ms);
+                json_num(f, "spmv_ms", r->s_spmv_ms);
+                json_num(f, "precond_ms", r->s_precond_ms);
+                json_num(f, "vector_ms", r->s_vector_ms);
+                json_num(f, "ms_per_iteration", r->iterations > 0 ? r->s_ms / r->iterations : NAN);
+                json_num(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
+                                           ? base->s_ms / r->s_ms
+                                           : NAN);
+                fprintf(f, ", \"note\": ");
+                cli_json_string(f, r->solve_note);
+                fprintf(f, "}");
+            }
+            fprintf(f, "}");
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n], \"summary\": [");
+    for (int k = 0; k < b->nfmts; k++) {
+        int nh, nc, ns;
+        double gh = geomean_speedup(b, b->fmts[k]->name, 0, &nh), gc = geomean_speedup(b, b->fmts[k]->name, 1, &nc);
+        double gs = geomean_speedup(b, b->fmts[k]->name, 2, &ns);
+        fprintf(f, "%s\n  {\"format\": \"%s\"", k ? "," : "", b->fmts[k]->name);
+        json_num(f, "geomean_speedup_hot", gh);
+        json_num(f, "geomean_speedup_cold", gc);
+        json_num(f, "geomean_speedup_solve", gs);
+        fprintf(f, ", \"matrices\": %d, \"solves\": %d}", nh, ns);
+    }
+    int ok, of;
+    auto_accuracy(b, &ok, &of);
+    fprintf(f, "\n], \"auto_within_5pct\": %d, \"auto_matrices\": %d}\n", ok, of);
+    return fclose(f) != 0;
+}
+
+static int write_csv(const bench *b, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return 1;
+    fprintf(f, "matrix,rows,cols,nnz,regime,format,status,setup_ms,device_mb,hot_ms,hot_calls,cold_ms,cold_calls,"
+               "gflops_hot,gbs_csr_hot,gbs_own_hot,frac_copy_hot,frac_copy_cold,speedup_hot,speedup_cold,rel_err,"
+               "auto_choice,solve_status,method,precond,iterations,true_relres,solve_setup_ms,solve_ms,"
+               "ms_per_iteration,spmv_ms,precond_ms,vector_ms,solve_speedup\n");
+    for (int i = 0; i < b->nm; i++) {
+        const mat_result *m = &b->m[i];
+        const fmt_result *base = find_fmt(m, baseline(b));
+        for (int k = 0; k < m->nf; k++) {
+            const fmt_result *r = &m->f[k];
+            fprintf(f, "%s,%d,%d,%d,%s,%s,%s,%.4f", m->name, m->rows, m->cols, m->nnz,
+                    m->cache_regime ? "cache" : "memory", r->ops->name,
+                    r->status == SPK_OK ? "ok" : r->status == SPK_ERR_UNSUPPORTED ? "refused" : "failed", r->setup_ms);
+            if (r->status) {
+                fprintf(f, ",,,,,,,,,,,,,,");
+            } else {
+                double own = r->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows, th = r->hot_ms * 1e-3;
+                double bh = base && !base->status ? base->hot_ms : NAN, bc = base && !base->status ? base->cold_ms : NAN;
+                fprintf(f, ",%.6f,%.6f,%d,%.6f,%d,%.4f,%.3f,%.3f,%.5f,%.5f,%.5f,%.5f,%.3g,%s", r->mbytes, r->hot_ms,
+                        r->hot_calls, r->cold_ms, r->cold_calls, 2.0 * m->nnz / th / 1e9, m->traffic / th / 1e9,
+                        own / th / 1e9, m->traffic / th / 1e9 / b->copy_gbs,
+                        m->traffic / (r->cold_ms * 1e-3) / 1e9 / b->copy_gbs, bh / r->hot_ms, bc / r->cold_ms, r->rel_err,
+                        r->chose);
+            }
+            if (r->solved) {
+                double it = r->iterations > 0 ? r->iterations : NAN;
+                double bs = base && base->solved && !base->solve_status && !r->solve_status ? base->s_ms / r->s_ms : NAN;
+                fprintf(f, ",%s,%s,%s,%d,%.3e,%.3f,%.3f,%.5f,%.3f,%.3f,%.3f,%.4f\n",
+                        r->solve_status ? spk_status_name(r->solve_status) : "converged", r->method, r->precond,
+                        r->iterations, r->true_relres, r->s_setup_ms, r->s_ms, r->s_ms / it, r->s_spmv_ms,
+                        r->s_precond_ms, r->s_vector_ms, bs);
+            } else {
+                fprintf(f, ",,,,,,,,,,,,\n");
+            }
+        }
+    }
+    return fclose(f) != 0;
+}
+
+static void print_summary(const bench *b)
+{
+    printf("\nsummary: geometric mean of the speedup over %s (matrices where both ran)\n", baseline(b));
+    printf("  %-11s %8s %8s %8s %9s\n", "format", "hot", "cold", "solve", "matrices");
+    for (int k = 0; k < b->nfmts; k++) {
+        int nh, nc, ns;
+        double gh = geomean_speedup(b, b->fmts[k]->name, 0, &nh), gc = geomean_speedup(b, b->fmts[k]->name, 1, &nc);
+        double gs = geomean_speedup(b, b->fmts[k]->name, 2, &ns);
+        printf("  %-11s %8.3f %8.3f %8.3f %9d\n", b->fmts[k]->name, gh, gc, gs, nh);
+    }
+    int ok, of;
+    auto_accuracy(b, &ok, &of);
+    if (of) printf("auto: within 5%% of the best measured hot time on %d of %d matrices\n", ok, of);
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), c = strlen(suf);
+    return a >= c && strcmp(s + a - c, suf) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of dir, sorted; *n of them (caller frees each and the array). */
+static char **list_dir(const char *dir, int *n)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char **v = NULL;
+    int cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!has_suffix(de->d_name, ".mtx") && !has_suffix(de->d_name, ".mtx.gz")) continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **w = realloc(v, (size_t)cap * sizeof *v);
+            if (!w) break;
+            v = w;
+        }
+        size_t len = strlen(dir) + strlen(de->d_name) + 2;
+        v[*n] = malloc(len);
+        if (!v[*n]) break;
+        snprintf(v[*n], len, "%s/%s", dir, de->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    if (v) qsort(v, (size_t)*n, sizeof *v, cmp_str);
+    return v;
+}
+
+/* Select the formats of LIST ("all" or a,b,c) for the executor, baseline first. */
+static int select_formats(bench *b, const char *list)
+{
+    const char *base = baseline(b);
+    b->nfmts = 0;
+    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++)
+        if (strcmp((*p)->exec, b->ex->ops->name) == 0 && strcmp((*p)->name, base) == 0) b->fmts[b->nfmts++] = *p;
+    int all = !list || strcmp(list, "all") == 0;
+    if (!all) { /* every listed name must exist here */
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", list);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            const struct spk_spmv_ops *ops = NULL;
+            int found = 0;
+            for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++)
+                found |= strcmp((*p)->exec, b->ex->ops->name) == 0 && strcmp((*p)->name, tok) == 0;
+            if (!found) {
+                spk_spmv_find(tok, b->ex, &ops, &b->err);
+                return cli_usage_error("bench", "--formats: %s", b->err.msg[0] ? b->err.msg : tok);
+            }
+        }
+    }
+    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p && b->nfmts < 64; p++) {
+        if (strcmp((*p)->exec, b->ex->ops->name) != 0 || strcmp((*p)->name, base) == 0) continue;
+        int want = all;
+        if (!all) {
+            size_t n = strlen((*p)->name);
+            for (const char *q = list; (q = strstr(q, (*p)->name)) != NULL; q++)
+                if ((q == list || q[-1] == ',') && (q[n] == ',' || q[n] == '\0')) want = 1;
+        }
+        if (want) b->fmts[b->nfmts++] = *p;
+    }
+    return CLI_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench b;
+    memset(&b, 0, sizeof b);
+    b.repeat = 10;
+    b.min_time = 0.2;
+    b.maxit = 10000;
+    const char *formats = NULL, *csv = NULL, *json = NULL, *v = NULL;
+    spk_device device = SPK_DEVICE_AUTO;
+    int r, nsrc = 0;
+    const char **src = calloc((size_t)argc + 1, sizeof *src); /* matrices, gen: specs and "--dir" entries */
+    int *isdir = calloc((size_t)argc + 1, sizeof *isdir);
+    if (!src || !isdir) {
+        free(src);
+        free(isdir);
+        fprintf(stderr, "spk bench: out of host memory\n");
+        return CLI_FAIL;
+    }
+    int rc = CLI_USAGE;
+    for (int i = 1; i < argc; i++) {
+        if (cli_flag(argv[i], "help") || strcmp(argv[i], "-h") == 0) {
+            help();
+            rc = CLI_OK;
+            goto out;
+        } else if (cli_flag(argv[i], "solve")) {
+            b.solve = 1;
+        } else if (cli_flag(argv[i], "quiet")) {
+            b.quiet = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "formats", &v))) {
+            if (r < 0 || !*v) {
+                cli_usage_error("bench", "--formats needs all or a list of names");
+                goto out;
+            }
+            formats = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "repeat", &v))) {
+            if (r < 0 || cli_parse_int(v, &b.repeat) || b.repeat < 1) {
+                cli_usage_error("bench", "--repeat needs an integer >= 1");
+                goto out;
+            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "min-time", &v))) {
+            if (r < 0 || cli_parse_double(v, &b.min_time) || !(b.min_time >= 0) || b.min_time > 3600) {
+                cli_usage_error("bench", "--min-time needs seconds in [0, 3600]");
+                goto out;
+            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "maxit", &v))) {
+            if (r < 0 || cli_parse_int(v, &b.maxit) || b.maxit < 0) {
+                cli_usage_error("bench", "--maxit needs an integer >= 0");
+                goto out;
+            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "device", &v))) {
+            if (r < 0) {
+                cli_usage_error("bench", "--device needs auto, cpu or cuda");
+                goto out;
+            }
+            if (strcmp(v, "auto") == 0)
+                device = SPK_DEVICE_AUTO;
+            else if (strcmp(v, "cpu") == 0 || strcmp(v, "host") == 0)
+                device = SPK_DEVICE_HOST;
+            else if (strcmp(v, "cuda") == 0 || strcmp(v, "gpu") == 0)
+                device = SPK_DEVICE_CUDA;
+            else {
+                cli_usage_error("bench", "--device must be auto, cpu or cuda (got '%s')", v);
+                goto out;
+            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "csv", &v))) {
+            if (r < 0) {
+                cli_usage_error("bench", "--csv needs a file");
+                goto out;
+            }
+            csv = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "json", &v))) {
+            if (r < 0) {
+                cli_usage_error("bench", "--json needs a file");
+                goto out;
+            }
+            json = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "dir", &v))) {
+            if (r < 0) {
+                cli_usage_error("bench", "--dir needs a folder");
+                goto out;
+            }
+            isdir[nsrc] = 1;
+            src[nsrc++] = v;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            cli_usage_error("bench", "unknown option '%s'", argv[i]);
+            goto out;
+        } else {
+            src[nsrc++] = argv[i];
+        }
+    }
+    if (!nsrc) {
+        cli_usage_error("bench", "no matrix: give files, gen:SPEC or --dir DIR");
+        goto out;
+    }
+    rc = CLI_FAIL;
+    /* the context of the solves decides the device; the benchmark executor follows it */
+    int st = spk_context_create(&b.ctx, device);
+    if (st) {
+        fprintf(stderr, "spk bench: %s\n",
+                st == SPK_ERR_DEVICE ? "no usable CUDA device (use --device cpu)" : spk_status_name(st));
+        goto out;
+    }
+    if (strcmp(spk_context_device(b.ctx), "cuda") == 0) {
+#ifdef SPK_HAVE_CUDA
+        st = spk_exec_cuda_create(&b.err, &b.ex);
+#else
+        st = SPK_ERR_DEVICE;
+#endif
+    } else {
+        st = spk_exec_host_create(&b.err, &b.ex);
+    }
+    if (!st) st = spk_timer_create(b.ex, 1, &b.timer);
+    if (!st) st = spk_exec_copy_bandwidth(b.ex, &b.copy_gbs);
+    if (st) {
+        fprintf(stderr, "spk bench: %s\n", b.err.msg);
+        goto out;
+    }
+    if ((st = select_formats(&b, formats))) {
+        rc = st;
+        goto out;
+    }
+    b.cache = spk_exec_cache_bytes(b.ex);
+    spk_exec_device_name(b.ex, b.devname, sizeof b.devname);
+    /* count the matrices for the progress lines */
+    for (int i = 0; i < nsrc; i++) {
+        if (!isdir[i]) {
+            b.total++;
+            continue;
+        }
+        int n = 0;
+        char **files = list_dir(src[i], &n);
+        if (!files) {
+            fprintf(stderr, "spk bench: cannot read the folder %s\n", src[i]);
+            goto out;
+        }
+        b.total += n;
+        for (int k = 0; k < n; k++) free(files[k]);
+        free(files);
+    }
+    printf("spk bench on %s (%s executor): copy bandwidth %.0f GB/s (read + write), cache %.1f MB, baseline %s\n\n",
+           b.devname, b.ex->ops->name, b.copy_gbs, (double)b.cache / 1e6, baseline(&b));
+    int bad = 0;
+    for (int i = 0; i < nsrc; i++) {
+        int n = 1;
+        char **files = isdir[i] ? list_dir(src[i], &n) : NULL;
+        for (int k = 0; k < n; k++) {
+            const char *name = isdir[i] ? files[k] : src[i];
+            spk_csr A = {0};
+            spk_err_clear(&b.err);
+            if (strncmp(name, "gen:", 4) == 0)
+                st = spk_gen_spec(name + 4, &A, &b.err);
+            else
+                st = spk_mm_read_csr(name, &A, NULL, &b.err);
+            if (st) {
+                fprintf(stderr, "spk bench: %s: %s\n", name, b.err.msg);
+                bad = 1;
+                b.total--;
+            } else if (bench_matrix(&b, strncmp(name, "gen:", 4) == 0 ? name + 4 : name, &A)) {
+                fprintf(stderr, "spk bench: %s: %s\n", name, b.err.msg);
+                bad = 1;
+            }
+            spk_csr_free(&A);
+            if (isdir[i]) free(files[k]);
+        }
+        free(files);
+    }
+    print_summary(&b);
+    if (json && write_json(&b, json, argc, argv)) {
+        fprintf(stderr, "spk bench: cannot write %s\n", json);
+        bad = 1;
+    }
+    if (csv && write_csv(&b, csv)) {
+        fprintf(stderr, "spk bench: cannot write %s\n", csv);
+        bad = 1;
+    }
+    rc = bad ? CLI_FAIL : CLI_OK;
+out:
+    free(src);
+    free(isdir);
+    free(b.m);
+    spk_timer_destroy(b.timer);
+    spk_exec_destroy(b.ex);
+    spk_context_destroy(b.ctx);
+    return rc;
+}

@@ -1,0 +1,172 @@
+/* timing.c -- see timing.h.  The host side is here; the GPU side (events,
+ * L2 size, device-to-device copies) is in exec_cuda.c. */
+#define _GNU_SOURCE 1 /* sysconf cache sizes */
+#include "timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef SPK_HAVE_CUDA
+#include "exec_cuda.h"
+#endif
+
+struct spk_timer {
+    spk_exec *e;
+    unsigned char *flush;  /* host: buffer written before a flushed call */
+    size_t flush_bytes;
+    void *dev;             /* GPU: events and flush buffer (exec_cuda.c) */
+};
+
+size_t spk_exec_cache_bytes(const spk_exec *e)
+{
+#ifdef SPK_HAVE_CUDA
+    if (spk_exec_is_cuda(e)) return spk_cuda_l2_bytes(e);
+#endif
+    (void)e;
+    long b = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    b = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    if (b <= 0) b = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return b > 0 ? (size_t)b : 0;
+}
+
+void spk_exec_device_name(const spk_exec *e, char *buf, size_t len)
+{
+#ifdef SPK_HAVE_CUDA
+    if (spk_exec_is_cuda(e)) {
+        spk_cuda_device_name(e, buf, len);
+        return;
+    }
+#endif
+    (void)e;
+    snprintf(buf, len, "host CPU");
+}
+
+int spk_timer_create(spk_exec *e, int flush, spk_timer **out)
+{
+    *out = NULL;
+    spk_timer *t = calloc(1, sizeof *t);
+    if (!t) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (timer)");
+    t->e = e;
+    int st = SPK_OK;
+#ifdef SPK_HAVE_CUDA
+    if (spk_exec_is_cuda(e)) {
+        st = spk_cuda_timer_create(e, flush, &t->dev);
+        if (st) {
+            free(t);
+            return st;
+        }
+        *out = t;
+        return SPK_OK;
+    }
+#endif
+    if (flush) {
+        size_t c = spk_exec_cache_bytes(e);
+        t->flush_bytes = 2 * (c ? c : (size_t)32 << 20);
+        t->flush = malloc(t->flush_bytes);
+        if (!t->flush) st = spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (%zu bytes to flush the caches)",
+                                        t->flush_bytes);
+    }
+    if (st) {
+        free(t);
+        return st;
+    }
+    *out = t;
+    return SPK_OK;
+}
+
+void spk_timer_destroy(spk_timer *t)
+{
+    if (!t) return;
+#ifdef SPK_HAVE_CUDA
+    if (t->dev) spk_cuda_timer_destroy(t->dev);
+#endif
+    free(t->flush);
+    free(t);
+}
+
+int spk_timer_call(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, double *seconds)
+{
+#ifdef SPK_HAVE_CUDA
+    if (t->dev) return spk_cuda_timer_call(t->e, t->dev, fn, arg, flush, seconds);
+#endif
+    if (flush && t->flush) {
+        static unsigned char round;
+        memset(t->flush, ++round, t->flush_bytes);
+    }
+    double t0 = spk_time_now();
+    SPK_TRY(fn(arg));
+    *seconds = spk_time_now() - t0;
+    return SPK_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int warmup, int min_calls,
+                     int max_calls, double min_seconds, double *median, int *calls)
+{
+    double s;
+    for (int w = 0; w < warmup; w++) SPK_TRY(spk_timer_call(t, fn, arg, flush, &s));
+    if (min_calls < 1) min_calls = 1;
+    if (max_calls < min_calls) max_calls = min_calls;
+    size_t cap = (size_t)min_calls < 1024 ? 1024 : (size_t)min_calls;
+    double *v = malloc(cap * sizeof(double));
+    if (!v) return spk_err_set(t->e->err, SPK_ERR_NOMEM, "out of host memory (timings)");
+    int n = 0, st = SPK_OK;
+    const double t0 = spk_time_now();
+    while (n < max_calls && (n < min_calls || spk_time_now() - t0 < min_seconds)) {
+        if ((size_t)n == cap) {
+            double *w = realloc(v, 2 * cap * sizeof(double));
+            if (!w) break; /* enough samples already */
+            v = w;
+            cap *= 2;
+        }
+        if ((st = spk_timer_call(t, fn, arg, flush, &v[n]))) break;
+        n++;
+    }
+    if (!st) {
+        qsort(v, (size_t)n, sizeof(double), cmp_double);
+        *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        if (calls) *calls = n;
+    }
+    free(v);
+    return st;
+}
+
+int spk_exec_copy_bandwidth(spk_exec *e, double *gbs)
+{
+#ifdef SPK_HAVE_CUDA
+    if (spk_exec_is_cuda(e)) return spk_cuda_copy_bandwidth(e, gbs);
+#endif
+    const size_t bytes = (size_t)64 << 20;
+    char *a = malloc(bytes), *b = malloc(bytes);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (copy bandwidth buffers)");
+    }
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    double v[12];
+    static volatile unsigned sink;
+    for (int k = 0; k < 12; k++) {
+        double t0 = spk_time_now();
+        memcpy(k % 2 ? a : b, k % 2 ? b : a, bytes);
+        v[k] = spk_time_now() - t0;
+        sink += (unsigned char)a[(size_t)k * 4099 % bytes]; /* the copies are used */
+    }
+    qsort(v + 2, 10, sizeof(double), cmp_double);
+    *gbs = 2.0 * (double)bytes / (0.5 * (v[6] + v[7])) / 1e9;
+    free(a);
+    free(b);
+    return SPK_OK;
+}

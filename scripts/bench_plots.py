@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""bench_plots.py -- charts from the JSON of `spk bench --json`.
+
+    scripts/bench_plots.py BENCH.json [MORE.json ...] OUTDIR
+
+Several JSON files (runs split over several commands) are merged; they must
+come from the same device.  Writes PNG files to OUTDIR:
+
+  spmv_speedup_hot.png    SpMV speedup over the baseline per matrix and format
+  spmv_speedup_cold.png   the same with the caches flushed before each product
+  spmv_geomean.png        geometric-mean SpMV speedup per format (hot and cold)
+  frac_copy.png           fraction of the copy bandwidth (CSR traffic model,
+                          cold products) against the matrix size, per format
+  solve_speedup.png       solve speedup over the baseline per matrix and format
+  solve_time.png          solve time per format, bars per matrix (largest ones)
+
+matplotlib is taken from the running Python when it has it; otherwise the
+script makes a virtual environment (SPK_PLOTS_VENV, default
+~/.cache/spk/plots-venv), installs matplotlib there and runs again inside it.
+Exit status 0, 1 on bad input, 3 when matplotlib cannot be installed.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+
+def ensure_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if os.environ.get("SPK_PLOTS_INSIDE"):
+        sys.exit("bench_plots.py: matplotlib is still missing inside the virtual environment")
+    venv = os.environ.get("SPK_PLOTS_VENV") or os.path.join(os.path.expanduser("~"), ".cache", "spk", "plots-venv")
+    py = os.path.join(venv, "bin", "python")
+    try:
+        if not os.path.exists(py):
+            print("bench_plots.py: installing matplotlib into %s" % venv, file=sys.stderr)
+            subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        probe = subprocess.run([py, "-c", "import matplotlib"], capture_output=True)
+        if probe.returncode != 0:
+            subprocess.run([py, "-m", "pip", "install", "--quiet", "matplotlib"], check=True)
+    except (subprocess.CalledProcessError, OSError) as e:
+        print("bench_plots.py: cannot install matplotlib (%s); install it (pip install matplotlib) "
+              "or set SPK_PLOTS_VENV" % e, file=sys.stderr)
+        sys.exit(3)
+    env = dict(os.environ, SPK_PLOTS_INSIDE="1")
+    sys.exit(subprocess.run([py, os.path.abspath(__file__)] + sys.argv[1:], env=env).returncode)
+
+
+def load(paths):
+    runs = []
+    for p in paths:
+        with open(p) as f:
+            runs.append(json.load(f))
+    devices = {r["device"] for r in runs}
+    if len(devices) > 1:
+        sys.exit("bench_plots.py: the runs come from different devices: %s" % ", ".join(sorted(devices)))
+    base = runs[0]["baseline"]
+    matrices, formats = [], []
+    for r in runs:
+        for m in r["matrices"]:
+            matrices.append(m)
+            for f in m["formats"]:
+                if f["format"] not in formats:
+                    formats.append(f["format"])
+    return runs[0], base, matrices, formats
+
+
+def value(m, fmt, key):
+    for f in m["formats"]:
+        if f["format"] == fmt:
+            if key == "solve":
+                s = f.get("solve")
+                return s["speedup"] if s and s.get("speedup") is not None else None
+            if key == "solve_ms":
+                s = f.get("solve")
+                return s["solve_ms"] if s and s["status"] == "converged" else None
+            if f["status"] != "ok":
+                return None
+            hot, cold = f["hot"], f["cold"]
+            return {"hot": hot["speedup"], "cold": cold["speedup"], "frac": cold["frac_copy"]}[key]
+    return None
+
+
+def heatmap(plt, matrices, formats, key, title, path, base):
+    import matplotlib.colors as mcolors
+    rows = [m["name"].replace(".mtx.gz", "").replace(".mtx", "") for m in matrices]
+    data = [[value(m, f, key) for f in formats] for m in matrices]
+    grid = [[math.log2(v) if v and v > 0 else float("nan") for v in row] for row in data]
+    h = max(4.0, 0.18 * len(rows) + 1.5)
+    fig, ax = plt.subplots(figsize=(1.0 + 0.62 * len(formats), h))
+    import matplotlib
+    cmap = matplotlib.colormaps["RdBu"].copy()
+    cmap.set_bad("lightgrey")
+    im = ax.imshow(grid, aspect="auto", cmap=cmap, norm=mcolors.TwoSlopeNorm(vcenter=0.0, vmin=-2.0, vmax=2.0))
+    ax.set_xticks(range(len(formats)))
+    ax.set_xticklabels(formats, rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(rows, fontsize=6 if len(rows) > 40 else 8)
+    cb = fig.colorbar(im, ax=ax, ticks=[-2, -1, 0, 1, 2])
+    cb.ax.set_yticklabels(["1/4", "1/2", "1", "2", "4"])
+    cb.set_label("speedup over %s (grey: did not run)" % base)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def geo(vals):
+    vals = [v for v in vals if v and v > 0]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else float("nan")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    ensure_matplotlib()
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = sys.argv[-1]
+    try:
+        head, base, matrices, formats = load(sys.argv[1:-1])
+    except (OSError, ValueError, KeyError) as e:
+        print("bench_plots.py: bad input: %s" % e, file=sys.stderr)
+        return 1
+    if not matrices:
+        print("bench_plots.py: no matrices in the input", file=sys.stderr)
+        return 1
+    os.makedirs(out, exist_ok=True)
+    dev = head["device"]
+    matrices.sort(key=lambda m: m["nnz"])
+    written = []
+
+    def save(name):
+        written.append(os.path.join(out, name))
+        return written[-1]
+
+    heatmap(plt, matrices, formats, "hot", "SpMV speedup over %s, back to back (%s)" % (base, dev),
+            save("spmv_speedup_hot.png"), base)
+    heatmap(plt, matrices, formats, "cold", "SpMV speedup over %s, caches flushed (%s)" % (base, dev),
+            save("spmv_speedup_cold.png"), base)
+
+    fig, ax = plt.subplots(figsize=(1.0 + 0.6 * len(formats), 4.0))
+    hot = [geo([value(m, f, "hot") for m in matrices]) for f in formats]
+    cold = [geo([value(m, f, "cold") for m in matrices]) for f in formats]
+    xs = range(len(formats))
+    ax.bar([x - 0.2 for x in xs], hot, 0.4, label="hot")
+    ax.bar([x + 0.2 for x in xs], cold, 0.4, label="cold (caches flushed)")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(formats, rotation=60, ha="right", fontsize=8)
+    ax.set_ylabel("geometric-mean speedup over %s" % base)
+    ax.set_title("SpMV over %d matrices (%s)" % (len(matrices), dev), fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(save("spmv_geomean.png"), dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(8.0, 5.0))
+    colors = matplotlib.colormaps["tab20"].colors
+    markers = "os^vD<>ph*"
+    for k, f in enumerate(formats):
+        pts = [(m["nnz"], value(m, f, "frac")) for m in matrices]
+        pts = [(n, v) for n, v in pts if v is not None]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[k % len(markers)], markersize=3,
+                    linewidth=0.8, color=colors[k % len(colors)], label=f)
+    ax.set_xscale("log")
+    ax.set_xlabel("nonzeros")
+    ax.set_ylabel("fraction of the copy bandwidth (%.0f GB/s)" % head["copy_gbs"])
+    ax.set_title("SpMV effective bandwidth, CSR traffic model, caches flushed (%s)" % dev, fontsize=10)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(save("frac_copy.png"), dpi=110)
+    plt.close(fig)
+
+    solved = [m for m in matrices if any(f.get("solve") for f in m["formats"])]
+    if solved:
+        heatmap(plt, solved, formats, "solve", "Solve speedup over the %s-backed solve (%s)" % (base, dev),
+                save("solve_speedup.png"), base)
+        big = sorted(solved, key=lambda m: -m["nnz"])[:8]
+        fig, ax = plt.subplots(figsize=(10.0, 4.5))
+        width = 0.8 / max(1, len(formats))
+        for k, f in enumerate(formats):
+            ys = [value(m, f, "solve_ms") or 0.0 for m in big]
+            ax.bar([i + k * width for i in range(len(big))], ys, width, label=f, color=colors[k % len(colors)])
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(big))])
+        ax.set_xticklabels([m["name"].replace(".mtx.gz", "") for m in big], rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("solve time, ms (0: did not converge)")
+        ax.set_title("Solve time per format, largest matrices (%s)" % dev, fontsize=10)
+        ax.legend(fontsize=7, ncol=3)
+        fig.tight_layout()
+        fig.savefig(save("solve_time.png"), dpi=110)
+        plt.close(fig)
+    for p in written:
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+/* auto.c -- the "auto" format: time short trials of a few candidate formats
+ * on the matrix and keep the fastest.
+ *
+ * Candidates (spk_auto_candidates): csr-vector and hyb always (between them
+ * within 5 % of the best format on most matrices measured); for matrices up
+ * to 2M nonzeros, where a conversion costs little, also csr-scalar, ell,
+ * bell, coo, cusparse and hmec; above that, ell, bell and csr-scalar when the
+ * rows are regular (longest <= 2 x mean + 2) and coo and cusparse when they
+ * are not.  Formats the executor lacks are skipped, a format that refuses the
+ * matrix (padding bound) is passed over.  Each candidate is converted,
+ * multiplied twice to warm up, then timed (executor timer: CUDA events on
+ * the GPU) until 1 ms or 50 products have passed, at least 5; the median
+ * decides.  Only the best candidate so far is kept on the device.
+ *
+ * What the choice cost (the whole selection, conversions included) is the
+ * backend's setup time; stats() names the choice and every trial. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/timing.h"
+#include "spmv.h"
+
+#define AUTO_SMALL_NNZ 2000000
+
+int spk_auto_candidates(const spk_csr *A, const char **names, int max)
+{
+    int n = 0;
+#define ADD(s)                          \
+    do {                                \
+        if (n < max) names[n++] = (s); \
+    } while (0)
+    ADD("csr-vector");
+    ADD("hyb");
+    if (A->nnz <= AUTO_SMALL_NNZ) {
+        ADD("csr-scalar");
+        ADD("ell");
+        ADD("bell");
+        ADD("coo");
+        ADD("cusparse");
+        ADD("hmec");
+    } else {
+        int maxlen = 0;
+        for (int i = 0; i < A->nrows; i++)
+            if (A->rowptr[i + 1] - A->rowptr[i] > maxlen) maxlen = A->rowptr[i + 1] - A->rowptr[i];
+        double mean = A->nrows ? (double)A->nnz / A->nrows : 0;
+        if (maxlen <= 2 * mean + 2) {
+            ADD("ell");
+            ADD("bell");
+            ADD("csr-scalar");
+        } else {
+            ADD("coo");
+            ADD("cusparse");
+        }
+    }
+#undef ADD
+    return n;
+}
+
+typedef struct auto_impl {
+    spk_exec *e;
+    const struct spk_spmv_ops *ops; /* the chosen format */
+    void *impl;
+    double setup;                   /* seconds: the whole selection */
+    double ms;                      /* the choice's trial time per product */
+    spk_spmv_opts o;                /* the options of create(), for a re-creation */
+    char detail[512];
+} auto_impl;
+
+typedef struct trial {
+    const struct spk_spmv_ops *ops;
+    void *impl;
+    const double *x;
+    double *y;
+} trial;
+
+static int trial_apply(void *arg)
+{
+    trial *t = arg;
+    return t->ops->apply(t->impl, 1.0, t->x, 0.0, t->y);
+}
+
+static void auto_destroy(void *impl)
+{
+    auto_impl *a = impl;
+    if (!a) return;
+    if (a->impl) a->ops->destroy(a->impl);
+    free(a);
+}
+
+static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
+{
+    double t0 = spk_time_now();
+    *impl = NULL;
+    auto_impl *a = calloc(1, sizeof *a);
+    if (!a) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format 'auto')");
+    a->e = e;
+    if (o) a->o = *o;
+    const char *names[16];
+    int nc = spk_auto_candidates(A, names, 16), st = SPK_OK;
+    double *x = NULL, *y = NULL;
+    spk_timer *tm = NULL;
+    char tried[400] = "";
+    size_t used = 0;
+    SPK_CHECK(st, spk_exec_alloc_vec(e, A->ncols, &x));
+    SPK_CHECK(st, spk_exec_alloc_vec(e, A->nrows, &y));
+    SPK_CHECK(st, e->ops->fill(e, A->ncols, 1.0, x));
+    SPK_CHECK(st, spk_timer_create(e, 0, &tm));
+    for (int c = 0; c < nc; c++) {
+        const struct spk_spmv_ops *ops = NULL;
+        spk_err keep = *e->err;
+        if (spk_spmv_find(names[c], e, &ops, e->err)) { /* not on this executor */
+            *e->err = keep;
+            continue;
+        }
+        trial t = {ops, NULL, x, y};
+        int cs = ops->create(e, A, o, &t.impl);
+        if (cs == SPK_ERR_UNSUPPORTED) { /* refused (padding bound): pass over it */
+            *e->err = keep;
+            int w = snprintf(tried + used, sizeof tried - used, "%s%s refused", used ? ", " : "", names[c]);
+            if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
+            continue;
+        }
+        SPK_CHECK(st, cs);
+        double med = 0;
+        int calls = 0;
+        st = spk_timer_median(tm, trial_apply, &t, 0, 2, 5, 50, 1e-3, &med, &calls);
+        if (st) {
+            ops->destroy(t.impl);
+            goto cleanup;
+        }
+        int w = snprintf(tried + used, sizeof tried - used, "%s%s %.4f", used ? ", " : "", names[c], med * 1e3);
+        if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
+        if (!a->impl || med * 1e3 < a->ms) {
+            if (a->impl) a->ops->destroy(a->impl);
+            a->ops = ops;
+            a->impl = t.impl;
+            a->ms = med * 1e3;
+        } else {
+            ops->destroy(t.impl);
+        }
+    }
+    if (!a->impl) {
+        st = spk_err_set(e->err, SPK_ERR_UNSUPPORTED, "format 'auto': no candidate format accepted the matrix");
+        goto cleanup;
+    }
+    a->setup = spk_time_now() - t0;
+    snprintf(a->detail, sizeof a->detail, "auto chose %s (%.4f ms per product); trials in ms: %s; selection %.2f ms",
+             a->ops->name, a->ms, tried, a->setup * 1e3);
+    *impl = a;
+cleanup:
+    spk_timer_destroy(tm);
+    if (x) e->ops->free(e, x);
+    if (y) e->ops->free(e, y);
+    if (st) auto_destroy(a);
+    return st;
+}
+
+static int auto_apply(void *impl, double alpha, const double *x, double beta, double *y)
+{
+    auto_impl *a = impl;
+    return a->ops->apply(a->impl, alpha, x, beta, y);
+}
+
+static int auto_update(void *impl, const spk_csr *A)
+{
+    auto_impl *a = impl;
+    if (a->ops->update) return a->ops->update(a->impl, A);
+    a->ops->destroy(a->impl); /* the same format again, no new selection */
+    a->impl = NULL;
+    return a->ops->create(a->e, A, &a->o, &a->impl);
+}
+
+static void auto_stats(const void *impl, spk_spmv_stats *s)
+{
+    const auto_impl *a = impl;
+    a->ops->stats(a->impl, s);
+    s->setup_seconds = a->setup;
+    snprintf(s->detail, sizeof s->detail, "%s", a->detail);
+}
+
+const char *spk_auto_choice(const void *impl)
+{
+    return ((const auto_impl *)impl)->ops->name;
+}
+
+#define AUTO_SUMMARY "the fastest of a few candidate formats, chosen by timing short trials"
+const struct spk_spmv_ops spk_spmv_auto_host = {"auto", "host", AUTO_SUMMARY, auto_create, auto_apply,
+                                                auto_update, auto_destroy, auto_stats};
+#ifdef SPK_HAVE_CUDA
+const struct spk_spmv_ops spk_spmv_auto_cuda = {"auto", "cuda", AUTO_SUMMARY, auto_create, auto_apply,
+                                                auto_update, auto_destroy, auto_stats};
+#endif
