@@ -8,33 +8,48 @@
 #include <stdlib.h>
 
 #include "bell.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#include "devbuild.h"
+#endif
+
+/* The scalars of B and its group pointers in a host array gptr (G + 1). */
+static int bell_plan(const spk_csr *A, spk_fmt_bell *B, int *gptr, spk_err *err)
+{
+    const int n = A->nrows, G = (n + SPK_BELL_ROWS - 1) / SPK_BELL_ROWS;
+    B->nrows = n;
+    B->ncols = A->ncols;
+    B->nnz = A->nnz;
+    B->ngroups = G;
+    B->wmax = 0;
+    size_t stored = 0;
+    gptr[0] = 0;
+    for (int g = 0; g < G; g++) {
+        int w = 0;
+        for (int i = g * SPK_BELL_ROWS; i < n && i < (g + 1) * SPK_BELL_ROWS; i++)
+            if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
+        B->wmax = w > B->wmax ? w : B->wmax;
+        stored += (size_t)w * SPK_BELL_ROWS;
+        if (stored > (size_t)INT_MAX)
+            return spk_err_set(err, SPK_ERR_UNSUPPORTED,
+                               "format 'bell' refused: more than %d stored entries (32-bit index limit)",
+                               INT_MAX);
+        gptr[g + 1] = (int)stored;
+    }
+    SPK_TRY(spk_format_check_padding("bell", stored, (size_t)A->nnz, n, err));
+    B->stored = (int)stored;
+    return SPK_OK;
+}
 
 static int bell_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)
 {
     (void)o;
     spk_fmt_bell *B = fmt;
     const int n = A->nrows, G = (n + SPK_BELL_ROWS - 1) / SPK_BELL_ROWS;
-    B->nrows = n;
-    B->ncols = A->ncols;
-    B->nnz = A->nnz;
-    B->ngroups = G;
     B->gptr = spk_malloc((size_t)G + 1, sizeof(int), "blocked ELL group pointers", err);
     if (!B->gptr) return SPK_ERR_NOMEM;
-    size_t stored = 0;
-    B->gptr[0] = 0;
-    for (int g = 0; g < G; g++) {
-        int w = 0;
-        for (int i = g * SPK_BELL_ROWS; i < n && i < (g + 1) * SPK_BELL_ROWS; i++)
-            if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
-        stored += (size_t)w * SPK_BELL_ROWS;
-        if (stored > (size_t)INT_MAX)
-            return spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                               "format 'bell' refused: more than %d stored entries (32-bit index limit)",
-                               INT_MAX);
-        B->gptr[g + 1] = (int)stored;
-    }
-    SPK_TRY(spk_format_check_padding("bell", stored, (size_t)A->nnz, n, err));
-    B->stored = (int)stored;
+    SPK_TRY(bell_plan(A, B, B->gptr, err));
+    size_t stored = (size_t)B->stored;
     B->colind = spk_malloc(stored, sizeof(int), "blocked ELL column indices", err);
     B->val = spk_malloc(stored, sizeof(double), "blocked ELL values", err);
     if (!B->colind || !B->val) return SPK_ERR_NOMEM;
@@ -82,18 +97,40 @@ static void bell_ref(const void *fmt, double alpha, const double *x, double beta
 
 static void bell_describe(const void *fmt, char *buf, size_t len)
 {
-    const spk_fmt_bell *B = fmt;
-    int wmax = 0;
-    for (int g = 0; g < B->ngroups; g++)
-        if ((B->gptr[g + 1] - B->gptr[g]) / SPK_BELL_ROWS > wmax) wmax = (B->gptr[g + 1] - B->gptr[g]) / SPK_BELL_ROWS;
+    const spk_fmt_bell *B = fmt; /* scalars only: also a device struct */
     size_t stored = (size_t)B->stored;
     snprintf(buf, len, "blocked ELL, %d groups of %d rows, widest %d, %zu stored entries for %d nonzeros (%.2fx)",
-             B->ngroups, SPK_BELL_ROWS, wmax, stored, B->nnz, B->nnz > 0 ? (double)stored / B->nnz : 0.0);
+             B->ngroups, SPK_BELL_ROWS, B->wmax, stored, B->nnz, B->nnz > 0 ? (double)stored / B->nnz : 0.0);
 }
+
+#ifdef SPK_HAVE_CUDA
+/* On the device: group pointers planned on the host, slots filled by the kernel. */
+static int bell_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void *fmt)
+{
+    (void)o;
+    spk_fmt_bell *B = fmt;
+    const int G = (A->nrows + SPK_BELL_ROWS - 1) / SPK_BELL_ROWS;
+    int *gptr = spk_malloc((size_t)G + 1, sizeof(int), "blocked ELL group pointers", e->err), st;
+    if (!gptr) return SPK_ERR_NOMEM;
+    SPK_CHECK(st, bell_plan(A, B, gptr, e->err));
+    SPK_CHECK(st, spk_cuda_alloc(e, ((size_t)G + 1) * sizeof(int), "blocked ELL group pointers", (void **)&B->gptr));
+    SPK_CHECK(st, spk_cuda_upload(e, B->gptr, gptr, ((size_t)G + 1) * sizeof(int), "blocked ELL group pointers"));
+    SPK_CHECK(st, spk_cuda_alloc(e, (size_t)B->stored * sizeof(int), "blocked ELL column indices", (void **)&B->colind));
+    SPK_CHECK(st, spk_cuda_alloc(e, (size_t)B->stored * sizeof(double), "blocked ELL values", (void **)&B->val));
+    cudaStream_t s;
+    spk_exec_cuda_handles(e, &s, NULL, NULL);
+    st = spk_cuda_check(e->err,
+                        spk_dev_bell_fill(s, A->nrows, G, B->gptr, dA->rowptr, dA->colind, dA->val, B->colind, B->val),
+                        "the blocked ELL build kernel");
+cleanup:
+    free(gptr);
+    return st;
+}
+#endif
 
 static const spk_format bell_format = {
     "bell", "blocked ELL", sizeof(spk_fmt_bell), bell_convert, bell_arrays, bell_ref,
-    SPK_FORMAT_LAUNCH(spk_bell_launch), bell_describe,
+    SPK_FORMAT_LAUNCH(spk_bell_launch), bell_describe, SPK_FORMAT_BUILD(bell_build),
 };
 
 SPK_FORMAT_BACKENDS(bell, "bell", "blocked ELL, one width per group of 32 rows", bell_format)

@@ -12,6 +12,7 @@
 typedef struct spk_fmt_bell {
     int nrows, ncols, nnz, ngroups;
     int stored;  /* gptr[ngroups]: entries stored, padding included */
+    int wmax;    /* the widest group's width */
     int *gptr;   /* ngroups + 1 */
     int *colind; /* gptr[ngroups] */
     double *val;

@@ -72,7 +72,7 @@ static void coo_describe(const void *fmt, char *buf, size_t len)
 
 static const spk_format coo_format = {
     "coo", "coordinate", sizeof(spk_fmt_coo), coo_convert, coo_arrays, coo_ref,
-    SPK_FORMAT_LAUNCH(spk_coo_launch), coo_describe,
+    SPK_FORMAT_LAUNCH(spk_coo_launch), coo_describe, NULL,
 };
 
 SPK_FORMAT_BACKENDS(coo, "coo", "coordinate triplets, runs of entries with atomic row updates", coo_format)

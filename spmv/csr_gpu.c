@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "csr_gpu.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#endif
 
 static int csr_convert_with(const spk_csr *A, int threads, spk_fmt_csr *F, spk_err *err)
 {
@@ -63,13 +66,47 @@ static void csr_describe(const void *fmt, char *buf, size_t len)
     snprintf(buf, len, "CSR, %d thread%s per row", F->threads, F->threads == 1 ? "" : "s");
 }
 
+#ifdef SPK_HAVE_CUDA
+/* On the device: copies of the uploaded CSR arrays. */
+static int csr_build_with(spk_exec *e, const spk_csr *A, const spk_csr *dA, int threads, spk_fmt_csr *F)
+{
+    cudaStream_t s;
+    spk_exec_cuda_handles(e, &s, NULL, NULL);
+    F->nrows = A->nrows;
+    F->ncols = A->ncols;
+    F->nnz = A->nnz;
+    F->threads = threads;
+    size_t rp = ((size_t)A->nrows + 1) * sizeof(int), ci = (size_t)A->nnz * sizeof(int),
+           va = (size_t)A->nnz * sizeof(double);
+    SPK_TRY(spk_cuda_alloc(e, rp, "CSR row pointers", (void **)&F->rowptr));
+    SPK_TRY(spk_cuda_alloc(e, ci, "CSR column indices", (void **)&F->colind));
+    SPK_TRY(spk_cuda_alloc(e, va, "CSR values", (void **)&F->val));
+    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(F->rowptr, dA->rowptr, rp, cudaMemcpyDeviceToDevice, s));
+    if (ci) SPK_CUDA_TRY(e->err, cudaMemcpyAsync(F->colind, dA->colind, ci, cudaMemcpyDeviceToDevice, s));
+    if (va) SPK_CUDA_TRY(e->err, cudaMemcpyAsync(F->val, dA->val, va, cudaMemcpyDeviceToDevice, s));
+    return SPK_OK;
+}
+
+static int scalar_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void *fmt)
+{
+    (void)o;
+    return csr_build_with(e, A, dA, 1, fmt);
+}
+
+static int vector_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void *fmt)
+{
+    (void)o;
+    return csr_build_with(e, A, dA, spk_format_lanes(A), fmt);
+}
+#endif
+
 static const spk_format csr_scalar_format = {
     "csr-scalar", "CSR, one thread per row", sizeof(spk_fmt_csr), scalar_convert, csr_arrays,
-    csr_ref, SPK_FORMAT_LAUNCH(spk_csr_gpu_launch), csr_describe,
+    csr_ref, SPK_FORMAT_LAUNCH(spk_csr_gpu_launch), csr_describe, SPK_FORMAT_BUILD(scalar_build),
 };
 static const spk_format csr_vector_format = {
     "csr-vector", "CSR, T threads per row", sizeof(spk_fmt_csr), vector_convert, csr_arrays,
-    csr_ref, SPK_FORMAT_LAUNCH(spk_csr_gpu_launch), csr_describe,
+    csr_ref, SPK_FORMAT_LAUNCH(spk_csr_gpu_launch), csr_describe, SPK_FORMAT_BUILD(vector_build),
 };
 
 SPK_FORMAT_BACKENDS(csr_scalar, "csr-scalar", "CSR, one thread per row", csr_scalar_format)

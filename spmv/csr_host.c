@@ -54,5 +54,5 @@ static void csr_stats(const void *impl, spk_spmv_stats *s)
 
 const struct spk_spmv_ops spk_spmv_csr_host = {
     "csr", "host", "CSR on the host (reference)", csr_create, csr_apply, csr_update, csr_destroy,
-    csr_stats,
+    csr_stats, NULL,
 };

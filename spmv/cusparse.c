@@ -134,5 +134,5 @@ static void cusp_stats(const void *impl, spk_spmv_stats *s)
 
 const struct spk_spmv_ops spk_spmv_cusparse = {
     "cusparse", "cuda", "cuSPARSE CSR (cusparseSpMV, CSR_ALG1)", cusp_create, cusp_apply, cusp_update,
-    cusp_destroy, cusp_stats,
+    cusp_destroy, cusp_stats, NULL,
 };

@@ -9,8 +9,13 @@
 #include <stdlib.h>
 
 #include "ell.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#include "devbuild.h"
+#endif
 
-int spk_ell_fill(const spk_csr *A, int width, const char *name, spk_fmt_ell *E, spk_err *err)
+/* The scalars of E for width (and the refusals), shared by host and device builds. */
+static int ell_plan(const spk_csr *A, int width, const char *name, spk_fmt_ell *E, spk_err *err)
 {
     const int n = A->nrows;
     size_t stored = (size_t)width * (size_t)n, real = 0;
@@ -27,6 +32,14 @@ int spk_ell_fill(const spk_csr *A, int width, const char *name, spk_fmt_ell *E, 
     E->ncols = A->ncols;
     E->nnz = (int)real;
     E->width = width;
+    return SPK_OK;
+}
+
+int spk_ell_fill(const spk_csr *A, int width, const char *name, spk_fmt_ell *E, spk_err *err)
+{
+    const int n = A->nrows;
+    SPK_TRY(ell_plan(A, width, name, E, err));
+    size_t stored = (size_t)width * (size_t)n;
     E->colind = spk_malloc(stored, sizeof(int), "ELL column indices", err);
     E->val = spk_malloc(stored, sizeof(double), "ELL values", err);
     if (!E->colind || !E->val) return SPK_ERR_NOMEM;
@@ -95,9 +108,33 @@ static void ell_describe(const void *fmt, char *buf, size_t len)
              E->nnz, E->nnz > 0 ? (double)stored / E->nnz : 0.0);
 }
 
+#ifdef SPK_HAVE_CUDA
+int spk_ell_build_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, int width, const char *name, spk_fmt_ell *E)
+{
+    SPK_TRY(ell_plan(A, width, name, E, e->err));
+    size_t stored = (size_t)width * (size_t)A->nrows;
+    SPK_TRY(spk_cuda_alloc(e, stored * sizeof(int), "ELL column indices", (void **)&E->colind));
+    SPK_TRY(spk_cuda_alloc(e, stored * sizeof(double), "ELL values", (void **)&E->val));
+    cudaStream_t s;
+    spk_exec_cuda_handles(e, &s, NULL, NULL);
+    return spk_cuda_check(e->err,
+                          spk_dev_ell_fill(s, A->nrows, width, dA->rowptr, dA->colind, dA->val, E->colind, E->val),
+                          "the ELL build kernel");
+}
+
+static int ell_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void *fmt)
+{
+    (void)o;
+    int width = 0;
+    for (int i = 0; i < A->nrows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > width) width = A->rowptr[i + 1] - A->rowptr[i];
+    return spk_ell_build_dev(e, A, dA, width, "ell", fmt);
+}
+#endif
+
 static const spk_format ell_format = {
     "ell", "ELLPACK, column-major", sizeof(spk_fmt_ell), ell_convert, ell_arrays, ell_ref,
-    SPK_FORMAT_LAUNCH(spk_ell_launch), ell_describe,
+    SPK_FORMAT_LAUNCH(spk_ell_launch), ell_describe, SPK_FORMAT_BUILD(ell_build),
 };
 
 SPK_FORMAT_BACKENDS(ell, "ell", "ELLPACK, column-major, padded to the longest row", ell_format)

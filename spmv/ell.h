@@ -17,6 +17,10 @@ typedef struct spk_fmt_ell {
  * given; rest ignored).  Stored entries are checked against the padding bound
  * under the name `name`. */
 int spk_ell_fill(const spk_csr *A, int width, const char *name, spk_fmt_ell *E, spk_err *err);
+#ifdef SPK_HAVE_CUDA
+/* spk_ell_fill on the device from dA, A's CSR arrays in device memory. */
+int spk_ell_build_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, int width, const char *name, spk_fmt_ell *E);
+#endif
 /* List E's arrays into l; returns the count. */
 int spk_ell_arrays(spk_fmt_ell *E, spk_format_array *l);
 /* y = alpha*E*x + beta*y on the host. */

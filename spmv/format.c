@@ -188,6 +188,50 @@ fail:
     return st;
 }
 
+int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_csr *dA,
+                          const spk_spmv_opts *o, void **impl)
+{
+#ifdef SPK_HAVE_CUDA
+    if (!f->build_device || !dA || strcmp(e->ops->name, "cuda") != 0) return spk_format_create(f, e, A, o, impl);
+    double t0 = spk_time_now();
+    *impl = NULL;
+    spk_spmv_opts def;
+    if (!o) {
+        memset(&def, 0, sizeof def);
+        o = &def;
+    }
+    fmt_impl *m = calloc(1, sizeof *m);
+    void *d = calloc(1, f->host_size);
+    if (!m || !d) {
+        free(m);
+        free(d);
+        return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+    }
+    m->f = f;
+    m->e = e;
+    m->nrows = A->nrows;
+    m->ncols = A->ncols;
+    m->nnz = A->nnz;
+    m->o = *o;
+    m->dev = d; /* impl_free releases whatever device arrays the builder made */
+    int st = f->build_device(e, A, dA, o, d);
+    if (st) {
+        impl_free(m);
+        return st;
+    }
+    spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
+    int n = f->arrays(d, list);
+    for (int i = 0; i < n; i++) m->bytes += list[i].bytes;
+    f->describe(d, m->detail, sizeof m->detail);
+    m->setup = spk_time_now() - t0;
+    *impl = m;
+    return SPK_OK;
+#else
+    (void)dA;
+    return spk_format_create(f, e, A, o, impl);
+#endif
+}
+
 int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y)
 {
     fmt_impl *m = impl;

@@ -36,6 +36,11 @@ typedef struct spk_format_array {
 
 #define SPK_FORMAT_MAX_ARRAYS 12
 
+/* Builds fmt (zeroed, host_size bytes) with device arrays from dA, the CSR
+ * arrays of A in device memory; scalars come from A on the host. */
+typedef int (*spk_format_build_fn)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o,
+                                   void *fmt);
+
 #ifdef SPK_HAVE_CUDA
 #include <cuda_runtime_api.h>
 typedef cudaError_t (*spk_format_launch_fn)(const void *dev_fmt, cudaStream_t s, double alpha,
@@ -60,8 +65,11 @@ typedef struct spk_format {
     void (*ref_apply)(const void *fmt, double alpha, const double *x, double beta, double *y);
     /* The same on the device (NULL in builds without CUDA). */
     spk_format_launch_fn launch;
-    /* One line: widths, parts, ... */
+    /* One line: widths, parts, ... (scalars only: also called on device structs) */
     void (*describe)(const void *fmt, char *buf, size_t len);
+    /* Optional, CUDA builds: the arrays built on the device (spmv/devbuild.cu);
+     * the result must equal convert's arrays uploaded. */
+    spk_format_build_fn build_device;
 } spk_format;
 
 /* Threads per row for the cooperative kernels: the largest power of two
@@ -87,6 +95,10 @@ int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const 
  * freed on failure too); t0 is when the conversion started (setup time). */
 int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void *host,
                      double t0, void **impl);
+/* create() from A's CSR arrays already on the device (dA): f->build_device
+ * when the format has one, else the host conversion. */
+int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_csr *dA,
+                          const spk_spmv_opts *o, void **impl);
 /* update() with a host struct already converted from the new values (owned). */
 int spk_format_update_adopt(void *impl, void *host);
 int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y);
@@ -100,14 +112,21 @@ int spk_format_describe(const spk_format *f, const spk_csr *A, const spk_spmv_op
 /* Define spk_spmv_SYM_host and (built with CUDA) spk_spmv_SYM_cuda for the
  * format table FMT; NAME and SUMMARY are string literals. */
 #ifdef SPK_HAVE_CUDA
-#define SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY)                                              \
-    const struct spk_spmv_ops spk_spmv_##SYM##_cuda = {NAME, "cuda", SUMMARY, SYM##_create,   \
-                                                        spk_format_apply, spk_format_update,  \
-                                                        spk_format_destroy, spk_format_stats};
+#define SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY, FMT)                                         \
+    static int SYM##_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA,             \
+                                const spk_spmv_opts *o, void **impl)                          \
+    {                                                                                          \
+        return spk_format_create_dev(&(FMT), e, A, dA, o, impl);                               \
+    }                                                                                          \
+    const struct spk_spmv_ops spk_spmv_##SYM##_cuda = {                                        \
+        NAME, "cuda", SUMMARY, SYM##_create, spk_format_apply, spk_format_update,              \
+        spk_format_destroy, spk_format_stats, SYM##_create_dev};
 #define SPK_FORMAT_LAUNCH(fn) fn
+#define SPK_FORMAT_BUILD(fn) fn
 #else
-#define SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY)
+#define SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY, FMT)
 #define SPK_FORMAT_LAUNCH(fn) NULL
+#define SPK_FORMAT_BUILD(fn) NULL
 #endif
 #define SPK_FORMAT_BACKENDS(SYM, NAME, SUMMARY, FMT)                                           \
     static int SYM##_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl) \
@@ -116,7 +135,8 @@ int spk_format_describe(const spk_format *f, const spk_csr *A, const spk_spmv_op
     }                                                                                          \
     const struct spk_spmv_ops spk_spmv_##SYM##_host = {NAME, "host", SUMMARY, SYM##_create,   \
                                                         spk_format_apply, spk_format_update,  \
-                                                        spk_format_destroy, spk_format_stats}; \
-    SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY)
+                                                        spk_format_destroy, spk_format_stats, \
+                                                        NULL};                                 \
+    SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY, FMT)
 
 #endif

@@ -229,7 +229,7 @@ static void hmec_describe(const void *fmt, char *buf, size_t len)
 static const spk_format hmec_format = {
     "hmec", "HMEC: rows sorted by length, ELL parts while > 512 rows are 2/3 full, CSR rest",
     sizeof(spk_fmt_hmec), hmec_convert, hmec_arrays, hmec_ref, SPK_FORMAT_LAUNCH(spk_hmec_launch),
-    hmec_describe,
+    hmec_describe, NULL,
 };
 
 const spk_format *spk_hmec_format(void)

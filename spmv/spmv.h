@@ -41,6 +41,11 @@ struct spk_spmv_ops {
     int (*update)(void *impl, const spk_csr *A);
     void (*destroy)(void *impl);
     void (*stats)(const void *impl, spk_spmv_stats *s);
+    /* Optional (GPU formats): the same as create, built on the device from
+     * dA, A's CSR arrays already in device memory (A on the host gives the
+     * sizes and row lengths); NULL when the format has no device builder.
+     * "auto" uploads A once and builds its candidates this way. */
+    int (*create_dev)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void **impl);
 };
 
 /* Find a backend by name for executor e.  "auto" (or NULL) gives the default

@@ -355,11 +355,11 @@ static void teb_describe(const void *fmt, char *buf, size_t len)
 
 static const spk_format teb_format = {
     "teb", "TEB, Alg. 3", sizeof(spk_fmt_teb), teb_convert, teb_arrays, teb_ref,
-    SPK_FORMAT_LAUNCH(spk_teb_launch), teb_describe,
+    SPK_FORMAT_LAUNCH(spk_teb_launch), teb_describe, NULL,
 };
 static const spk_format teb_fast_format = {
     "teb-fast", "TEB, cooperative", sizeof(spk_fmt_teb), teb_convert, teb_arrays, teb_fast_ref,
-    SPK_FORMAT_LAUNCH(spk_teb_fast_launch), teb_describe,
+    SPK_FORMAT_LAUNCH(spk_teb_fast_launch), teb_describe, NULL,
 };
 
 SPK_FORMAT_BACKENDS(teb, "teb", "TEB sub-blocks of equal nonzeros, Alg. 3: one thread per row", teb_format)

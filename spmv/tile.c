@@ -660,7 +660,7 @@ static void tile_describe(const void *fmt, char *buf, size_t len)
 /* The tiles as a generic format (the deferred CSR matrix is held apart). */
 static const spk_format tile_format = {
     "tile", "16x16 tiles", sizeof(spk_fmt_tile), NULL, tile_arrays, tile_ref,
-    SPK_FORMAT_LAUNCH(spk_tile_launch), tile_describe,
+    SPK_FORMAT_LAUNCH(spk_tile_launch), tile_describe, NULL,
 };
 
 typedef struct tile_impl {
@@ -783,7 +783,7 @@ static void tile_stats(const void *impl, spk_spmv_stats *s)
     }                                                                                               \
     const struct spk_spmv_ops spk_spmv_##SYM##_##EXEC = {NAME, #EXEC, SUMMARY, SYM##_##EXEC##_create, \
                                                            tile_apply, tile_update, tile_destroy,   \
-                                                           tile_stats};
+                                                           tile_stats, NULL};
 #define TILE_SUMMARY_CSR "TileSpMV: 16x16 tiles, every tile CSR (4-bit columns), a warp per tile"
 #define TILE_SUMMARY "TileSpMV: a format per 16x16 tile; COO deferred to CSR above 1.8M nonzeros"
 #define TILE_SUMMARY_DCOO "TileSpMV: a format per tile, COO entries in a separate CSR (cuSPARSE)"

@@ -60,9 +60,9 @@ static void nan_stats(const void *impl, spk_spmv_stats *s)
     memset(s, 0, sizeof *s);
 }
 static const struct spk_spmv_ops nan_ops_host = {"nan-after", "host", "test", nan_create, nan_apply,
-                                                  NULL, nan_destroy, nan_stats};
+                                                  NULL, nan_destroy, nan_stats, NULL};
 static const struct spk_spmv_ops nan_ops_cuda = {"nan-after", "cuda", "test", nan_create, nan_apply,
-                                                  NULL, nan_destroy, nan_stats};
+                                                  NULL, nan_destroy, nan_stats, NULL};
 
 static spk_exec *g_host, *g_dev; /* the host executor and the one under test */
 
