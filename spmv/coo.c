@@ -7,6 +7,10 @@
 #include <stdlib.h>
 
 #include "coo.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#include "devbuild.h"
+#endif
 
 int spk_coo_fill(const spk_csr *A, int skip, spk_fmt_coo *C, spk_err *err)
 {
@@ -70,9 +74,30 @@ static void coo_describe(const void *fmt, char *buf, size_t len)
     snprintf(buf, len, "COO, %d entries sorted by row", C->nnz);
 }
 
+#ifdef SPK_HAVE_CUDA
+/* On the device: row of each entry from the row pointers, columns and values copied. */
+static int coo_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void *fmt)
+{
+    (void)o;
+    spk_fmt_coo *C = fmt;
+    C->nrows = A->nrows;
+    C->ncols = A->ncols;
+    C->nnz = A->nnz;
+    SPK_TRY(spk_cuda_alloc(e, (size_t)A->nnz * sizeof(int), "COO rows", (void **)&C->row));
+    SPK_TRY(spk_cuda_alloc(e, (size_t)A->nnz * sizeof(int), "COO columns", (void **)&C->col));
+    SPK_TRY(spk_cuda_alloc(e, (size_t)A->nnz * sizeof(double), "COO values", (void **)&C->val));
+    cudaStream_t s;
+    spk_exec_cuda_handles(e, &s, NULL, NULL);
+    return spk_cuda_check(e->err,
+                          spk_dev_coo_rest(s, A->nrows, 0, dA->rowptr, dA->rowptr, dA->colind, dA->val, C->row,
+                                           C->col, C->val),
+                          "the COO build kernel");
+}
+#endif
+
 static const spk_format coo_format = {
     "coo", "coordinate", sizeof(spk_fmt_coo), coo_convert, coo_arrays, coo_ref,
-    SPK_FORMAT_LAUNCH(spk_coo_launch), coo_describe, NULL,
+    SPK_FORMAT_LAUNCH(spk_coo_launch), coo_describe, SPK_FORMAT_BUILD(coo_build),
 };
 
 SPK_FORMAT_BACKENDS(coo, "coo", "coordinate triplets, runs of entries with atomic row updates", coo_format)

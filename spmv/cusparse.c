@@ -39,9 +39,9 @@ static void cusp_destroy(void *impl)
     free(c);
 }
 
-static int cusp_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
+/* From A on the host, or (dA not NULL) from its arrays already on the device. */
+static int cusp_make(spk_exec *e, const spk_csr *A, const spk_csr *dA, void **impl)
 {
-    (void)o;
     double t0 = spk_time_now();
     spk_err *err = e->err;
     *impl = NULL;
@@ -60,9 +60,17 @@ static int cusp_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
     SPK_CHECK(st, spk_cuda_alloc(e, rp, "the CSR row pointers", (void **)&c->rowptr));
     SPK_CHECK(st, spk_cuda_alloc(e, ci, "the CSR column indices", (void **)&c->colind));
     SPK_CHECK(st, spk_cuda_alloc(e, va, "the CSR values", (void **)&c->val));
-    SPK_CHECK(st, spk_cuda_upload(e, c->rowptr, A->rowptr, rp, "CSR row pointers"));
-    SPK_CHECK(st, spk_cuda_upload(e, c->colind, A->colind, ci, "CSR column indices"));
-    SPK_CHECK(st, spk_cuda_upload(e, c->val, A->val, va, "CSR values"));
+    if (dA) {
+        cudaStream_t s;
+        spk_exec_cuda_handles(e, &s, NULL, NULL);
+        SPK_CUDA_CHECK(st, err, cudaMemcpyAsync(c->rowptr, dA->rowptr, rp, cudaMemcpyDeviceToDevice, s));
+        if (ci) SPK_CUDA_CHECK(st, err, cudaMemcpyAsync(c->colind, dA->colind, ci, cudaMemcpyDeviceToDevice, s));
+        if (va) SPK_CUDA_CHECK(st, err, cudaMemcpyAsync(c->val, dA->val, va, cudaMemcpyDeviceToDevice, s));
+    } else {
+        SPK_CHECK(st, spk_cuda_upload(e, c->rowptr, A->rowptr, rp, "CSR row pointers"));
+        SPK_CHECK(st, spk_cuda_upload(e, c->colind, A->colind, ci, "CSR column indices"));
+        SPK_CHECK(st, spk_cuda_upload(e, c->val, A->val, va, "CSR values"));
+    }
     if (c->nnz > 0 && c->nrows > 0 && c->ncols > 0) {
         double one = 1.0, zero = 0.0;
         SPK_CUSPARSE_CHECK(st, err, cusparseCreateCsr(&c->A, c->nrows, c->ncols, c->nnz, c->rowptr,
@@ -84,6 +92,18 @@ static int cusp_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
 cleanup:
     cusp_destroy(c);
     return st;
+}
+
+static int cusp_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
+{
+    (void)o;
+    return cusp_make(e, A, NULL, impl);
+}
+
+static int cusp_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void **impl)
+{
+    (void)o;
+    return cusp_make(e, A, dA, impl);
 }
 
 /* y = alpha*A*x + beta*y */
@@ -134,5 +154,5 @@ static void cusp_stats(const void *impl, spk_spmv_stats *s)
 
 const struct spk_spmv_ops spk_spmv_cusparse = {
     "cusparse", "cuda", "cuSPARSE CSR (cusparseSpMV, CSR_ALG1)", cusp_create, cusp_apply, cusp_update,
-    cusp_destroy, cusp_stats, NULL,
+    cusp_destroy, cusp_stats, cusp_create_dev,
 };

@@ -7,19 +7,28 @@
  * order alone moves it by 15-30%, and the GPU's counts then equal those of the
  * cuSPARSE + cuBLAS reference run on the same matrices (138, 223, 66).  So the
  * bound is max(3, 10%) for CG and max(3, 35%) for BiCGStab; both runs must
- * still converge with a true residual below the bound each test states. */
+ * still converge with a true residual below the bound each test states.
+ * A test may widen the bound for one matrix with iter_match_pct: CG + IC(0)
+ * on plat362 (which needs a 0.256 diagonal shift) took 2161 iterations with
+ * one SpMV format and 2390-2408 with others on the same GPU. */
 #ifndef SPK_TESTS_ITER_MATCH_H
 #define SPK_TESTS_ITER_MATCH_H
 
 #include <stdlib.h>
 #include <string.h>
 
-static inline int iter_match(const char *method, int it_dev, int it_host)
+/* pct: the bound in percent (0: 10 for CG, 35 for BiCGStab) */
+static inline int iter_match_pct(const char *method, int it_dev, int it_host, int pct)
 {
     int bicg = strstr(method, "bicgstab") != NULL;
-    int tol = (bicg ? 35 : 10) * it_host / 100;
+    int tol = (pct > 0 ? pct : bicg ? 35 : 10) * it_host / 100;
     if (tol < 3) tol = 3;
     return abs(it_dev - it_host) <= tol;
+}
+
+static inline int iter_match(const char *method, int it_dev, int it_host)
+{
+    return iter_match_pct(method, it_dev, it_host, 0);
 }
 
 #endif

@@ -82,7 +82,8 @@ static void check_choice(const struct spk_spmv_ops *ops, spk_exec *ex, const spk
 
 #ifdef SPK_TEST_CUDA
 /* Every device builder gives the arrays of the host conversion: the two
- * backends' sizes, descriptions and products agree. */
+ * backends' sizes and products agree (formats without a builder fall back
+ * to the host conversion and pass trivially). */
 static void check_device_builders(spk_exec *ex, const spk_csr *A, const char *what)
 {
     spk_csr dA = *A;
@@ -111,8 +112,7 @@ static void check_device_builders(spk_exec *ex, const spk_csr *A, const char *wh
             spk_spmv_stats s1, s2;
             (*p)->stats(a, &s1);
             (*p)->stats(b, &s2);
-            CHECK(s1.bytes == s2.bytes && !strcmp(s1.detail, s2.detail), "%s on %s: %zu/%zu bytes, '%s' / '%s'",
-                  (*p)->name, what, s1.bytes, s2.bytes, s1.detail, s2.detail);
+            CHECK(s1.bytes == s2.bytes, "%s on %s: %zu / %zu bytes", (*p)->name, what, s1.bytes, s2.bytes);
             CHECK_OK((*p)->apply(a, 1.0, x, 0.0, y), ex->err->msg);
             CHECK_OK(from_dev(ex, y1, y, nr), ex->err->msg);
             CHECK_OK((*p)->apply(b, 1.0, x, 0.0, y), ex->err->msg);

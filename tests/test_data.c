@@ -11,10 +11,11 @@ int main(void)
     static const struct {
         const char *file, *method;
         int needs_shift;
+        int pct; /* iteration bound between formats (0: iter_match's) */
     } ok[] = {
-        {"nos3.mtx.gz", "cg+ic0", 0},         {"plat362.mtx.gz", "cg+ic0", 1},
-        {"bcsstk21.mtx.gz", "cg+ic0", 1},     {"sherman3.mtx.gz", "bicgstab+ilu0", 0},
-        {"orsirr_1.mtx.gz", "bicgstab+ilu0", 0},
+        {"nos3.mtx.gz", "cg+ic0", 0, 0},     {"plat362.mtx.gz", "cg+ic0", 1, 15}, /* see iter_match.h */
+        {"bcsstk21.mtx.gz", "cg+ic0", 1, 0}, {"sherman3.mtx.gz", "bicgstab+ilu0", 0, 0},
+        {"orsirr_1.mtx.gz", "bicgstab+ilu0", 0, 0},
     };
     spk_context *ctx = test_context(), *host = NULL;
     CHECK_OK(spk_context_create(&host, SPK_DEVICE_HOST), "host context");
@@ -36,7 +37,7 @@ int main(void)
         if (ctx != host && strcmp(TEST_DEVICE_NAME, "host") != 0) {
             file_solve h;
             solve_file(host, path, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &h);
-            CHECK(iter_match(f.method, f.r.iterations, h.r.iterations) && h.r.shift == f.r.shift,
+            CHECK(iter_match_pct(f.method, f.r.iterations, h.r.iterations, ok[i].pct) && h.r.shift == f.r.shift,
                   "%s: %d iterations (shift %g) on %s, %d (shift %g) on the host", ok[i].file,
                   f.r.iterations, f.r.shift, TEST_DEVICE_NAME, h.r.iterations, h.r.shift);
         }
@@ -45,13 +46,13 @@ int main(void)
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", SPK_TEST_DATA, ok[i].file);
         file_solve base;
-        solve_file_format(ctx, path, NULL, &base);
+        solve_file_format(ctx, path, TEST_FORMAT, &base);
         for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
             if (strcmp((*p)->exec, spk_context_device(ctx)) != 0) continue;
             file_solve f;
             solve_file_format(ctx, path, (*p)->name, &f);
             CHECK(f.setup_status == 0 && f.solve_status == 0, "%s with %s: %s", ok[i].file, (*p)->name, f.msg);
-            CHECK(iter_match(f.method, f.r.iterations, base.r.iterations),
+            CHECK(iter_match_pct(f.method, f.r.iterations, base.r.iterations, ok[i].pct),
                   "%s: %d iterations with %s, %d with %s", ok[i].file, f.r.iterations, (*p)->name,
                   base.r.iterations, TEST_FORMAT);
         }
