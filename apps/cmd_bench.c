@@ -239,6 +239,14 @@ static double best_hot(const mat_result *m, const char **who)
     return best;
 }
 
+/* The hot time of the format auto chose, as measured on its own in this run
+ * (auto's own time when that format was not run). */
+static double chosen_hot(const mat_result *m, const fmt_result *au)
+{
+    const fmt_result *c = find_fmt(m, au->chose);
+    return c && !c->status ? c->hot_ms : au->hot_ms;
+}
+
 static void progress(const bench *b, const mat_result *m, const fmt_result *f, const char *what)
 {
     if (b->quiet) return;
@@ -282,8 +290,10 @@ static void print_matrix(const bench *b, const mat_result *m)
     double best = best_hot(m, &who);
     if (au && !au->status && best > 0 && base && !base->status) {
         double gain = bh - au->hot_ms, cost = au->setup_ms - base->setup_ms;
-        printf("  auto chose %s: %.4f ms against the best %.4f ms (%s), %.1f%% off; selection %.2f ms", au->chose,
-               au->hot_ms, best, who, 100.0 * (au->hot_ms / best - 1), au->setup_ms);
+        printf("  auto chose %s (%.4f ms on its own, %.4f ms through auto) against the best %.4f ms (%s): "
+               "%.1f%% off; selection %.2f ms",
+               au->chose, chosen_hot(m, au), au->hot_ms, best, who, 100.0 * (chosen_hot(m, au) / best - 1),
+               au->setup_ms);
         if (gain > 0)
             printf(", %.2f ms more than %s's setup, paid back after %.0f products\n", cost, baseline(b),
                    cost > 0 ? ceil(cost / gain) : 0.0);
@@ -421,7 +431,7 @@ static double geomean_speedup(const bench *b, const char *fmt, int what, int *co
     return n ? exp(s / n) : NAN;
 }
 
-/* auto within 5% of the best hot time: how many matrices of how many. */
+/* auto picked a format within 5% of the best hot time: how many matrices of how many. */
 static void auto_accuracy(const bench *b, int *ok, int *of)
 {
     *ok = *of = 0;
@@ -431,7 +441,7 @@ static void auto_accuracy(const bench *b, int *ok, int *of)
         double best = best_hot(&b->m[i], &who);
         if (!au || au->status || best <= 0) continue;
         (*of)++;
-        *ok += au->hot_ms <= 1.05 * best;
+        *ok += chosen_hot(&b->m[i], au) <= 1.05 * best;
     }
 }
 
@@ -498,7 +508,10 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
                     json_num(f, "speedup", bt / t[h]);
                     fprintf(f, "}");
                 }
-                if (r->chose[0]) fprintf(f, ", \"auto_choice\": \"%s\"", r->chose);
+                if (r->chose[0]) {
+                    fprintf(f, ", \"auto_choice\": \"%s\"", r->chose);
+                    json_num(f, "auto_choice_hot_ms", chosen_hot(m, r));
+                }
             }
             if (r->solved) {
                 fprintf(f, ", \"solve\": {\"status\": \"%s\", \"method\": \"%s\", \"precond\": \"%s\", \"iterations\": %d",
@@ -535,7 +548,7 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
     }
     int ok, of;
     auto_accuracy(b, &ok, &of);
-    fprintf(f, "\n], \"auto_within_5pct\": %d, \"auto_matrices\": %d}\n", ok, of);
+    fprintf(f, "\n], \"auto_within_5pct\": %d, \"auto_matrices\": %d}\n", ok, of); /* by the chosen format's own time */
     return fclose(f) != 0;
 }
 
@@ -593,7 +606,9 @@ static void print_summary(const bench *b)
     }
     int ok, of;
     auto_accuracy(b, &ok, &of);
-    if (of) printf("auto: within 5%% of the best measured hot time on %d of %d matrices\n", ok, of);
+    if (of)
+        printf("auto: the format it chose is within 5%% of the best measured hot time on %d of %d matrices\n", ok,
+               of);
 }
 
 /* ---- the command -------------------------------------------------------------- */

@@ -13,6 +13,9 @@ come from the same device.  Writes PNG files to OUTDIR:
                           cold products) against the matrix size, per format
   solve_speedup.png       solve speedup over the baseline per matrix and format
   solve_time.png          solve time per format, bars per matrix (largest ones)
+  summary.md              the tables for docs/benchmarks.md: per matrix the speedup of
+                          every format (hot and cold), the solves, what auto chose, and
+                          the geometric means per format
 
 matplotlib is taken from the running Python when it has it; otherwise the
 script makes a virtual environment (SPK_PLOTS_VENV, default
@@ -115,6 +118,90 @@ def geo(vals):
     return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else float("nan")
 
 
+def fmt_ratio(v):
+    return "" if v is None or not (v > 0) else "%.2f" % v
+
+
+def summary(runs_head, base, matrices, formats, paths):
+    """The Markdown tables (geometric means over the matrices where both ran)."""
+    out = []
+    out.append("Device: %s; copy bandwidth %.0f GB/s (read + write); cache %.1f MB; baseline `%s`; "
+               "spk %s, %s." % (runs_head["device"], runs_head["copy_gbs"], runs_head["cache_bytes"] / 1e6, base,
+                                runs_head["spk_version"], runs_head["date"]))
+    out.append("")
+    out.append("### Geometric-mean speedup over `%s`" % base)
+    out.append("")
+    out.append("| format | SpMV hot | SpMV cold | solve | matrices (SpMV / solve) |")
+    out.append("| --- | ---: | ---: | ---: | ---: |")
+    for f in formats:
+        hot = [value(m, f, "hot") for m in matrices]
+        cold = [value(m, f, "cold") for m in matrices]
+        sol = [value(m, f, "solve") for m in matrices]
+        nh = len([v for v in hot if v])
+        ns = len([v for v in sol if v])
+        out.append("| %s | %s | %s | %s | %d / %d |" % (f, fmt_ratio(geo(hot)), fmt_ratio(geo(cold)),
+                                                       fmt_ratio(geo(sol)), nh, ns))
+    out.append("")
+    ok = of = 0
+    rows = []
+    for m in matrices:
+        best, who, auto = None, "", None
+        for f in m["formats"]:
+            if f["status"] != "ok":
+                continue
+            if f["format"] == "auto":
+                auto = f
+            elif best is None or f["hot"]["ms"] < best:
+                best, who = f["hot"]["ms"], f["format"]
+        if auto and best:
+            of += 1
+            mine = auto.get("auto_choice_hot_ms") or auto["hot"]["ms"]  # the chosen format on its own
+            off = mine / best - 1
+            ok += off <= 0.05
+            rows.append("| %s | %d | %s | %s | %.4f | %s | %.4f | %.4f | %+.1f%% | %.2f |" % (
+                m["name"].replace(".mtx.gz", ""), m["nnz"], m["regime"], who, best, auto.get("auto_choice", ""),
+                mine, auto["hot"]["ms"], 100 * off, auto["setup_ms"]))
+    if of:
+        out.append("### auto: the format it chose is within 5 %% of the best measured SpMV time on %d of %d "
+                   "matrices" % (ok, of))
+        out.append("")
+        out.append("| matrix | nnz | regime | best format | its ms | auto chose | that format's ms | through auto "
+                   "| off | selection ms |")
+        out.append("| --- | ---: | --- | --- | ---: | --- | ---: | ---: | ---: | ---: |")
+        out.extend(rows)
+        out.append("")
+    out.append("### SpMV speedup over `%s` per matrix (hot / cold)" % base)
+    out.append("")
+    out.append("| matrix | nnz | regime | %s ms | " % base + " | ".join(formats) + " |")
+    out.append("| --- | ---: | --- | ---: | " + " | ".join("---:" for _ in formats) + " |")
+    for m in matrices:
+        b = [f for f in m["formats"] if f["format"] == base and f["status"] == "ok"]
+        cells = []
+        for f in formats:
+            h, c = value(m, f, "hot"), value(m, f, "cold")
+            cells.append("%s / %s" % (fmt_ratio(h), fmt_ratio(c)) if h else "—")
+        out.append("| %s | %d | %s | %s | %s |" % (m["name"].replace(".mtx.gz", ""), m["nnz"], m["regime"],
+                                                  "%.4f" % b[0]["hot"]["ms"] if b else "—", " | ".join(cells)))
+    solved = [m for m in matrices if any(f.get("solve") for f in m["formats"])]
+    if solved:
+        out.append("")
+        out.append("### Solve speedup over the `%s`-backed solve (iterations, ms with `%s`)" % (base, base))
+        out.append("")
+        out.append("| matrix | method | iterations | %s ms | " % base + " | ".join(formats) + " |")
+        out.append("| --- | --- | ---: | ---: | " + " | ".join("---:" for _ in formats) + " |")
+        for m in solved:
+            b = [f.get("solve") for f in m["formats"] if f["format"] == base and f.get("solve")]
+            b = b[0] if b else None
+            cells = [fmt_ratio(value(m, f, "solve")) or "—" for f in formats]
+            out.append("| %s | %s | %s | %s | %s |" % (
+                m["name"].replace(".mtx.gz", ""), "%s+%s" % (b["method"], b["precond"]) if b else "—",
+                b["iterations"] if b else "—", "%.2f" % b["solve_ms"] if b and b["status"] == "converged" else "—",
+                " | ".join(cells)))
+    out.append("")
+    out.append("Runs: " + "; ".join("`%s`" % json.load(open(p))["command"] for p in paths))
+    return "\n".join(out) + "\n"
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -198,6 +285,8 @@ def main():
         fig.tight_layout()
         fig.savefig(save("solve_time.png"), dpi=110)
         plt.close(fig)
+    with open(save("summary.md"), "w") as f:
+        f.write(summary(head, base, matrices, formats, sys.argv[1:-1]))
     for p in written:
         print(p)
     return 0

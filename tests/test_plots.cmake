@@ -37,6 +37,14 @@ foreach(png spmv_speedup_hot spmv_speedup_cold spmv_geomean frac_copy solve_spee
     message(FATAL_ERROR "${f}: ${size} bytes, header ${magic}: not a chart")
   endif()
 endforeach()
+file(READ "${WORK}/plots/summary.md" md)
+foreach(part "### Geometric-mean speedup over `csr`" "| hyb |" "### auto: the format it chose is within 5 % of the best measured"
+             "### Solve speedup over the `csr`-backed solve" "| powerlaw:2000 |")
+  string(FIND "${md}" "${part}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "summary.md lacks '${part}':\n${md}")
+  endif()
+endforeach()
 # bad input: a message and exit code 1
 file(WRITE "${WORK}/bad.json" "{\"matrices\": ")
 execute_process(COMMAND "${PYTHON}" "${SCRIPT}" "${WORK}/bad.json" "${WORK}/plots2"
