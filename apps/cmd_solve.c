@@ -22,8 +22,8 @@ static void help(void)
            "                      matrix indefinite, auto switches to BiCGStab + ILU(0))\n"
            "  --precond P         auto | ic0 | ilu0 | jacobi | none (auto: IC(0) with CG,\n"
            "                      ILU(0) with BiCGStab)\n"
-           "  --format NAME       SpMV format (default auto: on the GPU the fastest of a few\n"
-           "                      candidates by timed trials, on the host csr)\n");
+           "  --format NAME       SpMV format (default: cusparse on the GPU, csr on the host;\n"
+           "                      auto: on the GPU the fastest of a few candidates by trials)\n");
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
         int seen = 0; /* a format with a host and a CUDA entry is listed once */
         for (const struct spk_spmv_ops *const *q = spk_spmv_list(); q != p; q++)

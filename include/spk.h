@@ -122,7 +122,8 @@ typedef struct spk_options {
     double rtol;               /* relative tolerance, default 1e-8 */
     double atol;               /* absolute tolerance, default 0 */
     int maxit;                 /* iteration limit, default 10000 */
-    const char *format;        /* SpMV backend name, default "auto" */
+    const char *format;        /* SpMV backend name; default NULL: cusparse on the GPU, csr on
+                                  the host; "auto" times a few candidates on the GPU */
     int hmec_parts;            /* format "hmec": ELL parts before the CSR rest (default 2) */
     double tile_te;            /* formats "tile", "tile-dcoo": a tile whose row-length variation
                                   (std/mean) is <= tile_te is ELL (default 0.2) */
@@ -256,8 +257,8 @@ SPK_API int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res
 SPK_API const char *spk_solver_method(const spk_solver *s);
 SPK_API const char *spk_solver_precond(const spk_solver *s);
 SPK_API const char *spk_solver_format(const spk_solver *s);
-/* How the SpMV format holds the matrix, in one line; for "auto" (the default
- * on the GPU) the format it chose, the trial times and what the choice cost. */
+/* How the SpMV format holds the matrix, in one line; for "auto" the format it
+ * chose, the trial times and what the choice cost. */
 SPK_API const char *spk_solver_format_detail(const spk_solver *s);
 SPK_API void spk_solver_destroy(spk_solver *s);
 

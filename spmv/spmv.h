@@ -48,10 +48,10 @@ struct spk_spmv_ops {
     int (*create_dev)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void **impl);
 };
 
-/* Find a backend by name for executor e.  "auto" (or NULL) gives the default
- * for that executor: the "auto" format on the GPU, the reference "csr" on the
- * host (whose "auto" entry is reached through the registry or
- * spk_spmv_auto_host).  Unknown names and backends for another executor fail
+/* Find a backend by name for executor e.  NULL or "" gives the executor's
+ * default ("cusparse" on the GPU, "csr" on the host); "auto" gives the auto
+ * format on the GPU and "csr" on the host (whose "auto" entry is reached
+ * through the registry or spk_spmv_auto_host).  Unknown names and backends for another executor fail
  * with a message listing what is available. */
 int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops **ops, spk_err *err);
 /* All registered backends, NULL-terminated. */

@@ -16,12 +16,14 @@
 #define TEST_DEVICE SPK_DEVICE_CUDA
 #define TEST_DEVICE_NAME "cuda"
 #define TEST_FORMAT "cusparse"
-#define TEST_DEFAULT_FORMAT "auto" /* what "auto" and the solver's default resolve to */
+#define TEST_DEFAULT_FORMAT "cusparse" /* the solver's default */
+#define TEST_AUTO_FORMAT "auto"        /* what the name "auto" finds */
 #else
 #define TEST_DEVICE SPK_DEVICE_HOST
 #define TEST_DEVICE_NAME "host"
 #define TEST_FORMAT "csr"
 #define TEST_DEFAULT_FORMAT "csr"
+#define TEST_AUTO_FORMAT "csr"
 #endif
 
 /* The executor under test (SKIP when the GPU is not usable). */

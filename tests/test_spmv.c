@@ -49,12 +49,14 @@ int main(void)
     CHECK_OK(spk_spmv_find(TEST_FORMAT, ex, &ops, &err), err.msg);
     CHECK(ops && strcmp(ops->name, TEST_FORMAT) == 0, "lookup of %s", TEST_FORMAT);
     CHECK_OK(spk_spmv_find("auto", ex, &ops, &err), err.msg);
-    CHECK(ops && strcmp(ops->name, TEST_DEFAULT_FORMAT) == 0, "auto on %s is %s", TEST_DEVICE_NAME,
+    CHECK(ops && strcmp(ops->name, TEST_AUTO_FORMAT) == 0, "auto on %s is %s", TEST_DEVICE_NAME,
           ops ? ops->name : "?");
     /* a backend of another device is refused with a message */
     int st0 = spk_spmv_find(strcmp(TEST_FORMAT, "csr") == 0 ? "cusparse" : "csr", ex, &ops, &err);
     CHECK(st0 == SPK_ERR_NOT_FOUND, "backend of another device accepted: %d", st0);
     CHECK_OK(spk_spmv_find(NULL, ex, &ops, &err), err.msg);
+    CHECK(ops && strcmp(ops->name, TEST_DEFAULT_FORMAT) == 0, "default on %s is %s", TEST_DEVICE_NAME,
+          ops ? ops->name : "?");
     int st = spk_spmv_find("nosuch", ex, &ops, &err);
     CHECK(st == SPK_ERR_NOT_FOUND, "unknown format status %d", st);
     CHECK(check_contains(err.msg, "unknown SpMV format 'nosuch'") && check_contains(err.msg, TEST_FORMAT),
