@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# bench-results.sh -- the benchmark behind docs/benchmarks.md, in parts that
+# each fit a 10-minute command on a GPU machine, then the charts and tables.
+#
+#   scripts/bench-results.sh run PART OUTDIR   (on the GPU machine; PART below)
+#   scripts/bench-results.sh report OUTDIR     (anywhere: charts + summary.md)
+#
+# Parts: shared1..shared4 (the ../shared/matrices set, or SPK_SHARED_MATRICES,
+# split in four by name), gen-small (1M nonzeros each), gen-poisson7,
+# gen-poisson27, gen-convdiff, gen-powerlaw (about 100M nonzeros each).  Every
+# part runs `spk bench --formats all --solve` and writes OUTDIR/bench-PART.json
+# (and .csv, .txt); `report` merges every bench-*.json of OUTDIR.
+# Environment: SPK (the spk binary, default build-gpu/spk), MIN_TIME (0.2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+spk=${SPK:-build-gpu/spk}
+min=${MIN_TIME:-0.2}
+case "$mode" in
+run)
+  part=${2:?part}; out=${3:?outdir}
+  mkdir -p "$out"
+  args=()
+  case "$part" in
+  shared[1-4])
+    dir=${SPK_SHARED_MATRICES:-../shared/matrices}
+    k=${part#shared}
+    mapfile -t files < <(ls "$dir" | grep -E '\.mtx(\.gz)?$' | sort)
+    n=${#files[@]}
+    for ((i = 0; i < n; i++)); do
+      if (( i * 4 / n + 1 == k )); then args+=("$dir/${files[$i]}"); fi
+    done ;;
+  gen-small) args=(gen:poisson3d-7:55 gen:poisson3d-27:35 gen:convdiff3d-7:55 gen:powerlaw:65000) ;;
+  gen-poisson7) args=(gen:poisson3d-7:245) ;;      # 103M nonzeros
+  gen-poisson27) args=(gen:poisson3d-27:157) ;;    # 103M nonzeros
+  gen-convdiff) args=(gen:convdiff3d-7:245) ;;     # 103M nonzeros
+  gen-powerlaw) args=(gen:powerlaw:6500000) ;;     # about 102M nonzeros
+  *) echo "unknown part '$part'" >&2; exit 2 ;;
+  esac
+  "$spk" bench --formats all --solve --min-time "$min" --json "$out/bench-$part.json" \
+    --csv "$out/bench-$part.csv" "${args[@]}" > "$out/bench-$part.txt" 2> "$out/bench-$part.err"
+  tail -25 "$out/bench-$part.txt" ;;
+report)
+  out=${2:?outdir}
+  python3 scripts/bench_plots.py "$out"/bench-*.json "$out/charts" ;;
+*)
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2 ;;
+esac
