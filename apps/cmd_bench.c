@@ -227,6 +227,26 @@ static const fmt_result *find_fmt(const mat_result *m, const char *name)
     return NULL;
 }
 
+/* What one measured product time means (hot or cold). */
+typedef struct rates {
+    double ms, gflops, gbs_csr, gbs_own, frac, speedup;
+} rates;
+
+/* The rates of format f's hot (cold = 0) or cold time, against the baseline's. */
+static rates rates_of(const bench *b, const mat_result *m, const fmt_result *f, int cold)
+{
+    const fmt_result *base = find_fmt(m, baseline(b));
+    rates r;
+    r.ms = cold ? f->cold_ms : f->hot_ms;
+    const double s = r.ms * 1e-3, own = f->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows;
+    r.gflops = 2.0 * m->nnz / s / 1e9;
+    r.gbs_csr = m->traffic / s / 1e9;
+    r.gbs_own = own / s / 1e9;
+    r.frac = r.gbs_csr / b->copy_gbs;
+    r.speedup = base && !base->status ? (cold ? base->cold_ms : base->hot_ms) / r.ms : NAN;
+    return r;
+}
+
 /* The fastest hot time of the formats other than auto (0: none ran). */
 static double best_hot(const mat_result *m, const char **who)
 {
@@ -267,7 +287,7 @@ static void progress(const bench *b, const mat_result *m, const fmt_result *f, c
 static void print_matrix(const bench *b, const mat_result *m)
 {
     const fmt_result *base = find_fmt(m, baseline(b));
-    double bh = base && !base->status ? base->hot_ms : NAN, bc = base && !base->status ? base->cold_ms : NAN;
+    const double bh = base && !base->status ? base->hot_ms : NAN;
     printf("%s: %d x %d, %d nonzeros, %s regime (%.2f MB of CSR traffic, cache %.1f MB)\n", m->name, m->rows, m->cols,
            m->nnz, m->cache_regime ? "cache" : "memory", m->traffic / 1e6, (double)b->cache / 1e6);
     printf("  %-11s %9s %9s %10s %7s %9s %9s %6s %7s %10s %6s %7s\n", "format", "setup ms", "MB", "hot ms",
@@ -278,12 +298,10 @@ static void print_matrix(const bench *b, const mat_result *m)
             printf("  %-11s %s\n", f->ops->name, f->note);
             continue;
         }
-        double own = f->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows;
-        double gcsr = m->traffic / (f->hot_ms * 1e-3) / 1e9, gown = own / (f->hot_ms * 1e-3) / 1e9;
+        const rates h = rates_of(b, m, f, 0), c = rates_of(b, m, f, 1);
         printf("  %-11s %9.3f %9.3f %10.4f %7.2f %9.1f %9.1f %6.3f %7.2f %10.4f %6.3f %7.2f%s%s\n", f->ops->name,
-               f->setup_ms, f->mbytes, f->hot_ms, 2.0 * m->nnz / (f->hot_ms * 1e-3) / 1e9, gcsr, gown,
-               gcsr / b->copy_gbs, bh / f->hot_ms, f->cold_ms, m->traffic / (f->cold_ms * 1e-3) / 1e9 / b->copy_gbs,
-               bc / f->cold_ms, f->chose[0] ? "  -> " : "", f->chose);
+               f->setup_ms, f->mbytes, h.ms, h.gflops, h.gbs_csr, h.gbs_own, h.frac, h.speedup, c.ms, c.frac,
+               c.speedup, f->chose[0] ? "  -> " : "", f->chose);
     }
     const fmt_result *au = find_fmt(m, "auto");
     const char *who = "";
@@ -489,23 +507,20 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
             cli_json_string(f, r->note);
             json_num(f, "setup_ms", r->setup_ms);
             if (!r->status) {
-                double own = r->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows;
                 json_num(f, "device_mb", r->mbytes);
                 json_num(f, "rel_err", r->rel_err);
-                const double t[2] = {r->hot_ms, r->cold_ms};
                 const int calls[2] = {r->hot_calls, r->cold_calls};
                 const char *reg[2] = {"hot", "cold"};
                 for (int h = 0; h < 2; h++) {
-                    double gcsr = m->traffic / (t[h] * 1e-3) / 1e9;
-                    double bt = base && !base->status ? (h ? base->cold_ms : base->hot_ms) : NAN;
+                    const rates q = rates_of(b, m, r, h);
                     fprintf(f, ", \"%s\": {\"ms\": ", reg[h]);
-                    cli_json_number(f, t[h]);
+                    cli_json_number(f, q.ms);
                     fprintf(f, ", \"calls\": %d", calls[h]);
-                    json_num(f, "gflops", 2.0 * m->nnz / (t[h] * 1e-3) / 1e9);
-                    json_num(f, "gbs_csr", gcsr);
-                    json_num(f, "gbs_own", own / (t[h] * 1e-3) / 1e9);
-                    json_num(f, "frac_copy", gcsr / b->copy_gbs);
-                    json_num(f, "speedup", bt / t[h]);
+                    json_num(f, "gflops", q.gflops);
+                    json_num(f, "gbs_csr", q.gbs_csr);
+                    json_num(f, "gbs_own", q.gbs_own);
+                    json_num(f, "frac_copy", q.frac);
+                    json_num(f, "speedup", q.speedup);
                     fprintf(f, "}");
                 }
                 if (r->chose[0]) {
@@ -571,13 +586,10 @@ static int write_csv(const bench *b, const char *path)
             if (r->status) {
                 fprintf(f, ",,,,,,,,,,,,,,");
             } else {
-                double own = r->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows, th = r->hot_ms * 1e-3;
-                double bh = base && !base->status ? base->hot_ms : NAN, bc = base && !base->status ? base->cold_ms : NAN;
-                fprintf(f, ",%.6f,%.6f,%d,%.6f,%d,%.4f,%.3f,%.3f,%.5f,%.5f,%.5f,%.5f,%.3g,%s", r->mbytes, r->hot_ms,
-                        r->hot_calls, r->cold_ms, r->cold_calls, 2.0 * m->nnz / th / 1e9, m->traffic / th / 1e9,
-                        own / th / 1e9, m->traffic / th / 1e9 / b->copy_gbs,
-                        m->traffic / (r->cold_ms * 1e-3) / 1e9 / b->copy_gbs, bh / r->hot_ms, bc / r->cold_ms, r->rel_err,
-                        r->chose);
+                const rates h = rates_of(b, m, r, 0), c = rates_of(b, m, r, 1);
+                fprintf(f, ",%.6f,%.6f,%d,%.6f,%d,%.4f,%.3f,%.3f,%.5f,%.5f,%.5f,%.5f,%.3g,%s", r->mbytes, h.ms,
+                        r->hot_calls, c.ms, r->cold_calls, h.gflops, h.gbs_csr, h.gbs_own, h.frac, c.frac, h.speedup,
+                        c.speedup, r->rel_err, r->chose);
             }
             if (r->solved) {
                 double it = r->iterations > 0 ? r->iterations : NAN;

@@ -126,6 +126,33 @@ static int upload(fmt_impl *m)
 }
 #endif
 
+/* A backend instance for A (no storage yet); NULL after an out-of-memory message. */
+static fmt_impl *impl_new(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o)
+{
+    fmt_impl *m = calloc(1, sizeof *m);
+    if (!m) {
+        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+        return NULL;
+    }
+    m->f = f;
+    m->e = e;
+    m->nrows = A->nrows;
+    m->ncols = A->ncols;
+    m->nnz = A->nnz;
+    if (o) m->o = *o;
+    return m;
+}
+
+/* The bytes of the arrays of fmt (host or device struct). */
+static size_t array_bytes(const spk_format *f, void *fmt)
+{
+    spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
+    size_t bytes = 0;
+    int n = f->arrays(fmt, list);
+    for (int i = 0; i < n; i++) bytes += list[i].bytes;
+    return bytes;
+}
+
 int spk_format_create(const spk_format *f, spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
                       void **impl)
 {
@@ -147,17 +174,10 @@ int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const s
                          f->name, e->ops->name);
         goto fail;
     }
-    m = calloc(1, sizeof *m);
-    if (!m) {
-        st = spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+    if (!(m = impl_new(f, e, A, o))) {
+        st = SPK_ERR_NOMEM;
         goto fail;
     }
-    m->f = f;
-    m->e = e;
-    m->nrows = A->nrows;
-    m->ncols = A->ncols;
-    m->nnz = A->nnz;
-    if (o) m->o = *o;
     m->host = host;
     host = NULL;
     f->describe(m->host, m->detail, sizeof m->detail);
@@ -172,9 +192,7 @@ int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const s
         goto fail;
 #endif
     } else {
-        spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
-        int n = f->arrays(m->host, list);
-        for (int i = 0; i < n; i++) m->bytes += list[i].bytes;
+        m->bytes = array_bytes(f, m->host);
     }
     m->setup = spk_time_now() - t0;
     *impl = m;
@@ -200,28 +218,19 @@ int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, co
         memset(&def, 0, sizeof def);
         o = &def;
     }
-    fmt_impl *m = calloc(1, sizeof *m);
-    void *d = calloc(1, f->host_size);
-    if (!m || !d) {
+    fmt_impl *m = impl_new(f, e, A, o);
+    void *d = m ? calloc(1, f->host_size) : NULL;
+    if (!d) {
         free(m);
-        free(d);
-        return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+        return m ? spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name) : SPK_ERR_NOMEM;
     }
-    m->f = f;
-    m->e = e;
-    m->nrows = A->nrows;
-    m->ncols = A->ncols;
-    m->nnz = A->nnz;
-    m->o = *o;
     m->dev = d; /* impl_free releases whatever device arrays the builder made */
     int st = f->build_device(e, A, dA, o, d);
     if (st) {
         impl_free(m);
         return st;
     }
-    spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
-    int n = f->arrays(d, list);
-    for (int i = 0; i < n; i++) m->bytes += list[i].bytes;
+    m->bytes = array_bytes(f, d);
     f->describe(d, m->detail, sizeof m->detail);
     m->setup = spk_time_now() - t0;
     *impl = m;
