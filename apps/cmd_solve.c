@@ -22,8 +22,8 @@ static void help(void)
            "                      matrix indefinite, auto switches to BiCGStab + ILU(0))\n"
            "  --precond P         auto | ic0 | ilu0 | jacobi | none (auto: IC(0) with CG,\n"
            "                      ILU(0) with BiCGStab)\n"
-           "  --format NAME       SpMV format (default: cusparse on the GPU, csr on the host;\n"
-           "                      auto: on the GPU the fastest of a few candidates by trials)\n");
+           "  --format NAME       SpMV format (default auto: on the GPU the fastest of a few\n"
+           "                      candidates by short trials; on the host the reference csr)\n");
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
         int seen = 0; /* a format with a host and a CUDA entry is listed once */
         for (const struct spk_spmv_ops *const *q = spk_spmv_list(); q != p; q++)
@@ -285,7 +285,7 @@ int cmd_solve(int argc, char **argv)
         cli_json_number(stdout, res.true_relres);
         printf(", \"error_inf\": ");
         cli_json_number(stdout, err);
-        printf(", \"shift\": ");
+        printf(", \"restarts\": %d, \"shift\": ", res.restarts);
         cli_json_number(stdout, res.shift);
         printf(", \"rtol\": ");
         cli_json_number(stdout, a.o.rtol);
@@ -305,6 +305,10 @@ int cmd_solve(int argc, char **argv)
         if (res.shift > 0)
             fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
                     spk_solver_precond(s), res.shift);
+        if (res.restarts > 0)
+            fprintf(out, "restart   BiCGStab restarted %d time%s with a fresh shadow residual after "
+                         "a breakdown\n",
+                    res.restarts, res.restarts == 1 ? "" : "s");
         fprintf(out, "result    %s after %d iterations\n", spk_reason_name(res.reason), res.iterations);
         fprintf(out, "residual  ||r||/||b||: recurrence %.3e, true %.3e (rtol %.1e)\n", res.relres,
                 res.true_relres, a.o.rtol);

@@ -122,8 +122,8 @@ typedef struct spk_options {
     double rtol;               /* relative tolerance, default 1e-8 */
     double atol;               /* absolute tolerance, default 0 */
     int maxit;                 /* iteration limit, default 10000 */
-    const char *format;        /* SpMV backend name; default NULL: cusparse on the GPU, csr on
-                                  the host; "auto" times a few candidates on the GPU */
+    const char *format;        /* SpMV backend name; default NULL: "auto" on the GPU (times a
+                                  few candidate formats, keeps the fastest), "csr" on the host */
     int hmec_parts;            /* format "hmec": ELL parts before the CSR rest (default 2) */
     double tile_te;            /* formats "tile", "tile-dcoo": a tile whose row-length variation
                                   (std/mean) is <= tile_te is ELL (default 0.2) */
@@ -146,6 +146,8 @@ typedef struct spk_result {
     double rnorm;              /* final recurrence residual ||r_k||_2 */
     double relres;             /* rnorm / ||b||_2 */
     double true_relres;        /* ||b - A x||_2 / ||b||_2, recomputed after the loop */
+    int restarts;              /* BiCGStab: restarts with a fresh shadow residual r0 = b - A x
+                                  after a rho = 0 or r0'v = 0 breakdown (at most 10 per solve) */
     double shift;              /* alpha of A + alpha*diag(A) used by the factorization (0: none) */
     int switched;              /* 1 when SPK_SOLVER_AUTO chose CG, found A indefinite and solved
                                   again from x0 with BiCGStab + ILU(0); times cover both attempts */

@@ -420,7 +420,7 @@ void spk_options_default(spk_options *o)
     o->rtol = 1e-8;
     o->atol = 0.0;
     o->maxit = 10000;
-    o->format = NULL; /* the executor's default: cusparse on the GPU, csr on the host */
+    o->format = NULL; /* the executor's default: auto on the GPU, csr on the host */
     o->hmec_parts = 2;
     o->allow_shift = 1;
     o->shift_init = 1e-3;

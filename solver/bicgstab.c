@@ -8,14 +8,41 @@
  *           sh = M^-1 s; t = A sh; omega = (t's)/(t't)
  *           x += alpha ph + omega sh; r = s - omega t; stop on ||r||
  *
- * Breakdowns: rho = 0 (SPK_BREAKDOWN_RHO), r0'v = 0 (SPK_BREAKDOWN_R0V),
- * t't = 0 or omega = 0 (SPK_BREAKDOWN_OMEGA); NaN/Inf: SPK_DIVERGED_NAN.
- * A half step counts as a full iteration.
+ * Breakdowns of the Lanczos part: rho = r0'r = 0 or r0'v = 0.  Both mean the
+ * shadow residual r0 has become orthogonal to the Krylov vectors, not that
+ * the system is unsolvable, so the solver restarts: r = b - A x recomputed,
+ * r0 = r, p = r (a fresh first step), at most SPK_BICGSTAB_RESTARTS times per
+ * solve (spk_result.restarts counts them).  Only an exact zero (or an alpha
+ * that overflows) counts: on ill-conditioned systems r0'r falls to
+ * 1e-16 ||r0|| ||r|| and below and the iteration still converges, sooner
+ * than after a restart, which throws the Krylov space away.  When the
+ * restarts are used up, or the breakdown comes before any iteration of the
+ * current sequence (a restart would rebuild the same r0), the solve stops
+ * with SPK_BREAKDOWN_RHO / SPK_BREAKDOWN_R0V.  t't = 0 or omega = 0
+ * (SPK_BREAKDOWN_OMEGA) stops at once; NaN/Inf: SPK_DIVERGED_NAN.  A half
+ * step counts as a full iteration; a restart costs one SpMV, no iteration.
  *
  * Traffic per iteration (doubles): 2 SpMV + 2 M^-1 + dot(r0,r) 2n, p update
  * 2 x 3n, dot(r0,v) 2n, s 3n, nrm2(s) n, dots t't and t's 3n, x 2 x 3n,
  * r 3n, nrm2(r) n = 27n. */
 #include "krylov_common.h"
+
+/* r = b - A x, r0 = r, ||r||: the start of a fresh Lanczos sequence after a
+ * breakdown.  *done = 1 when the recomputed residual already meets the test. */
+static int bicgstab_restart(spk_krylov *k, const double *b, double *x, double *r, double *r0,
+                            const spk_options *o, spk_result *res, int it, double bnorm,
+                            double *rnorm, int *done)
+{
+    SPK_TRY(spk_krylov_residual(k, res, b, x, r));
+    SPK_VEC(k, res, nrm2, k->n, r, rnorm);
+    SPK_VEC(k, res, copy, k->n, r, r0);
+    res->restarts++;
+    res->rnorm = *rnorm;
+    res->relres = *rnorm / bnorm;
+    *done = isfinite(*rnorm) && spk_krylov_converged(o, res, *rnorm, bnorm);
+    if (*done) spk_krylov_record(k, o, res, it, *rnorm, bnorm);
+    return SPK_OK;
+}
 
 int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
@@ -25,7 +52,7 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
     double *s = r; /* s overwrites r: r is not needed once s is formed */
     double *sh = ident ? s : k->w[6];
     double bnorm, rnorm, snorm, rho, rho_old = 1, alpha = 1, omega = 1, r0v, tt, ts;
-    int done;
+    int done, fresh = 1, seq = 0; /* seq: iterations since the (re)start */
 
     SPK_TRY(spk_krylov_start(k, b, x, r, o, res, &bnorm, &done));
     if (done) return spk_krylov_finish(k, b, x, t, res, bnorm);
@@ -39,11 +66,20 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
             break;
         }
         if (rho == 0) {
-            res->reason = SPK_BREAKDOWN_RHO;
-            break;
+            if (res->restarts >= SPK_BICGSTAB_RESTARTS || seq == 0) {
+                res->reason = SPK_BREAKDOWN_RHO;
+                break;
+            }
+            SPK_TRY(bicgstab_restart(k, b, x, r, r0, o, res, it - 1, bnorm, &rnorm, &done));
+            if (done) break;
+            fresh = 1;
+            seq = 0;
+            it--; /* the restart is not an iteration */
+            continue;
         }
-        if (it == 1) {
+        if (fresh) {
             SPK_VEC(k, res, copy, n, r, p);
+            fresh = 0;
         } else {
             double beta = (rho / rho_old) * (alpha / omega);
             SPK_VEC(k, res, axpy, n, -omega, v, p);
@@ -56,11 +92,20 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
             res->reason = SPK_DIVERGED_NAN;
             break;
         }
-        if (r0v == 0) {
-            res->reason = SPK_BREAKDOWN_R0V;
-            break;
+        alpha = r0v != 0 ? rho / r0v : INFINITY;
+        if (!isfinite(alpha)) {
+            /* right after a (re)start a restart would rebuild the same r0 */
+            if (res->restarts >= SPK_BICGSTAB_RESTARTS || seq == 0) {
+                res->reason = SPK_BREAKDOWN_R0V;
+                break;
+            }
+            SPK_TRY(bicgstab_restart(k, b, x, r, r0, o, res, it - 1, bnorm, &rnorm, &done));
+            if (done) break;
+            fresh = 1;
+            seq = 0;
+            it--;
+            continue;
         }
-        alpha = rho / r0v;
         SPK_VEC(k, res, axpy, n, -alpha, v, s);
         SPK_VEC(k, res, nrm2, n, s, &snorm);
         res->iterations = it;
@@ -101,6 +146,7 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
             break;
         }
         rho_old = rho;
+        seq++;
     }
     return spk_krylov_finish(k, b, x, t, res, bnorm);
 }

@@ -17,6 +17,8 @@
 #include "spmv/spmv.h"
 
 #define SPK_KRYLOV_NWORK 7
+/* BiCGStab: restarts with a fresh shadow residual after a rho or r0'v breakdown */
+#define SPK_BICGSTAB_RESTARTS 10
 
 typedef struct spk_krylov {
     spk_exec *e;

@@ -95,6 +95,7 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
     size_t used = 0;
     spk_csr dA = {0}; /* A on the device, for the candidates with a device builder */
     int uploaded = 0;
+    double t_up = 0;
 #ifdef SPK_HAVE_CUDA
     if (spk_exec_is_cuda(e) && nc > 1) {
         dA.nrows = A->nrows;
@@ -107,6 +108,7 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
         SPK_CHECK(st, spk_cuda_upload(e, dA.colind, A->colind, (size_t)A->nnz * sizeof(int), "the matrix"));
         SPK_CHECK(st, spk_cuda_upload(e, dA.val, A->val, (size_t)A->nnz * sizeof(double), "the matrix"));
         uploaded = 1;
+        t_up = spk_time_now() - t0;
     }
 #endif
     SPK_CHECK(st, spk_exec_alloc_vec(e, A->ncols, &x));
@@ -121,6 +123,7 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
             continue;
         }
         trial t = {ops, NULL, x, y};
+        double tb = spk_time_now();
         int cs = uploaded && ops->create_dev ? ops->create_dev(e, A, &dA, o, &t.impl) : ops->create(e, A, o, &t.impl);
         if (cs == SPK_ERR_UNSUPPORTED) { /* refused (padding bound): pass over it */
             *e->err = keep;
@@ -129,6 +132,8 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
             continue;
         }
         SPK_CHECK(st, cs);
+        SPK_CHECK(st, e->ops->sync(e));
+        tb = spk_time_now() - tb;
         double med = 0;
         int calls = 0;
         if (nc == 1) { /* nothing to choose between: no trial */
@@ -143,7 +148,8 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
             ops->destroy(t.impl);
             goto cleanup;
         }
-        int w = snprintf(tried + used, sizeof tried - used, "%s%s %.4f", used ? ", " : "", names[c], med * 1e3);
+        int w = snprintf(tried + used, sizeof tried - used, "%s%s %.4f (built in %.1f)", used ? ", " : "", names[c],
+                         med * 1e3, tb * 1e3);
         if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
         if (!a->impl || med * 1e3 < a->ms) {
             if (a->impl) a->ops->destroy(a->impl);
@@ -159,8 +165,10 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
         goto cleanup;
     }
     a->setup = spk_time_now() - t0;
-    snprintf(a->detail, sizeof a->detail, "auto chose %s (%.4f ms per product); trials in ms: %s; selection %.2f ms",
-             a->ops->name, a->ms, tried, a->setup * 1e3);
+    snprintf(a->detail, sizeof a->detail,
+             "auto chose %s (%.4f ms per product); trials in ms per product (build ms): %s; upload %.1f ms, "
+             "selection %.2f ms",
+             a->ops->name, a->ms, tried, t_up * 1e3, a->setup * 1e3);
     *impl = a;
 cleanup:
     spk_timer_destroy(tm);

@@ -51,7 +51,7 @@ const struct spk_spmv_ops *const *spk_spmv_list(void)
  * the cuSPARSE-backed solve converges; see the closing note of issue 7.) */
 static const char *default_for(const char *exec)
 {
-    if (strcmp(exec, "cuda") == 0) return "cusparse";
+    if (strcmp(exec, "cuda") == 0) return "auto";
     return "csr";
 }
 

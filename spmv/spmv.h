@@ -49,7 +49,7 @@ struct spk_spmv_ops {
 };
 
 /* Find a backend by name for executor e.  NULL or "" gives the executor's
- * default ("cusparse" on the GPU, "csr" on the host); "auto" gives the auto
+ * default ("auto" on the GPU, "csr" on the host); "auto" gives the auto
  * format on the GPU and "csr" on the host (whose "auto" entry is reached
  * through the registry or spk_spmv_auto_host).  Unknown names and backends for another executor fail
  * with a message listing what is available. */

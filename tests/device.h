@@ -16,7 +16,7 @@
 #define TEST_DEVICE SPK_DEVICE_CUDA
 #define TEST_DEVICE_NAME "cuda"
 #define TEST_FORMAT "cusparse"
-#define TEST_DEFAULT_FORMAT "cusparse" /* the solver's default */
+#define TEST_DEFAULT_FORMAT "auto"     /* the solver's default */
 #define TEST_AUTO_FORMAT "auto"        /* what the name "auto" finds */
 #else
 #define TEST_DEVICE SPK_DEVICE_HOST

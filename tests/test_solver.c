@@ -208,6 +208,8 @@ static void small(int n, const double *dense, spk_csr *A)
     if (spk_csr_from_coo(n, n, (size_t)k, r, c, v, A, &err)) fprintf(stderr, "%s\n", err.msg);
 }
 
+static int g_restarts; /* spk_result.restarts of the last expect() */
+
 /* Expect a given reason from a small system. */
 static void expect(const char *what, int n, const double *dense, const double *b, const double *x0,
                    int method, const char *pc, int maxit, spk_reason want, int max_iters)
@@ -226,6 +228,17 @@ static void expect(const char *what, int n, const double *dense, const double *b
     CHECK(r.reason == want, "%s: reason '%s', expected '%s' (iterations %d)", what,
           spk_reason_name(r.reason), spk_reason_name(want), r.iterations);
     CHECK(r.iterations <= max_iters, "%s: %d iterations", what, r.iterations);
+    if (r.reason == SPK_CONVERGED_RTOL) {
+        double res = 0, bn = 0; /* the answer is right: ||b - A x|| from the dense matrix */
+        for (int i = 0; i < n; i++) {
+            double ax = 0;
+            for (int j = 0; j < n; j++) ax += dense[i * n + j] * x[j];
+            res += (b[i] - ax) * (b[i] - ax);
+            bn += b[i] * b[i];
+        }
+        CHECK(sqrt(res) <= 1e-6 * sqrt(bn), "%s: true residual %g", what, sqrt(res / bn));
+    }
+    g_restarts = r.restarts;
     spk_csr_free(&A);
 }
 
@@ -240,15 +253,24 @@ static void breakdowns(void)
            SPK_BREAKDOWN_PRECOND, 0);
     const double rot[] = {0, 1, -1, 0};
     const double b10[] = {1, 0};
+    /* r0'v = 0 at the first step: a restart would rebuild the same r0, so none is tried */
     expect("BiCGStab on a rotation (r0'v = 0)", 2, rot, b10, NULL, BICGSTAB, "none", 100,
            SPK_BREAKDOWN_R0V, 1);
+    CHECK(g_restarts == 0, "rotation: %d restarts", g_restarts);
     const double om[] = {-2, -2, -2, 0};
     expect("BiCGStab with t's = 0 (omega = 0)", 2, om, b10, NULL, BICGSTAB, "none", 100,
            SPK_BREAKDOWN_OMEGA, 1);
     const double rh[] = {-2, -2, -2, -2, -2, -1, 2, -2, -2};
     const double b100[] = {1, 0, 0};
+    /* r0'r = 0 exactly at step 2 (s and t keep a zero first entry): the solver
+     * restarts from r = b - A x with r0 = r and converges */
     expect("BiCGStab with r0'r = 0 at step 2", 3, rh, b100, NULL, BICGSTAB, "none", 100,
-           SPK_BREAKDOWN_RHO, 2);
+           SPK_CONVERGED_RTOL, 8);
+    CHECK(g_restarts >= 1, "r0'r = 0 at step 2: no restart");
+    const double rh2[] = {2, 1, 1, 1, 3, 0, -1, 0, 4}; /* a12 a21 + a13 a31 = 0 */
+    expect("BiCGStab with r0'r = 0 at step 2 (nonsymmetric)", 3, rh2, b100, NULL, BICGSTAB, "none",
+           100, SPK_CONVERGED_RTOL, 8);
+    CHECK(g_restarts == 1, "rh2: %d restarts, expected 1", g_restarts);
     /* maxit */
     const double spd[] = {4, 1, 0, 1, 3, 1, 0, 1, 2};
     expect("CG with maxit 1", 3, spd, b100, NULL, CG, "none", 1, SPK_DIVERGED_MAXIT, 1);
