@@ -5,12 +5,19 @@
  * (irregular: the longest row over 8 x the mean):
  *   up to 2M nonzeros, regular rows     csr-vector, csr-scalar
  *   up to 2M nonzeros, irregular rows   csr-vector, hyb, coo, cusparse
- *   larger, regular rows                hyb, ell, bell, csr-scalar
- *   larger, irregular rows              csr-vector, hyb, coo, cusparse
+ *   larger, regular rows                ell (hyb when ELL's padding would be
+ *                                       refused), bell, csr-scalar
+ *   larger, irregular rows              cusparse, and hyb when the long rows
+ *                                       (> 8 x the mean) hold at most a fifth of
+ *                                       the nonzeros; otherwise cusparse alone,
+ *                                       untimed
  * (from the SpMV benchmarks on an H100: on every matrix measured, one of
  * these was within 5 % of the fastest of all formats but a few at the
- * noise level of 8-microsecond products).  Formats the executor lacks are
- * skipped; one that refuses the matrix (padding bound) is passed over.
+ * noise level of 8-microsecond products; on large matrices HYB was within
+ * 1 % of ELL when ELL was accepted but cost 6-35 ms to build, and on a
+ * power-law matrix cuSPARSE's merge-based CSR beat HYB, COO and CSR-vector
+ * by 2.5-19x, so those trials only added selection time).  Formats the
+ * executor lacks are skipped; one that refuses the matrix is passed over.
  *
  * On the GPU the matrix is uploaded once and the candidates that have a
  * device builder (csr-*, ell, bell, hyb) are built from that copy, so a
@@ -26,6 +33,7 @@
 #include <string.h>
 
 #include "core/timing.h"
+#include "format.h"
 #include "spmv.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/exec_cuda.h"
@@ -41,9 +49,25 @@ int spk_auto_candidates(const spk_csr *A, const char **names, int max)
     const double mean = A->nrows ? (double)A->nnz / A->nrows : 0;
     const int irregular = maxlen > 8 * mean;
     static const char *const small_regular[] = {"csr-vector", "csr-scalar", NULL};
-    static const char *const irregular_rows[] = {"csr-vector", "hyb", "coo", "cusparse", NULL};
-    static const char *const large_regular[] = {"hyb", "ell", "bell", "csr-scalar", NULL};
-    const char *const *list = irregular ? irregular_rows : A->nnz <= AUTO_SMALL_NNZ ? small_regular : large_regular;
+    static const char *const small_irregular[] = {"csr-vector", "hyb", "coo", "cusparse", NULL};
+    static const char *const large_regular[] = {"ell", "bell", "csr-scalar", NULL};
+    static const char *const large_regular_padded[] = {"hyb", "bell", "csr-scalar", NULL};
+    static const char *const large_few_long[] = {"cusparse", "hyb", NULL};
+    static const char *const large_spread[] = {"cusparse", NULL};
+    const char *const *list;
+    if (A->nnz <= AUTO_SMALL_NNZ) {
+        list = irregular ? small_irregular : small_regular;
+    } else if (!irregular) { /* would ELL be refused by the padding bound? */
+        const double ell = (double)maxlen * A->nrows;
+        list = ell > (double)SPK_PAD_FLOOR && ell > SPK_PAD_LIMIT * A->nnz ? large_regular_padded : large_regular;
+    } else {
+        long long in_long = 0;
+        for (int i = 0; i < A->nrows; i++) {
+            const int len = A->rowptr[i + 1] - A->rowptr[i];
+            if (len > 8 * mean) in_long += len;
+        }
+        list = 5 * in_long <= A->nnz ? large_few_long : large_spread;
+    }
     for (; *list && n < max; list++) names[n++] = *list;
     return n;
 }

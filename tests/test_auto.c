@@ -17,6 +17,26 @@ static int in_list(const char *s, const char **names, int n)
     return 0;
 }
 
+/* n rows of len entries (columns i, i+1, ... mod n), every (n/nlong)-th of
+ * them longlen long instead. */
+static void lengths(spk_csr *A, int n, int len, int nlong, int longlen)
+{
+    spk_err e;
+    const int step = n / nlong;
+    long long nnz = 0;
+    for (int i = 0; i < n; i++) nnz += i % step == 0 && i / step < nlong ? longlen : len;
+    CHECK_OK(spk_csr_alloc(A, n, n, (int)nnz, &e), e.msg);
+    int k = 0;
+    A->rowptr[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const int l = i % step == 0 && i / step < nlong ? longlen : len;
+        const int first = i + l > n ? i + l - n : 0; /* entries that wrap to columns 0.. (sorted first) */
+        for (int j = 0; j < first; j++) A->colind[k] = j, A->val[k++] = 1.0;
+        for (int j = i; j < i + l - first; j++) A->colind[k] = j, A->val[k++] = j == i ? 4.0 : -0.5;
+        A->rowptr[i + 1] = k;
+    }
+}
+
 static void check_rule(void)
 {
     spk_err e;
@@ -34,16 +54,29 @@ static void check_rule(void)
     spk_csr_free(&A);
     CHECK_OK(spk_gen_poisson3d7(70, &A, &e), e.msg); /* 2.4M nonzeros, regular rows */
     n = spk_auto_candidates(&A, names, 16);
-    CHECK(A.nnz > 2000000 && n == 4 && in_list("hyb", names, n) && in_list("ell", names, n) &&
-              in_list("bell", names, n) && in_list("csr-scalar", names, n),
+    CHECK(A.nnz > 2000000 && n == 3 && in_list("ell", names, n) && in_list("bell", names, n) &&
+              in_list("csr-scalar", names, n),
           "large regular matrix: %d candidates", n);
+    CHECK(spk_auto_candidates(&A, names, 2) == 2, "max not respected");
     spk_csr_free(&A);
     CHECK_OK(spk_gen_powerlaw(150000, 2.2, &A, &e), e.msg); /* large, power-law rows */
     n = spk_auto_candidates(&A, names, 16);
-    CHECK(A.nnz > 2000000 && n == 4 && in_list("coo", names, n) && in_list("cusparse", names, n) &&
-              !in_list("ell", names, n),
-          "large irregular matrix (%d nonzeros): %d candidates", A.nnz, n);
-    CHECK(spk_auto_candidates(&A, names, 2) == 2, "max not respected");
+    CHECK(A.nnz > 2000000 && n == 1 && !strcmp(names[0], "cusparse"),
+          "large power-law matrix (%d nonzeros): %d candidates", A.nnz, n);
+    spk_csr_free(&A);
+    /* 2.4M nonzeros, 8 per row but 10 rows of 2000: few long rows, HYB is a candidate */
+    lengths(&A, 300000, 8, 10, 2000);
+    n = spk_auto_candidates(&A, names, 16);
+    CHECK(n == 2 && in_list("cusparse", names, n) && in_list("hyb", names, n),
+          "large matrix with a few long rows: %d candidates", n);
+    spk_csr_free(&A);
+    /* rows of 2, a tenth of them 15 long: regular (15 < 8 x 3.3) but ELL would
+     * pad beyond 3x, so HYB takes ELL's place */
+    lengths(&A, 1100000, 2, 110000, 15);
+    n = spk_auto_candidates(&A, names, 16);
+    CHECK(A.nnz > 2000000 && n == 3 && in_list("hyb", names, n) && !in_list("ell", names, n) &&
+              in_list("bell", names, n),
+          "large regular matrix that ELL would refuse: %d candidates", n);
     spk_csr_free(&A);
 }
 
