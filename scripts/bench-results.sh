@@ -10,12 +10,14 @@
 # gen-poisson27, gen-convdiff, gen-powerlaw (about 100M nonzeros each).  Every
 # part runs `spk bench --formats all --solve` and writes OUTDIR/bench-PART.json
 # (and .csv, .txt); `report` merges every bench-*.json of OUTDIR.
-# Environment: SPK (the spk binary, default build-gpu/spk), MIN_TIME (0.2).
+# Environment: SPK (the spk binary, default build-gpu/spk), MIN_TIME (0.2),
+# MAXIT (the solves' iteration limit, default 10000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
 spk=${SPK:-build-gpu/spk}
 min=${MIN_TIME:-0.2}
+maxit=${MAXIT:-10000}
 case "$mode" in
 run)
   part=${2:?part}; out=${3:?outdir}
@@ -37,9 +39,12 @@ run)
   gen-powerlaw) args=(gen:powerlaw:6500000) ;;     # about 102M nonzeros
   *) echo "unknown part '$part'" >&2; exit 2 ;;
   esac
-  "$spk" bench --formats all --solve --min-time "$min" --json "$out/bench-$part.json" \
-    --csv "$out/bench-$part.csv" "${args[@]}" > "$out/bench-$part.txt" 2> "$out/bench-$part.err"
-  tail -25 "$out/bench-$part.txt" ;;
+  start=$(date +%s) rc=0
+  "$spk" bench --formats all --solve --min-time "$min" --maxit "$maxit" --json "$out/bench-$part.json" \
+    --csv "$out/bench-$part.csv" "${args[@]}" > "$out/bench-$part.txt" 2> "$out/bench-$part.err" || rc=$?
+  echo "part $part: $(( $(date +%s) - start )) s" | tee -a "$out/bench-$part.txt"
+  tail -25 "$out/bench-$part.txt"
+  exit $rc ;;
 report)
   out=${2:?outdir}
   python3 scripts/bench_plots.py "$out"/bench-*.json "$out/charts" ;;

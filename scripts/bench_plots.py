@@ -194,12 +194,23 @@ def summary(runs_head, base, matrices, formats, paths):
             b = b[0] if b else None
             cells = [fmt_ratio(value(m, f, "solve")) or "—" for f in formats]
             out.append("| %s | %s | %s | %s | %s |" % (
-                m["name"].replace(".mtx.gz", ""), "%s+%s" % (b["method"], b["precond"]) if b else "—",
-                b["iterations"] if b else "—", "%.2f" % b["solve_ms"] if b and b["status"] == "converged" else "—",
-                " | ".join(cells)))
+                m["name"].replace(".mtx.gz", ""),
+                "%s+%s" % (b["method"], b["precond"]) if b and b.get("method") else "—", outcome(b),
+                "%.2f" % b["solve_ms"] if b and b["status"] == "converged" else "—", " | ".join(cells)))
     out.append("")
     out.append("Runs: " + "; ".join("`%s`" % json.load(open(p))["command"] for p in paths))
     return "\n".join(out) + "\n"
+
+
+def outcome(b):
+    """Iterations of a solve, or why it gave no solution (zero pivot, breakdown, ...)."""
+    if not b:
+        return "—"
+    if b["status"] == "converged":
+        return str(b["iterations"])
+    why = {"SPK_ERR_ZERO_PIVOT": "zero pivot", "SPK_ERR_NOT_CONVERGED": "not converged",
+           "SPK_ERR_BREAKDOWN": "breakdown", "SPK_ERR_INDEFINITE": "indefinite"}.get(b["status"], b["status"])
+    return "%s (%d)" % (why, b["iterations"]) if b["iterations"] else why
 
 
 def main():

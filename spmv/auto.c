@@ -3,20 +3,23 @@
  *
  * Candidates (spk_auto_candidates), by a cheap rule on the row lengths
  * (irregular: the longest row over 8 x the mean):
- *   up to 2M nonzeros, regular rows     csr-vector, csr-scalar
+ *   up to 2M nonzeros, regular rows     csr-vector, csr-scalar, and ell from
+ *                                       AUTO_MID_NNZ nonzeros on
  *   up to 2M nonzeros, irregular rows   csr-vector, hyb, coo, cusparse
- *   larger, regular rows                ell (hyb when ELL's padding would be
- *                                       refused), bell, csr-scalar
+ *   larger, regular rows                bell, csr-scalar (and hyb first when
+ *                                       ELL's padding would be refused)
  *   larger, irregular rows              cusparse, and hyb when the long rows
  *                                       (> 8 x the mean) hold at most a fifth of
  *                                       the nonzeros; otherwise cusparse alone,
  *                                       untimed
- * (from the SpMV benchmarks on an H100: on every matrix measured, one of
- * these was within 5 % of the fastest of all formats but a few at the
- * noise level of 8-microsecond products; on large matrices HYB was within
- * 1 % of ELL when ELL was accepted but cost 6-35 ms to build, and on a
- * power-law matrix cuSPARSE's merge-based CSR beat HYB, COO and CSR-vector
- * by 2.5-19x, so those trials only added selection time).  Formats the
+ * This comes from `spk bench --formats all` on an H100 (docs/benchmarks.md):
+ * below 2M nonzeros the matrix sits in the 50 MB L2 and csr-vector or
+ * csr-scalar was fastest or within 5 % on every SuiteSparse matrix measured,
+ * except 1.1M-nonzero 3D stencils, where ELL/HYB were 6-8 % ahead; on
+ * 100M-nonzero stencils blocked ELL was the fastest format every time (ELL
+ * 0.4-4 % behind it, HYB the same as ELL but for its COO pass) and trying
+ * ELL too cost 8-22 ms of build; on power-law matrices cuSPARSE's
+ * merge-based CSR beat HYB, COO and csr-vector by 2.5-19x.  Formats the
  * executor lacks are skipped; one that refuses the matrix is passed over.
  *
  * On the GPU the matrix is uploaded once and the candidates that have a
@@ -40,6 +43,7 @@
 #endif
 
 #define AUTO_SMALL_NNZ 2000000
+#define AUTO_MID_NNZ 500000
 
 int spk_auto_candidates(const spk_csr *A, const char **names, int max)
 {
@@ -49,14 +53,15 @@ int spk_auto_candidates(const spk_csr *A, const char **names, int max)
     const double mean = A->nrows ? (double)A->nnz / A->nrows : 0;
     const int irregular = maxlen > 8 * mean;
     static const char *const small_regular[] = {"csr-vector", "csr-scalar", NULL};
+    static const char *const mid_regular[] = {"csr-vector", "csr-scalar", "ell", NULL};
     static const char *const small_irregular[] = {"csr-vector", "hyb", "coo", "cusparse", NULL};
-    static const char *const large_regular[] = {"ell", "bell", "csr-scalar", NULL};
+    static const char *const large_regular[] = {"bell", "csr-scalar", NULL};
     static const char *const large_regular_padded[] = {"hyb", "bell", "csr-scalar", NULL};
     static const char *const large_few_long[] = {"cusparse", "hyb", NULL};
     static const char *const large_spread[] = {"cusparse", NULL};
     const char *const *list;
     if (A->nnz <= AUTO_SMALL_NNZ) {
-        list = irregular ? small_irregular : small_regular;
+        list = irregular ? small_irregular : A->nnz >= AUTO_MID_NNZ ? mid_regular : small_regular;
     } else if (!irregular) { /* would ELL be refused by the padding bound? */
         const double ell = (double)maxlen * A->nrows;
         list = ell > (double)SPK_PAD_FLOOR && ell > SPK_PAD_LIMIT * A->nnz ? large_regular_padded : large_regular;
