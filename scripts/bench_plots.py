@@ -198,7 +198,9 @@ def summary(runs_head, base, matrices, formats, paths):
                 "%s+%s" % (b["method"], b["precond"]) if b and b.get("method") else "—", outcome(b),
                 "%.2f" % b["solve_ms"] if b and b["status"] == "converged" else "—", " | ".join(cells)))
     out.append("")
-    out.append("Runs: " + "; ".join("`%s`" % json.load(open(p))["command"] for p in paths))
+    out.append("Runs (paths shortened to file names): " + "; ".join(
+        "`%s`" % " ".join(os.path.basename(w) if "/" in w else w for w in json.load(open(p))["command"].split())
+        for p in paths))
     return "\n".join(out) + "\n"
 
 
