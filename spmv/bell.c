@@ -13,8 +13,11 @@
 #include "devbuild.h"
 #endif
 
-/* The scalars of B and its group pointers in a host array gptr (G + 1). */
-static int bell_plan(const spk_csr *A, spk_fmt_bell *B, int *gptr, spk_err *err)
+/* The scalars of B and its group pointers, from the group widths in
+ * gptr[1..G] (gptr[g + 1] = the longest row of group g): gptr becomes the
+ * offsets, with the index-limit and padding refusals.  Shared by the host
+ * conversion and the device build, which finds the widths on the GPU. */
+static int bell_offsets(const spk_csr *A, spk_fmt_bell *B, int *gptr, spk_err *err)
 {
     const int n = A->nrows, G = (n + SPK_BELL_ROWS - 1) / SPK_BELL_ROWS;
     B->nrows = n;
@@ -25,9 +28,7 @@ static int bell_plan(const spk_csr *A, spk_fmt_bell *B, int *gptr, spk_err *err)
     size_t stored = 0;
     gptr[0] = 0;
     for (int g = 0; g < G; g++) {
-        int w = 0;
-        for (int i = g * SPK_BELL_ROWS; i < n && i < (g + 1) * SPK_BELL_ROWS; i++)
-            if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
+        const int w = gptr[g + 1];
         B->wmax = w > B->wmax ? w : B->wmax;
         stored += (size_t)w * SPK_BELL_ROWS;
         if (stored > (size_t)INT_MAX)
@@ -39,6 +40,19 @@ static int bell_plan(const spk_csr *A, spk_fmt_bell *B, int *gptr, spk_err *err)
     SPK_TRY(spk_format_check_padding("bell", stored, (size_t)A->nnz, n, err));
     B->stored = (int)stored;
     return SPK_OK;
+}
+
+/* The same from A's row pointers on the host. */
+static int bell_plan(const spk_csr *A, spk_fmt_bell *B, int *gptr, spk_err *err)
+{
+    const int n = A->nrows, G = (n + SPK_BELL_ROWS - 1) / SPK_BELL_ROWS;
+    for (int g = 0; g < G; g++) {
+        int w = 0;
+        for (int i = g * SPK_BELL_ROWS; i < n && i < (g + 1) * SPK_BELL_ROWS; i++)
+            if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
+        gptr[g + 1] = w;
+    }
+    return bell_offsets(A, B, gptr, err);
 }
 
 static int bell_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)
@@ -104,7 +118,9 @@ static void bell_describe(const void *fmt, char *buf, size_t len)
 }
 
 #ifdef SPK_HAVE_CUDA
-/* On the device: group pointers planned on the host, slots filled by the kernel. */
+/* On the device: the group widths by a kernel (a host pass over 15M row
+ * pointers took longer than the whole fill), their prefix sums and the
+ * refusals on the host (G values), the slots by the fill kernel. */
 static int bell_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void *fmt)
 {
     (void)o;
@@ -112,13 +128,16 @@ static int bell_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const sp
     const int G = (A->nrows + SPK_BELL_ROWS - 1) / SPK_BELL_ROWS;
     int *gptr = spk_malloc((size_t)G + 1, sizeof(int), "blocked ELL group pointers", e->err), st;
     if (!gptr) return SPK_ERR_NOMEM;
-    SPK_CHECK(st, bell_plan(A, B, gptr, e->err));
+    cudaStream_t s;
+    spk_exec_cuda_handles(e, &s, NULL, NULL);
     SPK_CHECK(st, spk_cuda_alloc(e, ((size_t)G + 1) * sizeof(int), "blocked ELL group pointers", (void **)&B->gptr));
+    SPK_CHECK(st, spk_cuda_check(e->err, spk_dev_bell_widths(s, A->nrows, G, dA->rowptr, B->gptr + 1),
+                                 "the blocked ELL width kernel"));
+    if (G > 0) SPK_CHECK(st, e->ops->download(e, gptr + 1, B->gptr + 1, (size_t)G * sizeof(int)));
+    SPK_CHECK(st, bell_offsets(A, B, gptr, e->err));
     SPK_CHECK(st, spk_cuda_upload(e, B->gptr, gptr, ((size_t)G + 1) * sizeof(int), "blocked ELL group pointers"));
     SPK_CHECK(st, spk_cuda_alloc(e, (size_t)B->stored * sizeof(int), "blocked ELL column indices", (void **)&B->colind));
     SPK_CHECK(st, spk_cuda_alloc(e, (size_t)B->stored * sizeof(double), "blocked ELL values", (void **)&B->val));
-    cudaStream_t s;
-    spk_exec_cuda_handles(e, &s, NULL, NULL);
     st = spk_cuda_check(e->err,
                         spk_dev_bell_fill(s, A->nrows, G, B->gptr, dA->rowptr, dA->colind, dA->val, B->colind, B->val),
                         "the blocked ELL build kernel");

@@ -34,6 +34,20 @@ __global__ void bell_fill(int n, int groups, const int *__restrict__ gptr, const
     }
 }
 
+__global__ void bell_widths(int n, int groups, const int *__restrict__ rowptr, int *__restrict__ w)
+{
+    for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += gridDim.x * blockDim.x) {
+        const int end = (g + 1) * 32 < n ? (g + 1) * 32 : n;
+        int m = 0, prev = rowptr[g * 32];
+        for (int i = g * 32; i < end; i++) {
+            const int next = rowptr[i + 1];
+            m = next - prev > m ? next - prev : m;
+            prev = next;
+        }
+        w[g] = m;
+    }
+}
+
 __global__ void coo_rest(int n, int skip, const int *__restrict__ off, const int *__restrict__ rowptr,
                          const int *__restrict__ colind, const double *__restrict__ val, int *__restrict__ row,
                          int *__restrict__ col, double *__restrict__ ov)
@@ -70,6 +84,13 @@ extern "C" cudaError_t spk_dev_bell_fill(cudaStream_t s, int n, int ngroups, con
     if (ngroups == 0) return cudaSuccess;
     bell_fill<<<blocks_for((long long)ngroups * 32), 256, 0, s>>>(n, ngroups, gptr, rowptr, colind, val, out_col,
                                                                   out_val);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_bell_widths(cudaStream_t s, int n, int ngroups, const int *rowptr, int *widths)
+{
+    if (ngroups == 0) return cudaSuccess;
+    bell_widths<<<blocks_for(ngroups), 256, 0, s>>>(n, ngroups, rowptr, widths);
     return cudaGetLastError();
 }
 

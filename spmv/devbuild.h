@@ -18,6 +18,8 @@ cudaError_t spk_dev_ell_fill(cudaStream_t s, int n, int width, const int *rowptr
  * padded with the row's last column (0 for an empty row) and value 0. */
 cudaError_t spk_dev_bell_fill(cudaStream_t s, int n, int ngroups, const int *gptr, const int *rowptr,
                               const int *colind, const double *val, int *out_col, double *out_val);
+/* widths[g] = the longest of rows 32g .. 32g+31 (< n), g < ngroups. */
+cudaError_t spk_dev_bell_widths(cudaStream_t s, int n, int ngroups, const int *rowptr, int *widths);
 /* The entries k >= skip of each row, row-sorted triplets from offset off[i]. */
 cudaError_t spk_dev_coo_rest(cudaStream_t s, int n, int skip, const int *off, const int *rowptr,
                              const int *colind, const double *val, int *row, int *col, double *out_val);
