@@ -36,6 +36,8 @@ static void help(void)
     printf(""
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --rtol R            stop when ||r|| <= R ||b|| (default 1e-8)\n"
+           "  --dtol D            stop as diverged when ||r|| > D max(||b||, ||r0||) (default 1e8;\n"
+           "                      0: never)\n"
            "  --atol A            or when ||r|| <= A (default 0)\n"
            "  --maxit N           iteration limit (default 10000)\n"
            "  --no-shift          fail on a bad IC(0)/ILU(0) pivot instead of shifting the diagonal\n"
@@ -113,6 +115,9 @@ static int parse(int argc, char **argv, solve_args *a)
             else
                 return cli_usage_error("solve", "--device must be auto, cpu or cuda (got '%s')", v);
             a->device_name = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "dtol", &v))) {
+            if (r < 0 || cli_parse_double(v, &a->o.dtol) || a->o.dtol < 0)
+                return cli_usage_error("solve", "--dtol needs a number >= 0");
         } else if ((r = cli_opt_value(argc, argv, &i, "rtol", &v))) {
             if (r < 0 || cli_parse_double(v, &a->o.rtol) || a->o.rtol < 0)
                 return cli_usage_error("solve", "--rtol needs a number >= 0");

@@ -78,7 +78,8 @@ typedef enum spk_reason {
     SPK_BREAKDOWN_INDEFINITE = 7, /* CG: p'Ap <= 0 (A not SPD) */
     SPK_BREAKDOWN_PRECOND = 8, /* CG: r'z <= 0 (preconditioner not SPD) */
     SPK_DIVERGED_NAN = 9,      /* a NaN or Inf appeared in a scalar */
-    SPK_INVALID_INPUT = 10     /* b or x0 contains NaN/Inf */
+    SPK_INVALID_INPUT = 10,    /* b or x0 contains NaN/Inf */
+    SPK_DIVERGED_DTOL = 11     /* ||r|| > dtol * max(||b||, ||r0||): the iteration blew up */
 } spk_reason;
 
 typedef enum spk_device {
@@ -136,6 +137,8 @@ typedef struct spk_options {
     int keep_history;          /* record ||r_k|| for every iteration (default 0) */
     spk_monitor_fn monitor;    /* optional callback, default NULL */
     void *monitor_user;
+    double dtol;               /* stop as diverged when ||r|| > dtol * max(||b||, ||b - A x0||)
+                                  (default 1e8; 0: never) */
 } spk_options;
 
 /* Outcome of one spk_solve. */

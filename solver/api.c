@@ -79,6 +79,7 @@ const char *spk_reason_name(spk_reason r)
     case SPK_BREAKDOWN_INDEFINITE: return "breakdown (p'Ap <= 0: matrix not positive definite)";
     case SPK_BREAKDOWN_PRECOND: return "breakdown (r'z <= 0: preconditioner not positive definite)";
     case SPK_DIVERGED_NAN: return "diverged (NaN or Inf)";
+    case SPK_DIVERGED_DTOL: return "diverged (residual above dtol)";
     case SPK_INVALID_INPUT: return "invalid input (NaN or Inf in b or x0)";
     }
     return "unknown reason";
@@ -420,6 +421,7 @@ void spk_options_default(spk_options *o)
     o->rtol = 1e-8;
     o->atol = 0.0;
     o->maxit = 10000;
+    o->dtol = 1e8;
     o->format = NULL; /* the executor's default: auto on the GPU, csr on the host */
     o->hmec_parts = 2;
     o->allow_shift = 1;
@@ -598,6 +600,11 @@ static int outcome(spk_solver *s, const spk_result *r)
         return spk_err_set(e, SPK_ERR_NOT_CONVERGED,
                            "%s did not converge in %d iterations: relative residual %.3e, rtol %.1e",
                            m, r->iterations, r->relres, s->opts.rtol);
+    case SPK_DIVERGED_DTOL:
+        return spk_err_set(e, SPK_ERR_NOT_CONVERGED,
+                           "%s diverged at iteration %d: relative residual %.3e, above dtol %.1e "
+                           "times the larger of ||b|| and the initial residual",
+                           m, r->iterations, r->relres, s->opts.dtol);
     case SPK_BREAKDOWN_INDEFINITE:
         return spk_err_set(e, SPK_ERR_INDEFINITE,
                            "CG broke down at iteration %d: p'Ap <= 0, so the matrix is not positive "

@@ -19,7 +19,8 @@
  * restarts are used up, or the breakdown comes before any iteration of the
  * current sequence (a restart would rebuild the same r0), the solve stops
  * with SPK_BREAKDOWN_RHO / SPK_BREAKDOWN_R0V.  t't = 0 or omega = 0
- * (SPK_BREAKDOWN_OMEGA) stops at once; NaN/Inf: SPK_DIVERGED_NAN.  A half
+ * (SPK_BREAKDOWN_OMEGA) stops at once; NaN/Inf: SPK_DIVERGED_NAN; ||r|| above
+ * dtol max(||b||, ||r0||): SPK_DIVERGED_DTOL.  A half
  * step counts as a full iteration; a restart costs one SpMV, no iteration.
  *
  * Traffic per iteration (doubles): 2 SpMV + 2 M^-1 + dot(r0,r) 2n, p update
@@ -140,7 +141,7 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
             res->reason = SPK_DIVERGED_NAN;
             break;
         }
-        if (spk_krylov_converged(o, res, rnorm, bnorm)) break;
+        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
         if (omega == 0) {
             res->reason = SPK_BREAKDOWN_OMEGA;
             break;

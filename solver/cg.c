@@ -6,7 +6,8 @@
  *
  * Breakdowns: p'q <= 0 means A is not positive definite on p (reported as
  * SPK_BREAKDOWN_INDEFINITE), r'z <= 0 means M is not positive definite
- * (SPK_BREAKDOWN_PRECOND); NaN/Inf in any scalar stops with SPK_DIVERGED_NAN.
+ * (SPK_BREAKDOWN_PRECOND); NaN/Inf in any scalar stops with SPK_DIVERGED_NAN,
+ * ||r|| above dtol max(||b||, ||r0||) with SPK_DIVERGED_DTOL.
  *
  * Traffic per iteration (n unknowns, doubles): SpMV + M^-1 + vector work of
  * dot(p,q) 2n, axpy x 3n, axpy r 3n, nrm2(r) n, dot(r,z) 2n, axpby p 3n = 14n
@@ -64,7 +65,7 @@ int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_
             res->reason = SPK_DIVERGED_NAN;
             break;
         }
-        if (spk_krylov_converged(o, res, rnorm, bnorm)) break;
+        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
         if (ident) {
             rz_new = rnorm * rnorm;
         } else {

@@ -59,6 +59,17 @@ static inline int spk_krylov_converged(const spk_options *o, spk_result *res, do
     return 0;
 }
 
+/* Has ||r|| grown past dtol * max(||b||, ||r0||)?  Sets res->reason when it has. */
+static inline int spk_krylov_diverged(const spk_options *o, spk_result *res, double rnorm, double bnorm)
+{
+    const double ref = bnorm > res->rnorm0 ? bnorm : res->rnorm0;
+    if (o->dtol > 0 && rnorm > o->dtol * ref) {
+        res->reason = SPK_DIVERGED_DTOL;
+        return 1;
+    }
+    return 0;
+}
+
 /* r = b - A x (one SpMV and one copy). */
 static inline int spk_krylov_residual(spk_krylov *k, spk_result *res, const double *b,
                                       const double *x, double *r)

@@ -298,6 +298,43 @@ static void breakdowns(void)
     expect("CG+IC(0) on a tridiagonal", 3, spd, b100, NULL, CG, "ic0", 100, SPK_CONVERGED_RTOL, 1);
 }
 
+/* A residual that blows up stops the solve at dtol, not at maxit; dtol = 0
+ * turns the test off.  CG on a strongly nonsymmetric matrix (p'Ap = p'p > 0,
+ * so no breakdown) lets ||r|| grow without bound. */
+static void divergence(void)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    const int n = 6;
+    double dense[36] = {0}, b[6], x[6];
+    for (int i = 0; i < n; i++) {
+        dense[i * n + i] = 1e-3;
+        if (i + 1 < n) {
+            dense[i * n + i + 1] = 50;
+            dense[(i + 1) * n + i] = -50;
+        }
+        b[i] = 1.0 + i;
+    }
+    spk_csr A = {0};
+    small(n, dense, &A);
+    spk_options o;
+    spk_options_default(&o);
+    CHECK(o.dtol == 1e8, "default dtol %g", o.dtol);
+    o.maxit = 5000;
+    o.dtol = 1e3;
+    spk_result r;
+    for (int i = 0; i < n; i++) x[i] = 0;
+    CHECK_OK(run(&A, NULL, "none", CG, b, x, &o, &r, &err), err.msg);
+    CHECK(r.reason == SPK_DIVERGED_DTOL && r.iterations < 5000 && r.relres > 1e3,
+          "CG on a skew matrix with dtol 1e3: %s after %d iterations, relres %g", spk_reason_name(r.reason),
+          r.iterations, r.relres);
+    o.dtol = 0; /* off: the same solve runs on */
+    for (int i = 0; i < n; i++) x[i] = 0;
+    CHECK_OK(run(&A, NULL, "none", CG, b, x, &o, &r, &err), err.msg);
+    CHECK(r.reason != SPK_DIVERGED_DTOL, "dtol 0 still stopped the solve (%s)", spk_reason_name(r.reason));
+    spk_csr_free(&A);
+}
+
 /* NaN appearing mid-solve must stop the iteration at once, never run to maxit. */
 static void nan_midway(void)
 {
@@ -414,6 +451,7 @@ int main(void)
     every_format("poisson2d-5:30", BICGSTAB, "jacobi");
     breakdowns();
     nan_midway();
+    divergence();
     monitor();
     if (g_dev != g_host) spk_exec_destroy(g_dev);
     spk_exec_destroy(g_host);
