@@ -5,8 +5,8 @@
 #   scripts/bench-results.sh run PART OUTDIR   (on the GPU machine; PART below)
 #   scripts/bench-results.sh report OUTDIR     (anywhere: charts + summary.md)
 #
-# Parts: shared1..shared4 (the ../shared/matrices set, or SPK_SHARED_MATRICES,
-# split in four by name), gen-small (1M nonzeros each), gen-poisson7,
+# Parts: shared1..shared6 (the ../shared/matrices set, or SPK_SHARED_MATRICES,
+# split in six by name in byte order; about 3-5 minutes each on an H100), gen-small (1M nonzeros each), gen-poisson7,
 # gen-poisson27, gen-convdiff, gen-powerlaw (about 100M nonzeros each).  Every
 # part runs `spk bench --formats all --solve` and writes OUTDIR/bench-PART.json
 # (and .csv, .txt); `report` merges every bench-*.json of OUTDIR.
@@ -24,13 +24,13 @@ run)
   mkdir -p "$out"
   args=()
   case "$part" in
-  shared[1-4])
+  shared[1-6])
     dir=${SPK_SHARED_MATRICES:-../shared/matrices}
     k=${part#shared}
-    mapfile -t files < <(ls "$dir" | grep -E '\.mtx(\.gz)?$' | sort)
+    mapfile -t files < <(ls "$dir" | grep -E '\.mtx(\.gz)?$' | LC_ALL=C sort)
     n=${#files[@]}
     for ((i = 0; i < n; i++)); do
-      if (( i * 4 / n + 1 == k )); then args+=("$dir/${files[$i]}"); fi
+      if (( i * 6 / n + 1 == k )); then args+=("$dir/${files[$i]}"); fi
     done ;;
   gen-small) args=(gen:poisson3d-7:55 gen:poisson3d-27:35 gen:convdiff3d-7:55 gen:powerlaw:65000) ;;
   gen-poisson7) args=(gen:poisson3d-7:245) ;;      # 103M nonzeros
