@@ -142,6 +142,8 @@ int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, i
     return st;
 }
 
+static volatile unsigned copy_sink; /* keeps the host copies from being optimized away */
+
 int spk_exec_copy_bandwidth(spk_exec *e, double *gbs)
 {
 #ifdef SPK_HAVE_CUDA
@@ -157,12 +159,11 @@ int spk_exec_copy_bandwidth(spk_exec *e, double *gbs)
     memset(a, 1, bytes);
     memset(b, 2, bytes);
     double v[12];
-    static volatile unsigned sink;
     for (int k = 0; k < 12; k++) {
         double t0 = spk_time_now();
         memcpy(k % 2 ? a : b, k % 2 ? b : a, bytes);
         v[k] = spk_time_now() - t0;
-        sink += (unsigned char)a[(size_t)k * 4099 % bytes]; /* the copies are used */
+        copy_sink += (unsigned char)a[(size_t)k * 4099 % bytes]; /* the copies are used */
     }
     qsort(v + 2, 10, sizeof(double), cmp_double);
     *gbs = 2.0 * (double)bytes / (0.5 * (v[6] + v[7])) / 1e9;
