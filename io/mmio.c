@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #if defined(__SIZEOF_INT128__)
@@ -1088,9 +1090,13 @@ int spk_mm_read_dense(const char *path, int *nrows, int *ncols, double **v, spk_
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* A buffered output file, plain or gzip. */
+/* A buffered output file, plain or gzip.  A regular file (or a new one) is
+ * written to a temporary file beside it and renamed over it only when every
+ * byte is written, so a failed write leaves the previous file intact;
+ * anything else (a device such as /dev/stdout, a FIFO) is written in place. */
 typedef struct mm_out {
     const char *path;
+    char *tmp; /* the temporary file, or NULL when writing in place */
     FILE *f;
     gzFile gz;
     char *buf;
@@ -1107,18 +1113,38 @@ static int mm_out_open(mm_out *o, const char *path, spk_err *e)
     o->cap = MM_OUT_BUF;
     o->buf = malloc(o->cap + MM_OUT_SLACK);
     if (!o->buf) return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory", path);
+    struct stat sb;
+    int fd = -1, in_place = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
     errno = 0;
-    if (mm_ends_with(path, ".gz")) {
-        o->gz = gzopen(path, "wb");
-        if (o->gz) gzbuffer(o->gz, 1u << 18);
+    if (in_place) {
+        fd = open(path, O_WRONLY | O_TRUNC);
     } else {
-        o->f = fopen(path, "wb");
+        static unsigned serial;
+        size_t n = strlen(path) + 48;
+        o->tmp = malloc(n);
+        for (int k = 0; o->tmp && k < 100; k++) {
+            snprintf(o->tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+            fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* umask applies, as for fopen */
+            if (fd >= 0 || errno != EEXIST) break;
+        }
+    }
+    if (fd >= 0) {
+        if (mm_ends_with(path, ".gz")) {
+            o->gz = gzdopen(fd, "wb");
+            if (o->gz) gzbuffer(o->gz, 1u << 18);
+        } else {
+            o->f = fdopen(fd, "wb");
+        }
+        if (!o->gz && !o->f) close(fd);
     }
     if (!o->gz && !o->f) {
+        int err = errno;
+        if (fd >= 0 && o->tmp) unlink(o->tmp);
         free(o->buf);
-        o->buf = NULL;
+        free(o->tmp);
+        o->buf = o->tmp = NULL;
         return spk_err_set(e, SPK_ERR_IO, "cannot open '%s' for writing: %s", path,
-                           errno ? strerror(errno) : "out of memory");
+                           err ? strerror(err) : "out of memory");
     }
     return SPK_OK;
 }
@@ -1163,7 +1189,8 @@ static int mm_out_puts(mm_out *o, const char *s, size_t n, spk_err *e)
     return SPK_OK;
 }
 
-/* Flush and close; st is the status so far (on error the file is just closed). */
+/* Flush and close; st is the status so far.  On success the temporary file
+ * replaces path; on any error it is removed and path is left as it was. */
 static int mm_out_close(mm_out *o, int st, spk_err *e)
 {
     if (!st) st = mm_out_flush(o, e);
@@ -1175,6 +1202,12 @@ static int mm_out_close(mm_out *o, int st, spk_err *e)
         if (zst != Z_OK && !st)
             st = spk_err_set(e, SPK_ERR_IO, "error writing '%s': %s", o->path,
                              zst == Z_ERRNO ? strerror(errno) : zError(zst));
+    }
+    if (o->tmp) {
+        if (!st && rename(o->tmp, o->path) != 0)
+            st = spk_err_set(e, SPK_ERR_IO, "cannot replace '%s': %s", o->path, strerror(errno));
+        if (st) unlink(o->tmp);
+        free(o->tmp);
     }
     free(o->buf);
     memset(o, 0, sizeof *o);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include <zlib.h>
 
 #include "check.h"
+#include "io/gen.h"
 #include "io/mmio.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -1009,6 +1011,48 @@ static void test_write_roundtrip(const char *dir)
     spk_csr_free(&A);
 }
 
+/* A write that fails part way (here: the file size limit) reports the error
+ * and leaves the previous file as it was, with no temporary file left beside
+ * it; a successful write replaces it. */
+static void test_write_keeps_old_file(const char *dir)
+{
+    spk_err e;
+    spk_csr A = {0}, B = {0};
+    char path[1024];
+    join(path, sizeof path, dir, "keep.mtx");
+    CHECK_OK(spk_gen_poisson2d5(4, &A, &e), e.msg);
+    CHECK_OK(spk_mm_write_csr(path, &A, 0, NULL, &e), e.msg);
+    spk_csr big = {0};
+    CHECK_OK(spk_gen_poisson2d5(300, &big, &e), e.msg); /* about 10 MB of text */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) { /* the child writes under a 1 MB file size limit */
+        struct rlimit rl = {1 << 20, 1 << 20};
+        signal(SIGXFSZ, SIG_IGN);
+        setrlimit(RLIMIT_FSIZE, &rl);
+        spk_err ce;
+        int st = spk_mm_write_csr(path, &big, 0, NULL, &ce);
+        _exit(st == SPK_ERR_IO && strstr(ce.msg, "keep.mtx") ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "a write past the file size limit did not fail with an error naming the file");
+    CHECK_OK(spk_mm_read_csr(path, &B, NULL, &e), e.msg);
+    CHECK(B.nrows == A.nrows && B.nnz == A.nnz, "the failed write changed the old file (%d rows)", B.nrows);
+    spk_csr_free(&B);
+    DIR *d = opendir(dir);
+    int leftovers = 0;
+    for (struct dirent *de; d && (de = readdir(d));) leftovers += strstr(de->d_name, "keep.mtx.tmp") != NULL;
+    if (d) closedir(d);
+    CHECK(leftovers == 0, "%d temporary files left after a failed write", leftovers);
+    CHECK_OK(spk_mm_write_csr(path, &big, 0, NULL, &e), e.msg); /* without the limit: replaced */
+    CHECK_OK(spk_mm_read_csr(path, &B, NULL, &e), e.msg);
+    CHECK(B.nrows == big.nrows && B.nnz == big.nnz, "the new file was not written");
+    spk_csr_free(&B);
+    spk_csr_free(&big);
+    spk_csr_free(&A);
+}
+
 /* Dense vectors and matrices written and read back bit for bit. */
 static void test_dense_roundtrip(const char *dir)
 {
@@ -1131,6 +1175,7 @@ int main(void)
     test_gzip(dir);
     test_write_roundtrip(dir);
     test_dense_roundtrip(dir);
+    test_write_keeps_old_file(dir);
     test_data_dir();
     remove_dir(dir);
     return check_exit();
