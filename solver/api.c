@@ -518,6 +518,12 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
         s->pkind = SPK_PRECOND_ILU0;
         st = setup_precond(s);
     }
+    if (st == SPK_ERR_ZERO_PIVOT && s->pkind == SPK_PRECOND_IC0) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        return spk_err_set(e, st, "%.900s; the matrix is probably not positive definite: use BiCGStab "
+                                  "with ILU(0) (--solver bicgstab)", why);
+    }
     if (st) return st;
     s->version = s->M->version;
     s->t_setup = spk_time_now() - t0;
@@ -618,6 +624,14 @@ static int outcome(spk_solver *s, const spk_result *r)
     case SPK_INVALID_INPUT:
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "the right-hand side or the initial guess "
                                                    "contains NaN or Inf");
+    case SPK_BREAKDOWN_RHO:
+    case SPK_BREAKDOWN_R0V:
+    case SPK_BREAKDOWN_OMEGA:
+        return spk_err_set(e, SPK_ERR_BREAKDOWN,
+                           "%s stopped at iteration %d: %s%s; the system is probably singular or "
+                           "nearly so (no solution, or b outside the range of A)",
+                           m, r->iterations, spk_reason_name(r->reason),
+                           r->restarts ? ", also after restarting" : "");
     default:
         return spk_err_set(e, SPK_ERR_BREAKDOWN, "%s stopped at iteration %d: %s", m,
                            r->iterations, spk_reason_name(r->reason));
