@@ -5,6 +5,10 @@
 #
 #   scripts/gpu-check.sh [BUILD_DIR [STEPS]]   (default build-gpu, build,test,table,bench,memcheck)
 #
+# Steps: build, test, table, bench, memcheck, and (not by default) sync:
+# racecheck (shared-memory hazards) and synccheck (barrier misuse) over every
+# GPU test, as memcheck is run.
+#
 # Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
 # logs are copied; default BUILD_DIR/logs), MEMCHECK_SHARED=1 (memcheck also
@@ -19,6 +23,7 @@ jobs=${JOBS:-$(nproc)}
 logs=${LOG_DIR:-$build/logs}
 mkdir -p "$logs"
 status=0
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 
 step() { case ",$steps," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
@@ -66,7 +71,6 @@ grep -A30 "^summary" "$logs/bench.txt"
 fi
 if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
-san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda test_api_cuda test_data_cuda \
          test_precond_cuda ${MEMCHECK_SHARED:+test_spmv_shared_cuda} \
          "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
@@ -93,6 +97,22 @@ log="$logs/memcheck_test_oom_cuda.log"
 rc=$?
 echo "memcheck test_oom_cuda (API errors not reported): exit $rc  $(grep -E "ERROR SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')"
 [ $rc -eq 0 ] || status=1
+fi
+
+if step sync; then
+echo "== compute-sanitizer racecheck and synccheck on the GPU tests"
+for tool in racecheck synccheck; do
+  for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda \
+           test_api_cuda test_data_cuda test_precond_cuda "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
+    set -- $t
+    name=$1; shift
+    log="$logs/${tool}_${name}${1:+_$1}.log"
+    "$san" --tool "$tool" --error-exitcode 3 "$build/tests/$name" "$@" > "$log" 2>&1
+    rc=$?
+    echo "$tool $name $*: exit $rc  $(grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$log" | tr '\n' ' ')"
+    [ $rc -eq 0 ] || status=1
+  done
+done
 fi
 
 [ $status -eq 0 ] && echo "GPU CHECK PASSED" || echo "GPU CHECK FAILED"
