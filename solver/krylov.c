@@ -85,5 +85,9 @@ int spk_krylov_finish(spk_krylov *k, const double *b, const double *x, double *t
     SPK_TRY(spk_krylov_residual(k, res, b, x, t));
     SPK_VEC(k, res, nrm2, k->n, t, &tn);
     res->true_relres = tn / bnorm;
+    /* the recurrence can look converged while an overflow put Inf into x:
+     * never report a non-finite answer as converged */
+    if (!isfinite(tn) && (res->reason == SPK_CONVERGED_RTOL || res->reason == SPK_CONVERGED_ATOL))
+        res->reason = SPK_DIVERGED_NAN;
     return SPK_OK;
 }

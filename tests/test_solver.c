@@ -354,6 +354,17 @@ static void nan_midway(void)
         CHECK(r.reason == SPK_DIVERGED_NAN, "method %d: reason %s", method, spk_reason_name(r.reason));
         CHECK(r.iterations <= 4, "method %d: %d iterations after NaN", method, r.iterations);
     }
+    /* NaN only in the final true residual (the last SpMV: 1 start + k + 1):
+     * the recurrence converged, but the answer must not be reported as such */
+    nan_after_calls = 1000000;
+    memset(x, 0, 400 * sizeof(double));
+    CHECK_OK(run(&A, g_dev == g_host ? &nan_ops_host : &nan_ops_cuda, "jacobi", CG, b, x, &o, &r, &err), err.msg);
+    CHECK(r.reason == SPK_CONVERGED_RTOL, "CG without NaN: %s", spk_reason_name(r.reason));
+    nan_after_calls = r.iterations + 2;
+    memset(x, 0, 400 * sizeof(double));
+    CHECK_OK(run(&A, g_dev == g_host ? &nan_ops_host : &nan_ops_cuda, "jacobi", CG, b, x, &o, &r, &err), err.msg);
+    CHECK(r.reason == SPK_DIVERGED_NAN && !isfinite(r.true_relres),
+          "NaN in the final residual: reason %s, true relres %g", spk_reason_name(r.reason), r.true_relres);
     /* atol: a loose absolute tolerance stops first */
     o.atol = 1e3;
     o.rtol = 0;
