@@ -17,8 +17,8 @@
  * csr-scalar was fastest or within 5 % on every SuiteSparse matrix measured,
  * except 1.1M-nonzero 3D stencils, where ELL/HYB were 6-8 % ahead; on
  * 100M-nonzero stencils blocked ELL was the fastest format every time (ELL
- * 0.4-4 % behind it, HYB the same as ELL but for its COO pass) and trying
- * ELL too cost 8-22 ms of build; on power-law matrices cuSPARSE's
+ * 1-5 % behind it, ahead by 2 % on a 28M-nonzero one; HYB as ELL) and
+ * trying ELL too cost 8-22 ms of build; on power-law matrices cuSPARSE's
  * merge-based CSR beat HYB, COO and csr-vector by 2.5-19x.  Formats the
  * executor lacks are skipped; one that refuses the matrix is passed over.
  *
