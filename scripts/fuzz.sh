@@ -22,11 +22,12 @@ if ! command -v clang >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang
 fi
+mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPK_CUDA=OFF \
-      -DSPK_FUZZ=ON -DSPK_SANITIZE=address,undefined -DSPK_WERROR=ON > "$build.configure.log" 2>&1 \
-  || { cat "$build.configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target fuzz_mmio > "$build.build.log" 2>&1 \
-  || { tail -40 "$build.build.log"; exit 1; }
+      -DSPK_FUZZ=ON -DSPK_SANITIZE=address,undefined -DSPK_WERROR=ON > "$build/configure.log" 2>&1 \
+  || { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" --target fuzz_mmio > "$build/build.log" 2>&1 \
+  || { tail -40 "$build/build.log"; exit 1; }
 
 mkdir -p "$build/corpus" "$build/findings"
 echo "fuzz.sh: fuzzing the Matrix Market reader for $secs s"
