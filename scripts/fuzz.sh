@@ -38,7 +38,7 @@ set +e
 # input; libFuzzer's own limit (2 GB) stays above that and catches real leaks
 # or growth.  A claim just under the cap (60M empty rows) takes seconds to
 # read under the sanitizers, hence the 30 s per input.
-ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=256 \
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:max_allocation_size_mb=256 \
 UBSAN_OPTIONS=print_stacktrace=1 \
   "$build/tests/fuzz_mmio" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
   -max_len=8192 \
