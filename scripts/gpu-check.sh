@@ -7,7 +7,9 @@
 #
 # Steps: build, test, table, bench, memcheck, and (not by default) sync:
 # racecheck (shared-memory hazards) and synccheck (barrier misuse) over every
-# GPU test, as memcheck is run.
+# GPU test, as memcheck is run; kernels: every kernel compiled into libspk
+# (cuobjdump) must be launched by the GPU tests (recorded through CUPTI by
+# tests/tools/kernel_trace.c), so the sanitizer runs cover every kernel.
 #
 # Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
@@ -113,6 +115,37 @@ for tool in racecheck synccheck; do
     [ $rc -eq 0 ] || status=1
   done
 done
+fi
+
+if step kernels; then
+echo "== kernel coverage: every kernel in libspk launched by the GPU tests"
+objdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+trace="$logs/kernel_trace"
+rm -rf "$trace" && mkdir -p "$trace"
+"$objdump" -symbols "$build/libspk.so" > "$logs/cuobjdump_symbols.txt" 2>&1
+awk '/STO_ENTRY/ {print $NF}' "$logs/cuobjdump_symbols.txt" | sort -u > "$logs/kernels_built.txt"
+if [ ! -s "$logs/kernels_built.txt" ] || [ ! -f "$build/tests/libspk_kernel_trace.so" ]; then
+  echo "cannot list the kernels (cuobjdump output or CUPTI trace library missing):"
+  head -20 "$logs/cuobjdump_symbols.txt"
+  status=1
+else
+  for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda \
+           test_api_cuda test_data_cuda test_precond_cuda test_oom_cuda "test_shared_cuda bcsstk21"; do
+    set -- $t
+    name=$1; shift
+    CUDA_INJECTION64_PATH="$build/tests/libspk_kernel_trace.so" SPK_KERNEL_TRACE="$trace" \
+      "$build/tests/$name" "$@" > /dev/null 2>&1 || { echo "$name failed under the trace"; status=1; }
+  done
+  cat "$trace"/kernels.* 2>/dev/null | sort -u > "$logs/kernels_launched.txt"
+  comm -23 "$logs/kernels_built.txt" "$logs/kernels_launched.txt" > "$logs/kernels_missed.txt"
+  echo "kernels in libspk: $(wc -l < "$logs/kernels_built.txt"), launched by the tests:" \
+       "$(comm -12 "$logs/kernels_built.txt" "$logs/kernels_launched.txt" | wc -l)"
+  if [ -s "$logs/kernels_missed.txt" ]; then
+    echo "never launched:"
+    sed 's/^/  /' "$logs/kernels_missed.txt"
+    status=1
+  fi
+fi
 fi
 
 [ $status -eq 0 ] && echo "GPU CHECK PASSED" || echo "GPU CHECK FAILED"
