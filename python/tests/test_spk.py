@@ -1,0 +1,167 @@
+"""pytest tests of the spk Python package against scipy.sparse.linalg.spsolve.
+
+Run (from the repository root, with libspk built):
+    SPK_LIBRARY=build/libspk.so PYTHONPATH=python python3 -m pytest python/tests
+SPK_TEST_DATA names the folder of sample matrices (default: data/), and the
+"shared" tests run over SPK_SHARED_MATRICES (skipped when unset or absent).
+"""
+import glob
+import os
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import spk
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = os.environ.get("SPK_TEST_DATA", os.path.join(ROOT, "data"))
+SHARED = os.environ.get("SPK_SHARED_MATRICES", "")
+DEVICE = os.environ.get("SPK_TEST_DEVICE", "auto")
+
+
+def read(path):
+    return sp.csr_matrix(scipy.io.mmread(path))
+
+
+def cond1(A):
+    """The 1-norm condition number, estimated (Hager/Higham) with a sparse LU."""
+    lu = spla.splu(sp.csc_matrix(A))
+    inv = spla.LinearOperator(A.shape, matvec=lu.solve, rmatvec=lambda y: lu.solve(y, trans="T"))
+    return spla.onenormest(sp.csc_matrix(A)) * spla.onenormest(inv)
+
+
+def check_solution(A, b, x, rtol):
+    """The true residual meets rtol, and x agrees with a direct solve as far as
+    the conditioning allows (||x - x_ref|| / ||x_ref|| <= cond(A) * residual)."""
+    assert np.all(np.isfinite(x))
+    ref = spla.spsolve(sp.csc_matrix(A), b)
+    res = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
+    assert res <= 10 * rtol, "true residual %g" % res
+    err = np.linalg.norm(x - ref) / np.linalg.norm(ref)
+    bound = 10 * cond1(A) * max(res, 1e-15)
+    assert err <= bound, "error %g against spsolve above cond * residual = %g" % (err, bound)
+    return err
+
+
+@pytest.mark.parametrize("name", ["bcsstk21", "nos3", "sherman3", "orsirr_1", "plat362"])
+def test_data_matrices_match_spsolve(name):
+    A = read(os.path.join(DATA, name + ".mtx.gz"))
+    xs = np.linspace(1.0, 2.0, A.shape[0])
+    b = A @ xs
+    x, info = spk.solve(A, b, rtol=1e-10, device=DEVICE)
+    assert info.converged and info.status == "SPK_OK"
+    assert info.iterations > 0 and info.true_relres <= 1e-9
+    assert info.method in ("cg", "bicgstab") and info.precond in ("ic0", "ilu0")
+    assert info.format and info.device
+    assert info.t_solve > 0 and info.t_spmv > 0
+    check_solution(A, b, x, 1e-10)
+
+
+def test_method_precond_format_and_history():
+    A = read(os.path.join(DATA, "nos3.mtx.gz"))
+    b = np.ones(A.shape[0])
+    x, info = spk.solve(A, b, method="cg", precond="jacobi", format="csr", keep_history=True, device="cpu")
+    assert (info.method, info.precond, info.format) == ("cg", "jacobi", "csr")
+    assert info.device == "host"
+    assert len(info.history) == info.iterations + 1 and info.history[-1] <= 1e-8 * np.linalg.norm(b)
+    check_solution(A, b, x, 1e-8)
+
+
+def test_solver_reuse_and_update_values():
+    A = read(os.path.join(DATA, "sherman3.mtx.gz"))
+    n = A.shape[0]
+    with spk.Solver(A, rtol=1e-10, device=DEVICE) as s:
+        for k in range(3):  # several right-hand sides on one setup
+            b = A @ np.cos(np.arange(n) + k)
+            x, info = s.solve(b)
+            assert info.converged
+            check_solution(A, b, x, 1e-10)
+        B = A.copy()
+        B.data = B.data * 2.0  # same pattern, new values
+        s.update_values(B)
+        b = B @ np.ones(n)
+        x, info = s.solve(b)
+        assert info.converged
+        assert np.allclose(x, 1.0, rtol=1e-5)
+        with pytest.raises(ValueError, match="pattern"):
+            s.update_values(sp.eye(n, format="csr"))
+
+
+def test_any_scipy_format_and_dense():
+    A = read(os.path.join(DATA, "nos3.mtx.gz"))
+    b = A @ np.ones(A.shape[0])
+    for M in (A.tocoo(), A.tocsc(), sp.lil_matrix(A), A.toarray()):
+        x, info = spk.solve(M, b, device="cpu")
+        assert info.converged and np.allclose(x, 1.0, rtol=1e-5)
+
+
+def test_errors_raise_with_the_library_message():
+    with pytest.raises(spk.SpkError, match="square"):
+        spk.solve(sp.random(4, 5, density=0.5, format="csr"), np.ones(4), device="cpu")
+    A = read(os.path.join(DATA, "west0479.mtx.gz"))
+    with pytest.raises(spk.SpkError, match="zero pivot") as e:
+        spk.solve(A, np.ones(A.shape[0]), device="cpu")
+    assert e.value.status_name == "SPK_ERR_ZERO_PIVOT"
+    A = read(os.path.join(DATA, "nos3.mtx.gz"))
+    with pytest.raises(spk.SpkError, match="did not converge in 3 iterations") as e:
+        spk.solve(A, np.ones(A.shape[0]), maxit=3, device="cpu")
+    assert e.value.info.iterations == 3 and not e.value.info.converged and e.value.x.shape == (A.shape[0],)
+    with pytest.raises(spk.SpkError, match="format"):
+        spk.solve(A, np.ones(A.shape[0]), format="nosuch", device="cpu")
+    with pytest.raises(ValueError, match="rows"):
+        spk.solve(A, np.ones(3), device="cpu")
+    with pytest.raises(ValueError, match="method"):
+        spk.solve(A, np.ones(A.shape[0]), method="gmres")
+    with pytest.raises(spk.SpkError, match="complex"):
+        spk.solve(sp.eye(3, dtype=complex, format="csr"), np.ones(3), device="cpu")
+
+
+def test_zero_rhs_and_tiny_systems():
+    x, info = spk.solve(sp.eye(5, format="csr") * 3.0, np.zeros(5), device="cpu")
+    assert info.converged and info.iterations == 0 and not x.any()
+    x, info = spk.solve(sp.csr_matrix([[4.0]]), np.array([2.0]), device="cpu")
+    assert info.converged and abs(x[0] - 0.5) < 1e-12
+
+
+def test_cuda_device_when_present():
+    if not spk.have_cuda():
+        pytest.skip("this build of libspk has no CUDA")
+    A = read(os.path.join(DATA, "bcsstk21.mtx.gz"))
+    try:
+        s = spk.Solver(A, device="cuda")
+    except spk.SpkError as e:
+        if e.status_name == "SPK_ERR_DEVICE":
+            pytest.skip("no usable GPU: %s" % e)
+        raise
+    with s:
+        x, info = s.solve(A @ np.ones(A.shape[0]))
+        assert info.converged and info.device.startswith("cuda")
+        assert np.allclose(x, 1.0, rtol=1e-4)
+
+
+SHARED_FILES = sorted(glob.glob(os.path.join(SHARED, "*.mtx.gz"))) if SHARED and os.path.isdir(SHARED) else []
+
+
+@pytest.mark.skipif(not SHARED_FILES, reason="SPK_SHARED_MATRICES is not set or absent")
+@pytest.mark.parametrize("path", SHARED_FILES, ids=[os.path.basename(p) for p in SHARED_FILES])
+def test_shared_matrices_match_spsolve(path):
+    A = read(path)
+    if A.shape[0] != A.shape[1] or A.shape[0] > 200000 or np.iscomplexobj(A.data):
+        pytest.skip("not a square real system small enough for spsolve")
+    xs = np.ones(A.shape[0])
+    b = A @ xs
+    if not np.linalg.norm(b):
+        pytest.skip("A*1 = 0")
+    try:
+        x, info = spk.solve(A, b, rtol=1e-8, device=DEVICE, maxit=3000)
+    except spk.SpkError as e:
+        # spk may refuse or fail to converge on a singular or very hard system; it must say why
+        assert str(e) and e.status_name in ("SPK_ERR_ZERO_PIVOT", "SPK_ERR_NOT_CONVERGED", "SPK_ERR_BREAKDOWN",
+                                            "SPK_ERR_INDEFINITE")
+        return
+    assert info.converged and info.true_relres <= 1e-7
+    res = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
+    assert res <= 1e-7

@@ -1,0 +1,39 @@
+# test_python.cmake -- the Python package (python/spk) under pytest, against
+# scipy.sparse.linalg.spsolve.  Makes a virtual environment in the build
+# folder with NumPy, SciPy and pytest (pip), then runs python/tests with the
+# library just built.  Prints "SKIP:" (CTest reports the test skipped) when
+# there is no python3 or the packages cannot be installed (no network).
+# Inputs: PYTHON, LIB (libspk.so), SRC (the repository), VENV, SHARED (may be empty).
+if(NOT PYTHON)
+  message("SKIP: no python3 found")
+  return()
+endif()
+set(py "${VENV}/bin/python")
+if(NOT EXISTS "${py}")
+  execute_process(COMMAND "${PYTHON}" -m venv "${VENV}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message("SKIP: cannot make a virtual environment (${rc}): ${err}")
+    return()
+  endif()
+endif()
+execute_process(COMMAND "${py}" -c "import numpy, scipy, pytest" RESULT_VARIABLE have OUTPUT_QUIET ERROR_QUIET)
+if(NOT have EQUAL 0)
+  execute_process(COMMAND "${py}" -m pip install --quiet numpy scipy pytest
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message("SKIP: NumPy, SciPy and pytest could not be installed (${rc}): ${err}")
+    return()
+  endif()
+endif()
+set(ENV{SPK_LIBRARY} "${LIB}")
+set(ENV{PYTHONPATH} "${SRC}/python")
+set(ENV{SPK_TEST_DATA} "${SRC}/data")
+if(SHARED AND IS_DIRECTORY "${SHARED}")
+  set(ENV{SPK_SHARED_MATRICES} "${SHARED}")
+endif()
+execute_process(COMMAND "${py}" -m pytest -q -p no:cacheprovider "${SRC}/python/tests"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pytest failed (${rc}):\n${err}")
+endif()
