@@ -45,6 +45,8 @@ struct spk_solver {
     unsigned version;         /* matrix version the setup was made for */
     double t_setup;           /* seconds of the (last) setup */
     char format_detail[512];  /* the SpMV backend's description, after setup */
+    char format_name[64];     /* opts.format points here: the caller's string may not outlive
+                                 spk_solver_create, and a refactorization rebuilds the format */
 };
 
 /* ---- names ---------------------------------------------------------------- */
@@ -552,6 +554,15 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
         s->opts = *opts;
     else
         spk_options_default(&s->opts);
+    if (s->opts.format) {
+        if (strlen(s->opts.format) >= sizeof s->format_name) {
+            free(s);
+            return spk_err_set(e, SPK_ERR_NOT_FOUND, "unknown SpMV format '%.40s...' (name too long)",
+                               opts->format);
+        }
+        snprintf(s->format_name, sizeof s->format_name, "%s", s->opts.format);
+        s->opts.format = s->format_name;
+    }
     s->auto_kind = solver == SPK_SOLVER_AUTO;
     s->auto_precond = precond == SPK_PRECOND_AUTO;
     int st;

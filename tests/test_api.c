@@ -291,9 +291,51 @@ static void vectors(void)
     spk_context_destroy(ctx);
 }
 
+/* The options' format name belongs to the caller only during
+ * spk_solver_create: a solve after new values (which may rebuild the format)
+ * must not read the caller's string again. */
+static void format_name_copied(void)
+{
+    spk_context *ctx = test_context();
+    enum { N = 40 };
+    int rp[N + 1], ci[3 * N];
+    double v[3 * N], b[N], x[N];
+    int k = 0;
+    rp[0] = 0;
+    for (int i = 0; i < N; i++) {
+        if (i > 0) ci[k] = i - 1, v[k++] = -1.0;
+        ci[k] = i, v[k++] = 4.0;
+        if (i < N - 1) ci[k] = i + 1, v[k++] = -1.0;
+        rp[i + 1] = k;
+    }
+    spk_matrix *A;
+    CHECK_OK(spk_matrix_from_csr(ctx, N, N, rp, ci, v, &A), spk_last_error(ctx));
+    char name[32];
+    snprintf(name, sizeof name, "%s", TEST_FORMAT);
+    spk_options o;
+    spk_options_default(&o);
+    o.format = name;
+    spk_solver *s;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &o, &s), spk_last_error(ctx));
+    memset(name, 'x', sizeof name - 1); /* the caller reuses its buffer */
+    for (int i = 0; i < k; i++) v[i] *= 3;
+    CHECK_OK(spk_matrix_update_values(A, v), spk_last_error(ctx));
+    for (int i = 0; i < N; i++) b[i] = 1, x[i] = 0;
+    spk_result r;
+    CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+    CHECK(strcmp(spk_solver_format(s), TEST_FORMAT) == 0, "format after update: %s", spk_solver_format(s));
+    spk_solver_destroy(s);
+    o.format = "a-format-name-far-longer-than-any-real-one-is-ever-going-to-be";
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &o, &s) == SPK_ERR_NOT_FOUND,
+          "an overlong format name was accepted");
+    spk_matrix_destroy(A);
+    spk_context_destroy(ctx);
+}
+
 int main(void)
 {
     matrices_and_solves();
+    format_name_copied();
     auto_switch();
     bad_input();
     vectors();
