@@ -1,0 +1,103 @@
+! test_fortran.f90 -- the Fortran module (fortran/spk.f90): 1-based and
+! 0-based CSR give the same solution, options and format reach the solver,
+! a failed call returns its status with the library's message, names and
+! version strings come back as Fortran characters.
+program test_fortran
+  use, intrinsic :: iso_c_binding
+  use spk
+  implicit none
+  integer, parameter :: n = 50
+  integer(c_int) :: rp1(n + 1), ci1(3 * n), rp0(n + 1), ci0(3 * n), st, k, i, fails
+  real(c_double) :: v(3 * n), b(n), x1(n), x0(n), xs(n)
+  type(c_ptr) :: ctx, a1, a0, s1, s0, bad
+  type(spk_options) :: o
+  type(spk_result) :: r
+
+  fails = 0
+  ! tridiagonal [-1 4 -1], 1-based
+  k = 0
+  rp1(1) = 1
+  do i = 1, n
+     if (i > 1) then
+        k = k + 1; ci1(k) = i - 1; v(k) = -1
+     end if
+     k = k + 1; ci1(k) = i; v(k) = 4
+     if (i < n) then
+        k = k + 1; ci1(k) = i + 1; v(k) = -1
+     end if
+     rp1(i + 1) = k + 1
+  end do
+  rp0 = rp1 - 1
+  ci0 = ci1 - 1
+  do i = 1, n
+     xs(i) = sin(real(i, c_double))
+  end do
+  b = 4 * xs
+  b(2:n) = b(2:n) - xs(1:n - 1)
+  b(1:n - 1) = b(1:n - 1) - xs(2:n)
+
+  call ok(spk_context_create(ctx, SPK_DEVICE_HOST), "context")
+  call check(spk_context_device(ctx) == "host", "device name '" // spk_context_device(ctx) // "'")
+  call check(len(spk_version()) >= 5, "version '" // spk_version() // "'")
+  call ok(spk_matrix_from_csr(ctx, n, n, rp1, ci1(1:k), v(1:k), a1), "1-based matrix")
+  call ok(spk_matrix_from_csr(ctx, n, n, rp0, ci0(1:k), v(1:k), a0, base=0), "0-based matrix")
+  call spk_options_default(o)
+  call check(abs(o%rtol - 1d-8) < 1d-20 .and. o%maxit == 10000 .and. abs(o%dtol - 1d8) < 1, "defaults")
+  o%rtol = 1d-12
+  call ok(spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_JACOBI, o, s1, format="csr"), "solver 1")
+  call ok(spk_solver_create(ctx, a0, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, o, s0), "solver 0")
+  call check(spk_solver_method(s1) == "cg" .and. spk_solver_precond(s1) == "jacobi" .and. &
+       spk_solver_format(s1) == "csr", "solver 1 is " // spk_solver_method(s1) // " + " // &
+       spk_solver_precond(s1) // " on " // spk_solver_format(s1))
+  call check(spk_solver_method(s0) == "bicgstab", "solver 0 is " // spk_solver_method(s0))
+  x1 = 0
+  x0 = 0
+  call ok(spk_solve(s1, b, x1, r), "solve 1")
+  call check(r%iterations > 0 .and. r%true_relres < 1d-11, "solve 1: " // spk_reason_name(r%reason))
+  call ok(spk_solve(s0, b, x0, r), "solve 0")
+  call check(maxval(abs(x1 - xs)) < 1d-9 .and. maxval(abs(x0 - xs)) < 1d-9, "solutions differ from x*")
+
+  ! new values, same layout: A -> 2A, so the solution halves
+  call ok(spk_matrix_update_values(a1, 2 * v(1:k)), "update values")
+  x1 = 0
+  call ok(spk_solve(s1, b, x1, r), "solve after update")
+  call check(maxval(abs(2 * x1 - xs)) < 1d-9, "solution after update")
+
+  ! a failure: status and message
+  st = spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_IC0, o, bad, format="nosuch")
+  call check(st == SPK_ERR_NOT_FOUND, "unknown format: status " // spk_status_name(st))
+  call check(index(spk_last_error(ctx), "nosuch") > 0, "message '" // spk_last_error(ctx) // "'")
+  st = spk_matrix_from_csr(ctx, n, n, rp1(1:n), ci1(1:k), v(1:k), bad)
+  call check(st == SPK_ERR_INVALID_ARG, "short row pointer array: " // spk_status_name(st))
+
+  call spk_solver_destroy(s1)
+  call spk_solver_destroy(s0)
+  call spk_matrix_destroy(a1)
+  call spk_matrix_destroy(a0)
+  call spk_context_destroy(ctx)
+  if (fails > 0) then
+     print '(a,i0,a)', "test_fortran: ", fails, " check(s) failed"
+     stop 1
+  end if
+  print '(a)', "test_fortran: all checks passed"
+
+contains
+
+  subroutine ok(status, what)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: what
+    if (status /= SPK_OK) then
+       print '(a,a,a,a,a,a)', "FAILED ", what, ": ", spk_status_name(status), ": ", spk_last_error(ctx)
+       fails = fails + 1
+    end if
+  end subroutine ok
+
+  subroutine check(cond, what)
+    logical, intent(in) :: cond
+    character(len=*), intent(in) :: what
+    if (.not. cond) then
+       print '(a,a)', "FAILED ", what
+       fails = fails + 1
+    end if
+  end subroutine check
+end program test_fortran
