@@ -1,8 +1,9 @@
 # test_python.cmake -- the Python package (python/spk) under pytest, against
 # scipy.sparse.linalg.spsolve.  Makes a virtual environment in the build
-# folder with NumPy, SciPy and pytest (pip), then runs python/tests with the
-# library just built.  Prints "SKIP:" (CTest reports the test skipped) when
-# there is no python3 or the packages cannot be installed (no network).
+# folder (reusing packages installed system-wide) with NumPy, SciPy and
+# pytest (pip), then runs python/tests with the library just built.  Prints
+# "SKIP:" (CTest reports the test skipped) when there is no python3 or the
+# packages cannot be installed (no network).
 # Inputs: PYTHON, LIB (libspk.so), SRC (the repository), VENV, SHARED (may be empty).
 if(NOT PYTHON)
   message("SKIP: no python3 found")
@@ -10,7 +11,9 @@ if(NOT PYTHON)
 endif()
 set(py "${VENV}/bin/python")
 if(NOT EXISTS "${py}")
-  execute_process(COMMAND "${PYTHON}" -m venv "${VENV}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  # system site packages: a NumPy/SciPy/pytest already installed is used as is (machines without network)
+  execute_process(COMMAND "${PYTHON}" -m venv --system-site-packages "${VENV}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message("SKIP: cannot make a virtual environment (${rc}): ${err}")
     return()
