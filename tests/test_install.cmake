@@ -2,7 +2,9 @@
 # a consumer program both ways: through find_package(spk) (shared and static
 # targets) and through pkg-config.
 # Inputs: BUILD_DIR, SRC (tests/consumer), WORK, GENERATOR, C_COMPILER, SANITIZE
-# (the sanitizers spk was built with: the consumers must link their runtimes too).
+# (the sanitizers spk was built with: the consumers must link their runtimes too),
+# FORTRAN_COMPILER (when spk was built with its Fortran module: a Fortran
+# consumer, tests/consumer_fortran, through spk::spk_fortran).
 file(REMOVE_RECURSE "${WORK}")
 set(san_flags "")
 if(SANITIZE)
@@ -54,3 +56,16 @@ endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
 run("compile consumer (pkg-config)" "${C_COMPILER}" -std=c11 "${SRC}/consumer.c" -o "${WORK}/consumer_pc" ${flags} -lm ${san_flags})
 run("run consumer (pkg-config)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}" "${WORK}/consumer_pc")
+
+# 3. the Fortran module (include/spk/spk.mod) through find_package(spk) and spk::spk_fortran
+if(FORTRAN_COMPILER)
+  if(NOT EXISTS "${prefix}/include/spk/spk.mod")
+    message(FATAL_ERROR "install did not create ${prefix}/include/spk/spk.mod")
+  endif()
+  run("configure Fortran consumer" "${CMAKE_COMMAND}" -S "${SRC}/../consumer_fortran" -B "${WORK}/fortran-build"
+      -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+      "-DCMAKE_Fortran_COMPILER=${FORTRAN_COMPILER}" "-DCMAKE_EXE_LINKER_FLAGS=${san_flags}")
+  run("build Fortran consumer" "${CMAKE_COMMAND}" --build "${WORK}/fortran-build")
+  run("run Fortran consumer" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
+      "${WORK}/fortran-build/consumer_fortran")
+endif()
