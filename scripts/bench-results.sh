@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench-results.sh -- the benchmark behind docs/benchmarks.md, in parts that
-# each fit a 10-minute command on a GPU machine, then the charts and tables.
+# bench-results.sh -- the benchmark behind docs/benchmarks.md, in parts of a
+# few minutes each on a GPU machine, then the charts and tables.
 #
 #   scripts/bench-results.sh run PART OUTDIR   (on the GPU machine; PART below)
 #   scripts/bench-results.sh report OUTDIR     (anywhere: charts + summary.md)
