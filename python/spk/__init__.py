@@ -154,11 +154,11 @@ def _csr_of(A):
     if np.iscomplexobj(A.data):
         raise SpkError(4, "complex matrices are not supported")  # SPK_ERR_UNSUPPORTED
     C = sp.csr_matrix(A, dtype=np.float64, copy=False)
+    if max(C.shape + (C.nnz,)) > np.iinfo(np.int32).max:
+        raise SpkError(4, "the matrix is too large for 32-bit indices")  # SPK_ERR_UNSUPPORTED
     indptr = np.ascontiguousarray(C.indptr, dtype=np.int32)
     indices = np.ascontiguousarray(C.indices, dtype=np.int32)
     data = np.ascontiguousarray(C.data, dtype=np.float64)
-    if C.nnz > np.iinfo(np.int32).max:
-        raise SpkError(4, "the matrix has more nonzeros than 32-bit indices allow")  # SPK_ERR_UNSUPPORTED
     return C.shape, indptr, indices, data
 
 
