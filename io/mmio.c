@@ -12,6 +12,7 @@
  * lower triangle, column by column); pattern skew-symmetric files are read with
  * +1 for stored and -1 for mirrored entries; non-finite values are rejected by
  * the reader and by the writers. */
+#define _XOPEN_SOURCE 700 /* realpath (XSI), on top of the POSIX 2008 the build asks for */
 #include "io/mmio.h"
 
 #include <errno.h>
@@ -1096,7 +1097,8 @@ int spk_mm_read_dense(const char *path, int *nrows, int *ncols, double **v, spk_
  * anything else (a device such as /dev/stdout, a FIFO) is written in place. */
 typedef struct mm_out {
     const char *path;
-    char *tmp; /* the temporary file, or NULL when writing in place */
+    char *tmp;    /* the temporary file, or NULL when writing in place */
+    char *target; /* what tmp is renamed to: path, or the file a symbolic link names */
     FILE *f;
     gzFile gz;
     char *buf;
@@ -1113,20 +1115,25 @@ static int mm_out_open(mm_out *o, const char *path, spk_err *e)
     o->cap = MM_OUT_BUF;
     o->buf = malloc(o->cap + MM_OUT_SLACK);
     if (!o->buf) return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory", path);
-    struct stat sb;
-    int fd = -1, in_place = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+    struct stat sb, lsb;
+    const int exists = stat(path, &sb) == 0;
+    int fd = -1, in_place = exists && !S_ISREG(sb.st_mode);
     errno = 0;
     if (in_place) {
         fd = open(path, O_WRONLY | O_TRUNC);
     } else {
+        /* through a symbolic link the file it names is replaced, not the link */
+        const int link = exists && lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode);
+        o->target = link ? realpath(path, NULL) : strdup(path);
         static unsigned serial;
-        size_t n = strlen(path) + 48;
-        o->tmp = malloc(n);
+        size_t n = (o->target ? strlen(o->target) : 0) + 48;
+        o->tmp = o->target ? malloc(n) : NULL;
         for (int k = 0; o->tmp && k < 100; k++) {
-            snprintf(o->tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+            snprintf(o->tmp, n, "%s.tmp-%ld-%u", o->target, (long)getpid(), serial++);
             fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* umask applies, as for fopen */
             if (fd >= 0 || errno != EEXIST) break;
         }
+        if (fd >= 0 && exists) (void)fchmod(fd, sb.st_mode & 07777); /* keep the old file's mode */
     }
     if (fd >= 0) {
         if (mm_ends_with(path, ".gz")) {
@@ -1142,7 +1149,8 @@ static int mm_out_open(mm_out *o, const char *path, spk_err *e)
         if (fd >= 0 && o->tmp) unlink(o->tmp);
         free(o->buf);
         free(o->tmp);
-        o->buf = o->tmp = NULL;
+        free(o->target);
+        o->buf = o->tmp = o->target = NULL;
         return spk_err_set(e, SPK_ERR_IO, "cannot open '%s' for writing: %s", path,
                            err ? strerror(err) : "out of memory");
     }
@@ -1204,11 +1212,12 @@ static int mm_out_close(mm_out *o, int st, spk_err *e)
                              zst == Z_ERRNO ? strerror(errno) : zError(zst));
     }
     if (o->tmp) {
-        if (!st && rename(o->tmp, o->path) != 0)
+        if (!st && rename(o->tmp, o->target) != 0)
             st = spk_err_set(e, SPK_ERR_IO, "cannot replace '%s': %s", o->path, strerror(errno));
         if (st) unlink(o->tmp);
         free(o->tmp);
     }
+    free(o->target);
     free(o->buf);
     memset(o, 0, sizeof *o);
     return st;

@@ -1049,6 +1049,18 @@ static void test_write_keeps_old_file(const char *dir)
     CHECK_OK(spk_mm_read_csr(path, &B, NULL, &e), e.msg);
     CHECK(B.nrows == big.nrows && B.nnz == big.nnz, "the new file was not written");
     spk_csr_free(&B);
+    /* through a symbolic link: the file it names is replaced, keeping its mode; the link stays */
+    char link[1024];
+    join(link, sizeof link, dir, "keep-link.mtx");
+    struct stat sb;
+    CHECK(chmod(path, 0600) == 0 && symlink(path, link) == 0, "cannot set up the link");
+    CHECK_OK(spk_mm_write_csr(link, &A, 0, NULL, &e), e.msg);
+    CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode), "the symbolic link was replaced by a file");
+    CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600, "the mode changed to %o", sb.st_mode & 0777);
+    CHECK_OK(spk_mm_read_csr(path, &B, NULL, &e), e.msg);
+    CHECK(B.nrows == A.nrows, "the file behind the link was not rewritten (%d rows)", B.nrows);
+    spk_csr_free(&B);
+    remove(link);
     spk_csr_free(&big);
     spk_csr_free(&A);
 }
