@@ -61,14 +61,37 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
     SPK_VEC(k, res, copy, n, r, r0);
     res->reason = SPK_DIVERGED_MAXIT;
     for (int it = 1; it <= o->maxit; it++) {
+        int broke = 0; /* a breakdown: SPK_BREAKDOWN_RHO or SPK_BREAKDOWN_R0V */
         SPK_VEC(k, res, dot, n, r0, r, &rho);
         if (!isfinite(rho)) {
             res->reason = SPK_DIVERGED_NAN;
             break;
         }
         if (rho == 0) {
+            broke = SPK_BREAKDOWN_RHO;
+        } else {
+            if (fresh) {
+                SPK_VEC(k, res, copy, n, r, p);
+                fresh = 0;
+            } else {
+                double beta = (rho / rho_old) * (alpha / omega);
+                SPK_VEC(k, res, axpy, n, -omega, v, p);
+                SPK_VEC(k, res, axpby, n, 1.0, r, beta, p);
+            }
+            if (!ident) SPK_PREC(k, res, p, ph);
+            SPK_SPMV(k, res, 1.0, ph, 0.0, v);
+            SPK_VEC(k, res, dot, n, r0, v, &r0v);
+            if (!isfinite(r0v)) {
+                res->reason = SPK_DIVERGED_NAN;
+                break;
+            }
+            alpha = r0v != 0 ? rho / r0v : INFINITY;
+            if (!isfinite(alpha)) broke = SPK_BREAKDOWN_R0V;
+        }
+        if (broke) {
+            /* right after a (re)start a restart would rebuild the same r0 */
             if (res->restarts >= SPK_BICGSTAB_RESTARTS || seq == 0) {
-                res->reason = SPK_BREAKDOWN_RHO;
+                res->reason = (spk_reason)broke;
                 break;
             }
             SPK_TRY(bicgstab_restart(k, b, x, r, r0, o, res, it - 1, bnorm, &rnorm, &done));
@@ -76,35 +99,6 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
             fresh = 1;
             seq = 0;
             it--; /* the restart is not an iteration */
-            continue;
-        }
-        if (fresh) {
-            SPK_VEC(k, res, copy, n, r, p);
-            fresh = 0;
-        } else {
-            double beta = (rho / rho_old) * (alpha / omega);
-            SPK_VEC(k, res, axpy, n, -omega, v, p);
-            SPK_VEC(k, res, axpby, n, 1.0, r, beta, p);
-        }
-        if (!ident) SPK_PREC(k, res, p, ph);
-        SPK_SPMV(k, res, 1.0, ph, 0.0, v);
-        SPK_VEC(k, res, dot, n, r0, v, &r0v);
-        if (!isfinite(r0v)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        alpha = r0v != 0 ? rho / r0v : INFINITY;
-        if (!isfinite(alpha)) {
-            /* right after a (re)start a restart would rebuild the same r0 */
-            if (res->restarts >= SPK_BICGSTAB_RESTARTS || seq == 0) {
-                res->reason = SPK_BREAKDOWN_R0V;
-                break;
-            }
-            SPK_TRY(bicgstab_restart(k, b, x, r, r0, o, res, it - 1, bnorm, &rnorm, &done));
-            if (done) break;
-            fresh = 1;
-            seq = 0;
-            it--;
             continue;
         }
         SPK_VEC(k, res, axpy, n, -alpha, v, s);
