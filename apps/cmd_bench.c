@@ -3,9 +3,12 @@
  *
  * For each matrix and format: the conversion (setup) time and device bytes;
  * the product checked against the host CSR product; its time as the median
- * of at least --repeat calls, and of as many as fit in --min-time seconds of
- * measuring, each call timed alone (CUDA events on the GPU), once back to
- * back ("hot") and once with the caches evicted before every call ("cold");
+ * of at least --repeat samples, and of as many as fit in --min-time seconds
+ * of measuring (CUDA events on the GPU), once back to back ("hot": each
+ * sample a batch of calls taking about 50 us, timed together and divided,
+ * as a solver issues them, so that one call's launch latency and the
+ * timestamps' jitter do not swamp a product of a few microseconds) and once
+ * with the caches evicted before every call, each timed alone ("cold");
  * GFLOP/s (2 nnz); the effective bandwidth by the CSR traffic model
  * 12 nnz + 4 (rows+1) + 8 cols + 8 rows and by the format's own bytes +
  * 8 cols + 8 rows; its fraction of the copy bandwidth measured at the start
@@ -53,7 +56,7 @@ static void help(void)
            "  --formats LIST      all (default) or a comma-separated list; the baseline always runs\n"
            "  --solve             also solve A x = A*1 with each format as the SpMV (CG + IC(0)\n"
            "                      or BiCGStab + ILU(0), as spk solve chooses)\n"
-           "  --repeat N          at least N timed products per measurement (default 10)\n"
+           "  --repeat N          at least N timed samples per measurement (default 10)\n"
            "  --min-time S        and as many as S seconds of measuring allow (default 0.2)\n"
            "  --maxit N           iteration limit of the solves (default 10000)\n"
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
@@ -63,7 +66,8 @@ static void help(void)
            "  --quiet             no progress lines on stderr\n"
            "\n"
            "Per format: setup (conversion) ms, device MB, the median ms of a product back to\n"
-           "back (hot) and with the caches flushed before each product (cold), GFLOP/s, GB/s by\n"
+           "back (hot: batches of products of about 50 us each, timed together) and with the\n"
+           "caches flushed before each product (cold, timed alone), GFLOP/s, GB/s by\n"
            "the CSR traffic model and by the format's own bytes, their fraction of the copy\n"
            "bandwidth measured at the start, and the speedup over the baseline.  A matrix in the\n"
            "'cache' regime fits in the cache (the GPU's L2): hot times measure latency there.\n");
@@ -77,7 +81,7 @@ typedef struct fmt_result {
     char note[512];          /* the format's description, or the refusal / failure */
     double setup_ms, mbytes, rel_err;
     double hot_ms, cold_ms;
-    int hot_calls, cold_calls;
+    int hot_calls, cold_calls, hot_batch;
     char chose[32];          /* auto: the format it chose */
     int solved;              /* a solve was attempted */
     int solve_status, iterations;
@@ -176,11 +180,12 @@ static void bench_format(bench *b, const spk_csr *A, const double *ref, double s
     }
     apply_arg a = {r->ops, impl, x, y};
     double med = 0;
-    st = spk_timer_median(b->timer, apply_once, &a, 0, 3, b->repeat, 10000000, b->min_time, &med, &r->hot_calls);
+    st = spk_timer_median(b->timer, apply_once, &a, 0, 3, b->repeat, 10000000, b->min_time, &med, &r->hot_calls,
+                          &r->hot_batch);
     r->hot_ms = med * 1e3;
     if (!st)
         st = spk_timer_median(b->timer, apply_once, &a, 1, 1, b->repeat, 10000000, b->min_time, &med,
-                              &r->cold_calls);
+                              &r->cold_calls, NULL);
     r->cold_ms = med * 1e3;
     if (st) failed(b, r, st);
     r->ops->destroy(impl);
@@ -516,6 +521,7 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
                     fprintf(f, ", \"%s\": {\"ms\": ", reg[h]);
                     cli_json_number(f, q.ms);
                     fprintf(f, ", \"calls\": %d", calls[h]);
+                    if (h == 0) fprintf(f, ", \"batch\": %d", r->hot_batch);
                     json_num(f, "gflops", q.gflops);
                     json_num(f, "gbs_csr", q.gbs_csr);
                     json_num(f, "gbs_own", q.gbs_own);

@@ -297,18 +297,19 @@ cleanup:
     return st;
 }
 
-int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *arg, int flush, double *seconds)
+int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *arg, int flush, int batch,
+                        double *seconds)
 {
     cuda_timer *t = timer;
     cudaStream_t s = impl_of(e)->stream;
     if (flush && t->flush) SPK_CUDA_TRY(e->err, cudaMemsetAsync(t->flush, ++t->round & 0xff, t->flush_bytes, s));
     SPK_CUDA_TRY(e->err, cudaEventRecord(t->a, s));
-    SPK_TRY(fn(arg));
+    for (int k = 0; k < batch; k++) SPK_TRY(fn(arg));
     SPK_CUDA_TRY(e->err, cudaEventRecord(t->b, s));
     SPK_CUDA_TRY(e->err, cudaEventSynchronize(t->b));
     float ms = 0;
     SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, t->a, t->b));
-    *seconds = ms * 1e-3;
+    *seconds = ms * 1e-3 / batch;
     return SPK_OK;
 }
 

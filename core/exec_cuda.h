@@ -30,7 +30,8 @@ int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const
 size_t spk_cuda_l2_bytes(const spk_exec *e);
 void spk_cuda_device_name(const spk_exec *e, char *buf, size_t len);
 int spk_cuda_timer_create(spk_exec *e, int flush, void **timer);
-int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *arg, int flush, double *seconds);
+int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *arg, int flush, int batch,
+                        double *seconds);
 void spk_cuda_timer_destroy(void *timer);
 int spk_cuda_copy_bandwidth(spk_exec *e, double *gbs);
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1 /* sysconf cache sizes */
 #include "timing.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,18 +91,20 @@ void spk_timer_destroy(spk_timer *t)
     free(t);
 }
 
-int spk_timer_call(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, double *seconds)
+int spk_timer_call(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int batch, double *seconds)
 {
+    if (batch < 1 || (flush && batch != 1))
+        return spk_err_set(t->e->err, SPK_ERR_INVALID_ARG, "timer: batch %d (1 when the caches are flushed)", batch);
 #ifdef SPK_HAVE_CUDA
-    if (t->dev) return spk_cuda_timer_call(t->e, t->dev, fn, arg, flush, seconds);
+    if (t->dev) return spk_cuda_timer_call(t->e, t->dev, fn, arg, flush, batch, seconds);
 #endif
     if (flush && t->flush) {
         static unsigned char round;
         memset(t->flush, ++round, t->flush_bytes);
     }
     double t0 = spk_time_now();
-    SPK_TRY(fn(arg));
-    *seconds = spk_time_now() - t0;
+    for (int k = 0; k < batch; k++) SPK_TRY(fn(arg));
+    *seconds = (spk_time_now() - t0) / batch;
     return SPK_OK;
 }
 
@@ -112,10 +115,16 @@ static int cmp_double(const void *a, const void *b)
 }
 
 int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int warmup, int min_calls,
-                     int max_calls, double min_seconds, double *median, int *calls)
+                     int max_calls, double min_seconds, double *median, int *calls, int *batch)
 {
     double s;
-    for (int w = 0; w < warmup; w++) SPK_TRY(spk_timer_call(t, fn, arg, flush, &s));
+    for (int w = 0; w < warmup; w++) SPK_TRY(spk_timer_call(t, fn, arg, flush, 1, &s));
+    int k = 1;
+    if (!flush) { /* the batch: as many calls as one takes to fill SPK_TIMER_BATCH_S */
+        SPK_TRY(spk_timer_call(t, fn, arg, 0, 1, &s));
+        if (s < SPK_TIMER_BATCH_S) k = s > SPK_TIMER_BATCH_S / 1024 ? (int)ceil(SPK_TIMER_BATCH_S / s) : 1024;
+    }
+    if (batch) *batch = k;
     if (min_calls < 1) min_calls = 1;
     if (max_calls < min_calls) max_calls = min_calls;
     size_t cap = (size_t)min_calls < 1024 ? 1024 : (size_t)min_calls;
@@ -130,13 +139,13 @@ int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, i
             v = w;
             cap *= 2;
         }
-        if ((st = spk_timer_call(t, fn, arg, flush, &v[n]))) break;
+        if ((st = spk_timer_call(t, fn, arg, flush, k, &v[n]))) break;
         n++;
     }
     if (!st) {
         qsort(v, (size_t)n, sizeof(double), cmp_double);
         *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-        if (calls) *calls = n;
+        if (calls) *calls = n * k;
     }
     free(v);
     return st;

@@ -15,15 +15,24 @@ typedef struct spk_timer spk_timer;
 /* A timer for e.  With flush, it holds a buffer of twice the cache size
  * (spk_exec_cache_bytes) that it writes before each flushed call. */
 int spk_timer_create(spk_exec *e, int flush, spk_timer **t);
-/* Seconds of one call fn(arg) (the work it queues on the executor's stream
- * included), after evicting the caches when flush; fn returns a status. */
-int spk_timer_call(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, double *seconds);
-/* The median of calls fn(arg), each timed alone: at least min_calls, and
- * more while less than min_seconds of wall time has passed since the first
- * (flushes and synchronisation included), at most max_calls; after `warmup`
- * untimed calls.  *calls gets how many were timed. */
-int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int warmup, int min_calls,
-                     int max_calls, double min_seconds, double *median, int *calls);
+/* Seconds per call of `batch` calls fn(arg) made back to back between one
+ * pair of timestamps (the work they queue on the executor's stream
+ * included), after evicting the caches when flush (then batch must be 1);
+ * fn returns a status. */
+int spk_timer_call(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int batch, double *seconds);
+/* The median time of a call fn(arg), after `warmup` untimed calls.  With
+ * flush, each call is timed alone after evicting the caches.  Without, calls
+ * are timed in batches of back-to-back calls, as a solver issues them: one
+ * call is timed, and the batch is as many calls as take SPK_TIMER_BATCH_S
+ * (at most 1024); each sample is a batch's time per call, so the launch
+ * latency of one call and the jitter of the timestamps are spread over the
+ * batch.  Samples: at least min_samples, more while less than min_seconds
+ * of wall time has passed since the first (flushes and synchronisation
+ * included), at most max_samples.  *calls gets how many calls were timed,
+ * *batch (may be NULL) the batch size. */
+#define SPK_TIMER_BATCH_S 50e-6
+int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int warmup, int min_samples,
+                     int max_samples, double min_seconds, double *median, int *calls, int *batch);
 void spk_timer_destroy(spk_timer *t);
 
 /* Copy bandwidth of e in GB/s, bytes read + written: device-to-device

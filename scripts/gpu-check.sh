@@ -149,7 +149,7 @@ if ! list_kernels; then
 else
 # cuSPARSE's kernels are left out of the instrumentation (slow, and not ours);
 # those it still reports are listed but do not fail the step
-for tool in racecheck synccheck; do
+for tool in ${SYNC_TOOLS:-racecheck synccheck}; do
   for t in ${SYNC_TESTS:-test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda \
            test_api_cuda test_data_cuda test_precond_cuda test_shared_cuda:bcsstk21 test_shared_cuda:sherman3}; do
     name=${t%%:*}; arg=; [ "$name" != "$t" ] && arg=${t#*:}

@@ -172,7 +172,7 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
             snprintf(tried, sizeof tried, "%s (the only candidate, not timed)", names[c]);
             break;
         }
-        st = spk_timer_median(tm, trial_apply, &t, 0, 2, 3, 30, 3e-4, &med, &calls);
+        st = spk_timer_median(tm, trial_apply, &t, 0, 2, 3, 30, 3e-4, &med, &calls, NULL);
         if (st) {
             ops->destroy(t.impl);
             goto cleanup;

@@ -2,6 +2,7 @@
  * (the host executor, or the CUDA one when compiled with SPK_TEST_CUDA). */
 #include <float.h>
 
+#include "core/timing.h"
 #include "device.h"
 
 /* nrm2 of a short host vector through the executor. */
@@ -11,6 +12,55 @@ static double nrm2_of(spk_exec *e, const double *h, int n)
     if (d && e->ops->nrm2(e, n, d, &r)) r = -2;
     if (d) e->ops->free(e, d);
     return r;
+}
+
+/* a call for the timer: one small operation queued on the executor, counted */
+typedef struct {
+    spk_exec *e;
+    double *x;
+    int calls;
+} timed_arg;
+static int timed_call(void *p)
+{
+    timed_arg *a = p;
+    a->calls++;
+    return a->e->ops->scal(a->e, 16, 1.0, a->x);
+}
+
+/* spk_timer_median: the samples, their batches and the calls made */
+static void test_timer(spk_exec *e, double *x, spk_err *err)
+{
+    spk_timer *t = NULL;
+    CHECK_OK(spk_timer_create(e, 1, &t), err->msg);
+    if (!t) return;
+    timed_arg a = {e, x, 0};
+    double med = -1, s = -1;
+    int calls = 0, batch = 0, bigger = 0;
+    for (int attempt = 0; attempt < 5 && !bigger; attempt++) {
+        a.calls = 0;
+        CHECK_OK(spk_timer_median(t, timed_call, &a, 0, 2, 5, 40, 0.0, &med, &calls, &batch), err->msg);
+        CHECK(batch >= 1 && batch <= 1024, "batch %d", batch);
+        CHECK(calls % batch == 0 && calls / batch >= 5 && calls / batch <= 40, "%d calls in batches of %d", calls,
+              batch);
+        CHECK(a.calls == 2 + 1 + calls, "%d calls made, %d timed (2 warm-up, 1 probe)", a.calls, calls);
+        CHECK(med > 0 && med < 1.0, "median %g s", med);
+        bigger = batch > 1;
+    }
+#ifndef SPK_TEST_CUDA
+    /* a scaling of 16 values takes far less than SPK_TIMER_BATCH_S: it is
+     * batched (on the GPU a launch under a sanitizer may take longer) */
+    CHECK(bigger, "never batched: batch %d, median %g s", batch, med);
+#endif
+    /* with the caches flushed, each call is timed alone */
+    a.calls = 0;
+    CHECK_OK(spk_timer_median(t, timed_call, &a, 1, 1, 3, 3, 0.0, &med, &calls, &batch), err->msg);
+    CHECK(batch == 1 && calls == 3 && a.calls == 4, "flushed: batch %d, %d timed, %d made", batch, calls, a.calls);
+    CHECK(spk_timer_call(t, timed_call, &a, 1, 2, &s) == SPK_ERR_INVALID_ARG, "flushed batch of 2 accepted");
+    CHECK(spk_timer_call(t, timed_call, &a, 0, 0, &s) == SPK_ERR_INVALID_ARG, "batch of 0 accepted");
+    spk_err_clear(err);
+    CHECK_OK(spk_timer_call(t, timed_call, &a, 0, 3, &s), err->msg);
+    CHECK(s > 0, "seconds per call %g", s);
+    spk_timer_destroy(t);
 }
 
 int main(void)
@@ -84,6 +134,7 @@ int main(void)
     CHECK_OK(e->ops->sync(e), err.msg);
     double t0 = spk_time_now(), t1 = spk_time_now();
     CHECK(t1 >= t0 && t0 > 0, "clock");
+    test_timer(e, z, &err);
     e->ops->free(e, x);
     e->ops->free(e, y);
     e->ops->free(e, z);
