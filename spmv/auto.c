@@ -25,9 +25,12 @@
  * On the GPU the matrix is uploaded once and the candidates that have a
  * device builder (csr-*, ell, bell, hyb) are built from that copy, so a
  * candidate costs a device copy or kernel, not a host conversion and
- * another upload.  Each candidate is multiplied twice to warm up, then
- * timed (CUDA events) until 0.3 ms or 30 products have passed, at least 3;
- * the median decides.  Only the best candidate so far is kept.
+ * another upload.  Each candidate is multiplied once to warm up and timed
+ * once; when that product takes over AUTO_CUT x the best candidate so far
+ * (and the best takes at least AUTO_CUT_MS) it is dropped there.  Otherwise
+ * it is timed as `spk bench` times (batches of back-to-back products, CUDA
+ * events) until 0.3 ms or 30 samples have passed, at least 3; the median
+ * decides.  Only the best candidate so far is kept.
  *
  * The whole selection is the backend's setup time; stats() names the
  * choice, every trial and that cost. */
@@ -44,6 +47,11 @@
 
 #define AUTO_SMALL_NNZ 2000000
 #define AUTO_MID_NNZ 500000
+/* a candidate whose first timed product is AUTO_CUT x the best so far is
+ * dropped, when that best takes at least AUTO_CUT_MS (one event-timed
+ * product is then exact to a few per cent) */
+#define AUTO_CUT 1.5
+#define AUTO_CUT_MS 0.05
 
 int spk_auto_candidates(const spk_csr *A, const char **names, int max)
 {
@@ -172,7 +180,20 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
             snprintf(tried, sizeof tried, "%s (the only candidate, not timed)", names[c]);
             break;
         }
-        st = spk_timer_median(tm, trial_apply, &t, 0, 2, 3, 30, 3e-4, &med, &calls, NULL);
+        /* one warm-up and one timed product first: a candidate already
+         * AUTO_CUT x slower than the best so far, on products long enough
+         * for one timing to be trusted, is dropped without more trials */
+        double first = 0;
+        st = trial_apply(&t);
+        if (!st) st = spk_timer_call(tm, trial_apply, &t, 0, 1, &first);
+        if (!st && a->impl && a->ms >= AUTO_CUT_MS && first * 1e3 > AUTO_CUT * a->ms) {
+            int w = snprintf(tried + used, sizeof tried - used, "%s%s %.4f (one product; built in %.1f)",
+                             used ? ", " : "", names[c], first * 1e3, tb * 1e3);
+            if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
+            ops->destroy(t.impl);
+            continue;
+        }
+        if (!st) st = spk_timer_median(tm, trial_apply, &t, 0, 1, 3, 30, 3e-4, &med, &calls, NULL);
         if (st) {
             ops->destroy(t.impl);
             goto cleanup;
