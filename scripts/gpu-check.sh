@@ -15,7 +15,8 @@
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
 # logs are copied; default BUILD_DIR/logs), MEMCHECK_SHARED=1 (memcheck also
 # every format on the whole shared set: slow), BENCH_SOLVE=1 (the bench step
-# also solves with every format).
+# also solves with every format), SYNC_TESTS, SYNC_TOOLS and SYNC_JOBS (the
+# sync step's test runs, tools and how many run at once).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -148,18 +149,36 @@ if ! list_kernels; then
   status=1
 else
 # cuSPARSE's kernels are left out of the instrumentation (slow, and not ours);
-# those it still reports are listed but do not fail the step
-for tool in ${SYNC_TOOLS:-racecheck synccheck}; do
-  for t in ${SYNC_TESTS:-test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda \
-           test_api_cuda test_data_cuda test_precond_cuda test_shared_cuda:bcsstk21 test_shared_cuda:sherman3}; do
-    name=${t%%:*}; arg=; [ "$name" != "$t" ] && arg=${t#*:}
+# those it still reports are listed but do not fail the step.  The runs go
+# SYNC_JOBS at a time (default 8) on the one GPU; test_data_cuda one matrix a
+# run, as it is the slowest.
+sync_one() { # TOOL TEST[:ARG] -> its log and LOG.rc
+  local tool=$1 name=${2%%:*} arg=
+  [ "$name" != "$2" ] && arg=${2#*:}
+  local log="$logs/${tool}_${name}${arg:+_$arg}.log"
+  "$san" --tool "$tool" --print-limit 0 --kernel-name-exclude kns=cusparse --error-exitcode 3 \
+    "$build/tests/$name" $arg > "$log" 2>&1
+  echo $? > "$log.rc"
+}
+sync_tests=${SYNC_TESTS:-test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda \
+  test_api_cuda test_precond_cuda test_shared_cuda:bcsstk21 test_shared_cuda:sherman3 test_data_cuda:nos3 \
+  test_data_cuda:plat362 test_data_cuda:bcsstk21 test_data_cuda:sherman3 test_data_cuda:orsirr_1 test_data_cuda:west0479}
+sync_tools=${SYNC_TOOLS:-racecheck synccheck}
+for tool in $sync_tools; do
+  for t in $sync_tests; do
+    while [ "$(jobs -rp | wc -l)" -ge "${SYNC_JOBS:-8}" ]; do wait -n; done
+    sync_one "$tool" "$t" &
+  done
+done
+wait
+for tool in $sync_tools; do
+  for t in $sync_tests; do
+    name=${t%%:*} arg=
+    [ "$name" != "$t" ] && arg=${t#*:}
     log="$logs/${tool}_${name}${arg:+_$arg}.log"
-    "$san" --tool "$tool" --print-limit 0 --kernel-name-exclude kns=cusparse --error-exitcode 3 \
-      "$build/tests/$name" $arg > "$log" 2>&1
-    rc=$?
+    rc=$(cat "$log.rc" 2>/dev/null || echo "none")
     echo "$tool $name $arg: exit $rc  $(grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$log" | tr '\n' ' ')"
-    case $rc in 0|3) ;; *) echo "    the test failed under $tool"; status=1 ;; esac
-    hazard_check "$tool" "$log" "$rc" || status=1
+    case $rc in 0|3) hazard_check "$tool" "$log" "$rc" || status=1 ;; *) echo "    the test failed under $tool"; status=1 ;; esac
   done
 done
 fi
