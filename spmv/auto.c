@@ -13,9 +13,10 @@
  *                                       the nonzeros; otherwise cusparse alone,
  *                                       untimed
  * This comes from `spk bench --formats all` on an H100 (docs/benchmarks.md):
- * below 2M nonzeros the matrix sits in the 50 MB L2 and csr-vector or
- * csr-scalar was fastest or within 5 % on every SuiteSparse matrix measured,
- * except 1.1M-nonzero 3D stencils, where ELL/HYB were 6-8 % ahead; on
+ * below 2M nonzeros the matrix sits in the 50 MB L2 and csr-vector was the
+ * fastest format on 59 of the 86 SuiteSparse matrices, csr-scalar on 6, COO
+ * on 5 (irregular ones), the rest leading by no more than the timing noise
+ * of 6-12 us products; ELL/HYB were 6-8 % ahead on 1.1M-nonzero 3D stencils; on
  * 100M-nonzero stencils blocked ELL was the fastest format every time (ELL
  * 1-5 % behind it, ahead by 2 % on a 28M-nonzero one; HYB as ELL) and
  * trying ELL too cost 8-22 ms of build; on power-law matrices cuSPARSE's
