@@ -41,6 +41,8 @@ static void help(void)
            "  --atol A            or when ||r|| <= A (default 0)\n"
            "  --maxit N           iteration limit (default 10000)\n"
            "  --no-shift          fail on a bad IC(0)/ILU(0) pivot instead of shifting the diagonal\n"
+           "  --precond-sweeps K  IC(0)/ILU(0): replace each triangular solve by K Jacobi sweeps,\n"
+           "                      each an SpMV in the solver's format (default 0: exact solves)\n"
            "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
            "  --monitor           print the residual of every iteration\n"
            "  --json              print one JSON object instead of text\n"
@@ -129,6 +131,10 @@ static int parse(int argc, char **argv, solve_args *a)
                 return cli_usage_error("solve", "--hmec-parts needs an integer in [1, 8]");
         } else if ((r = cli_tile_option("solve", argc, argv, &i, &tile))) {
             if (r < 0) return CLI_USAGE;
+        } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
+            if (r < 0 || cli_parse_int(v, &a->o.precond_sweeps) || a->o.precond_sweeps < 0 ||
+                a->o.precond_sweeps > 1000)
+                return cli_usage_error("solve", "--precond-sweeps needs an integer in [0, 1000]");
         } else if ((r = cli_opt_value(argc, argv, &i, "maxit", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.maxit) || a->o.maxit < 0)
                 return cli_usage_error("solve", "--maxit needs an integer >= 0");

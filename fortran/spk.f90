@@ -43,6 +43,7 @@ module spk
      type(c_funptr) :: monitor
      type(c_ptr) :: monitor_user
      real(c_double) :: dtol
+     integer(c_int) :: precond_sweeps  ! IC(0)/ILU(0): 0 exact triangular solves, k > 0 k Jacobi sweeps
   end type spk_options
 
   ! struct spk_result

@@ -139,6 +139,11 @@ typedef struct spk_options {
     void *monitor_user;
     double dtol;               /* stop as diverged when ||r|| > dtol * max(||b||, ||b - A x0||)
                                   (default 1e8; 0: never) */
+    int precond_sweeps;        /* IC(0)/ILU(0): 0 (default) solves the triangular systems exactly
+                                  (substitution on the host, cusparseSpSV on the GPU); k in
+                                  [1, 1000] replaces each by k Jacobi sweeps, each an SpMV in the
+                                  solver's format (the preconditioner is then "ic0-sweeps" or
+                                  "ilu0-sweeps"): approximate, fully parallel */
 } spk_options;
 
 /* Outcome of one spk_solve. */

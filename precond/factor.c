@@ -63,7 +63,7 @@ int spk_factor_setup(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
     if (!e) return SPK_ERR_INVALID_ARG;
     spk_err *err = e->err;
     if (!A) return spk_err_set(err, SPK_ERR_INVALID_ARG, "%s: the matrix is NULL", kind->label);
-    if (!kind->device && !spk_exec_is_host(e))
+    if (!kind->device && !kind->any_exec && !spk_exec_is_host(e))
         return spk_err_set(err, SPK_ERR_INVALID_ARG,
                            "%s: the host preconditioner was given the '%s' executor", kind->label,
                            e->ops ? e->ops->name : "?");

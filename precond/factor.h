@@ -54,6 +54,9 @@ typedef struct spk_factor_kind {
     int device;
     int (*prepare)(spk_factor *f);
     void (*release)(spk_factor *f);
+    /* 1: the host numeric, for a preconditioner on any executor that reads
+     * the factor from the host arrays (sweep.c) */
+    int any_exec;
 } spk_factor_kind;
 
 struct spk_factor {
@@ -112,6 +115,10 @@ void spk_factor_upper_solve(int n, const int *beg, int boff, const int *end, int
  * up (x_i = x_i / l_ii, then x_j -= l_ij x_i for j < i). */
 void spk_factor_lower_trans_solve(int n, const int *rowptr, const int *colind, const double *val,
                                   const double *idiag, double *x);
+
+/* The host kinds (ilu0.c, ic0.c), for the preconditioners built on them. */
+extern const spk_factor_kind spk_ilu0_kind;
+extern const spk_factor_kind spk_ic0_kind;
 
 /* Is the bad pivot at row i beyond every shift?  (ILU(0): a_ii = 0 and no
  * elimination step reaches (i,i); IC(0): a_ii <= 0.)  Shared by the host and

@@ -264,10 +264,10 @@ static int gpu_apply(void *impl, const double *r, double *z)
 }
 
 static const spk_factor_kind ilu0_cuda_kind = {
-    "ILU(0)", "zero pivot u_ii", 0, gpu_numeric, spk_ilu0_hopeless, 1, gpu_prepare, gpu_release,
+    "ILU(0)", "zero pivot u_ii", 0, gpu_numeric, spk_ilu0_hopeless, 1, gpu_prepare, gpu_release, 0,
 };
 static const spk_factor_kind ic0_cuda_kind = {
-    "IC(0)", "non-positive pivot d_i", 1, gpu_numeric, spk_ic0_hopeless, 1, gpu_prepare, gpu_release,
+    "IC(0)", "non-positive pivot d_i", 1, gpu_numeric, spk_ic0_hopeless, 1, gpu_prepare, gpu_release, 0,
 };
 
 static int ilu0_cuda_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)

@@ -60,14 +60,14 @@ int spk_ic0_hopeless(const spk_factor *f, int i)
     return f->adiag[i] <= 0;
 }
 
-static const spk_factor_kind ic0_kind = {
-    "IC(0)", "non-positive pivot d_i", 1, ic0_numeric, spk_ic0_hopeless, 0, NULL, NULL,
+const spk_factor_kind spk_ic0_kind = {
+    "IC(0)", "non-positive pivot d_i", 1, ic0_numeric, spk_ic0_hopeless, 0, NULL, NULL, 0,
 };
 
 /* Symbolic setup (pattern, buffers) and the first numeric factorization. */
 static int ic0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
 {
-    return spk_factor_create(e, A, o, &ic0_kind, impl);
+    return spk_factor_create(e, A, o, &spk_ic0_kind, impl);
 }
 
 /* z = L^-T L^-1 r: forward substitution by rows of L, backward by its columns. */

@@ -75,14 +75,14 @@ int spk_ilu0_hopeless(const spk_factor *f, int i)
     return 1;
 }
 
-static const spk_factor_kind ilu0_kind = {
-    "ILU(0)", "zero pivot u_ii", 0, ilu0_numeric, spk_ilu0_hopeless, 0, NULL, NULL,
+const spk_factor_kind spk_ilu0_kind = {
+    "ILU(0)", "zero pivot u_ii", 0, ilu0_numeric, spk_ilu0_hopeless, 0, NULL, NULL, 0,
 };
 
 /* Symbolic setup (pattern, buffers) and the first numeric factorization. */
 static int ilu0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
 {
-    return spk_factor_create(e, A, o, &ilu0_kind, impl);
+    return spk_factor_create(e, A, o, &spk_ilu0_kind, impl);
 }
 
 /* z = U^-1 L^-1 r: forward substitution with unit L, then backward with U

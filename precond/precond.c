@@ -13,11 +13,15 @@ static const struct spk_precond_ops *const registry[] = {
     &spk_precond_jacobi_host,
     &spk_precond_ilu0_host,
     &spk_precond_ic0_host,
+    &spk_precond_ilu0_sweeps_host,
+    &spk_precond_ic0_sweeps_host,
 #ifdef SPK_HAVE_CUDA
     &spk_precond_none_cuda,
     &spk_precond_jacobi_cuda,
     &spk_precond_ilu0_cuda,
     &spk_precond_ic0_cuda,
+    &spk_precond_ilu0_sweeps_cuda,
+    &spk_precond_ic0_sweeps_cuda,
 #endif
     NULL,
 };
@@ -29,6 +33,9 @@ void spk_precond_opts_default(spk_precond_opts *o)
     o->allow_shift = 1;
     o->shift_init = 1e-3;
     o->shift_max = 1.0;
+    o->sweeps = 3;
+    o->format[0] = '\0';
+    memset(&o->spmv, 0, sizeof o->spmv);
 }
 
 /* Append s to the ", "-separated list buf unless it is already there. */

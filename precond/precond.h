@@ -9,11 +9,15 @@
 
 #include "core/csr.h"
 #include "core/exec.h"
+#include "spmv/spmv.h"
 
 typedef struct spk_precond_opts {
     int allow_shift;     /* on a bad pivot, retry on A + alpha*diag(A) */
     double shift_init;   /* first alpha (> 0) */
     double shift_max;    /* give up beyond this alpha */
+    int sweeps;          /* "ilu0-sweeps", "ic0-sweeps": Jacobi sweeps per triangular solve */
+    char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
+    spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
 
 struct spk_precond_ops {
@@ -42,5 +46,11 @@ extern const struct spk_precond_ops spk_precond_none_cuda;
 extern const struct spk_precond_ops spk_precond_jacobi_cuda;
 extern const struct spk_precond_ops spk_precond_ilu0_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_cuda;
+/* ILU(0) / IC(0) with each triangular solve replaced by `sweeps` Jacobi sweeps,
+ * each one SpMV in any format (sweep.c), on the host and the GPU. */
+extern const struct spk_precond_ops spk_precond_ilu0_sweeps_host;
+extern const struct spk_precond_ops spk_precond_ic0_sweeps_host;
+extern const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda;
+extern const struct spk_precond_ops spk_precond_ic0_sweeps_cuda;
 
 #endif

@@ -439,6 +439,9 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "atol must be a finite number >= 0 (got %g)", o->atol);
     if (o->maxit < 0 || o->maxit > 1000000000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "maxit must be in [0, 1e9] (got %d)", o->maxit);
+    if (o->precond_sweeps < 0 || o->precond_sweeps > 1000)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_sweeps must be in [0, 1000] (got %d; 0: exact "
+                           "triangular solves)", o->precond_sweeps);
     if (o->hmec_parts < 0 || o->hmec_parts > 8)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "hmec_parts must be in [1, 8] (got %d)", o->hmec_parts);
     if (!(o->tile_te >= 0) || !(o->tile_th >= 0) || !isfinite(o->tile_te) || !isfinite(o->tile_th))
@@ -470,7 +473,10 @@ static int setup_precond(spk_solver *s)
     s->k.M_ops = NULL;
     s->k.M = NULL;
     const struct spk_precond_ops *ops;
-    SPK_TRY(spk_precond_find(spk_precond_kind_name(s->pkind), e, &ops, e->err));
+    const char *name = spk_precond_kind_name(s->pkind);
+    if (s->opts.precond_sweeps > 0 && (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0))
+        name = s->pkind == SPK_PRECOND_ILU0 ? "ilu0-sweeps" : "ic0-sweeps";
+    SPK_TRY(spk_precond_find(name, e, &ops, e->err));
     SPK_TRY(ops->create(e, &s->M->A, &s->popts, &s->k.M));
     s->k.M_ops = ops;
     return SPK_OK;
@@ -570,6 +576,9 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     s->popts.allow_shift = s->opts.allow_shift;
     s->popts.shift_init = s->opts.shift_init;
     s->popts.shift_max = s->opts.shift_max;
+    s->popts.sweeps = s->opts.precond_sweeps;
+    snprintf(s->popts.format, sizeof s->popts.format, "%s", s->opts.format ? s->opts.format : "");
+    spmv_opts_of(&s->opts, &s->popts.spmv);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
     SPK_CHECK(st, solver_setup(s, solver, precond));
     if (!spk_exec_is_host(ctx->exec)) {

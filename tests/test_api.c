@@ -98,6 +98,40 @@ static void matrices_and_solves(void)
     spk_result r;
     CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
     CHECK(max_err(x, xs, n) < 1e-7, "after update: error %g", max_err(x, xs, n));
+    /* IC(0) with Jacobi sweeps for the triangular solves: named, converges,
+     * refactors with new values; a count out of range is refused */
+    {
+        spk_options os;
+        spk_options_default(&os);
+        CHECK(os.precond_sweeps == 0, "default precond_sweeps %d", os.precond_sweeps);
+        os.precond_sweeps = 2;
+        os.rtol = 1e-10;
+        spk_solver *sw = NULL;
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &os, &sw), spk_last_error(ctx));
+        CHECK(sw && strcmp(spk_solver_precond(sw), "ic0-sweeps") == 0, "precond %s",
+              sw ? spk_solver_precond(sw) : "-");
+        for (int pass = 0; sw && pass < 2; pass++) {
+            if (pass == 1) { /* new values: the sweep matrices are rebuilt */
+                for (int k = 0; k < nin; k++) v[k] *= 0.5;
+                CHECK_OK(spk_matrix_update_values(A, v), spk_last_error(ctx));
+            }
+            for (int i = 0; i < n; i++) xs[i] = sin(3.0 * i + pass);
+            spk_matrix_multiply(A, xs, b);
+            memset(x, 0, (size_t)n * sizeof(double));
+            spk_result rs;
+            CHECK_OK(spk_solve(sw, b, x, &rs), spk_last_error(ctx));
+            CHECK(rs.reason == SPK_CONVERGED_RTOL && max_err(x, xs, n) < 1e-7 && rs.t_precond > 0,
+                  "sweeps, pass %d: %s, error %g", pass, spk_reason_name(rs.reason), max_err(x, xs, n));
+        }
+        spk_solver_destroy(sw);
+        for (int k = 0; k < nin; k++) v[k] *= 2; /* back to the values the tests below expect */
+        CHECK_OK(spk_matrix_update_values(A, v), spk_last_error(ctx));
+        os.precond_sweeps = 1001;
+        sw = NULL;
+        CHECK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &os, &sw) == SPK_ERR_INVALID_ARG && !sw &&
+                  check_contains(spk_last_error(ctx), "precond_sweeps"),
+              "1001 sweeps: %s", spk_last_error(ctx));
+    }
     /* NaN in new values is refused */
     v[3] = NAN;
     CHECK(spk_matrix_update_values(A, v) == SPK_ERR_INVALID_MATRIX, "NaN update accepted");

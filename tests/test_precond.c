@@ -1055,7 +1055,8 @@ static void test_registry(ctx *c)
     }
     int st = spk_precond_find("ilu", c->ex, &ops, &c->err);
     CHECK(st == SPK_ERR_NOT_FOUND && ops == NULL, "unknown name: %d", st);
-    CHECK(strcmp(c->err.msg, "unknown preconditioner 'ilu' (available: none, jacobi, ilu0, ic0)") == 0,
+    CHECK(strcmp(c->err.msg, "unknown preconditioner 'ilu' (available: none, jacobi, ilu0, ic0, ilu0-sweeps, "
+                             "ic0-sweeps)") == 0,
           "msg: %s", c->err.msg);
     st = spk_precond_find("IC0", c->ex, &ops, &c->err);
     CHECK(st == SPK_ERR_NOT_FOUND, "lookup is case-sensitive: %d", st);
@@ -1110,6 +1111,90 @@ static void test_registry(ctx *c)
     CHECK(o.allow_shift == 1 && o.shift_init == 1e-3 && o.shift_max == 1.0, "default options");
     CHECK(spk_factor_inspect(NULL, NULL, NULL) == SPK_ERR_INVALID_ARG, "inspect(NULL)");
     spk_csr_free(&A);
+    dense_free(&d);
+}
+
+/* ---- (10) ILU(0) / IC(0) with Jacobi sweeps for the triangular solves -------- */
+
+/* z of one apply of preconditioner ops with `sweeps` on d (allow_shift off). */
+static int apply_once(ctx *c, const struct spk_precond_ops *ops, const dense *d, int sweeps, const double *r,
+                      double *z)
+{
+    spk_csr A = {0};
+    void *M = NULL;
+    spk_precond_opts o;
+    spk_precond_opts_default(&o);
+    o.allow_shift = 0;
+    o.sweeps = sweeps;
+    to_csr(d, &A);
+    int st = ops->create(c->ex, &A, &o, &M);
+    if (!st) st = ops->apply(M, r, z);
+    if (M) ops->destroy(M);
+    spk_csr_free(&A);
+    return st;
+}
+
+/* With as many sweeps as rows the series is exact: the apply equals the
+ * substitution's; with one sweep it is not (on a matrix with more than one
+ * level); IC(0)'s operator stays symmetric for any number of sweeps. */
+static void test_sweeps(ctx *c)
+{
+    const struct {
+        const char *what;
+        dense d;
+        int ic;
+    } cases[] = {
+        {"laplace2d(6)", laplace2d(6), 1},        {"laplace2d(6) ilu", laplace2d(6), 0},
+        {"random spd 40", random_spd(40, 0.15, 7), 1}, {"random dd 45", random_dd(45, 0.12, 9), 0},
+        {"tridiag 30", tridiag(30, 0, 3), 0},     {"tridiag sym 30", tridiag(30, 1, 4), 1},
+    };
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        const dense *d = &cases[q].d;
+        const int n = d->n, ic = cases[q].ic;
+        const struct spk_precond_ops *exact = ic ? &spk_precond_ic0_host : &spk_precond_ilu0_host;
+        const struct spk_precond_ops *sw = ic ? &spk_precond_ic0_sweeps_host : &spk_precond_ilu0_sweeps_host;
+        double *r = malloc((size_t)n * sizeof(double)), *r2 = malloc((size_t)n * sizeof(double));
+        double *z = malloc((size_t)n * sizeof(double)), *zs = malloc((size_t)n * sizeof(double));
+        double *z2 = malloc((size_t)n * sizeof(double));
+        unsigned long long s = 99 + (unsigned long long)n;
+        for (int i = 0; i < n; i++) {
+            r[i] = 2 * rnd(&s) - 1;
+            r2[i] = 2 * rnd(&s) - 1;
+        }
+        CHECK_OK(apply_once(c, exact, d, 0, r, z), c->err.msg);
+        CHECK_OK(apply_once(c, sw, d, n, r, zs), c->err.msg);
+        double e = relerr(n, zs, z);
+        CHECK(e <= 1e-10, "%s: %d sweeps differ from the exact solves by %.3g", cases[q].what, n, e);
+        CHECK_OK(apply_once(c, sw, d, 1, r, zs), c->err.msg);
+        e = relerr(n, zs, z);
+        CHECK(e > 1e-6, "%s: one sweep is exact (%.3g): the test matrix has one level", cases[q].what, e);
+        if (ic) { /* r2' M r == r' M r2 */
+            for (int k = 1; k <= 3; k++) {
+                CHECK_OK(apply_once(c, sw, d, k, r, zs), c->err.msg);
+                CHECK_OK(apply_once(c, sw, d, k, r2, z2), c->err.msg);
+                double a = 0, b = 0, m = 0;
+                for (int i = 0; i < n; i++) {
+                    a += r2[i] * zs[i];
+                    b += r[i] * z2[i];
+                    m += fabs(r2[i] * zs[i]);
+                }
+                CHECK(fabs(a - b) <= 1e-13 * m, "%s: %d sweeps: not symmetric (%.17g vs %.17g)", cases[q].what,
+                      k, a, b);
+            }
+        }
+        free(r);
+        free(r2);
+        free(z);
+        free(zs);
+        free(z2);
+    }
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) dense_free((dense *)&cases[q].d);
+    /* the number of sweeps is checked */
+    dense d = laplace2d(3);
+    double r[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, z[9];
+    CHECK(apply_once(c, &spk_precond_ic0_sweeps_host, &d, 0, r, z) == SPK_ERR_INVALID_ARG &&
+              check_contains(c->err.msg, "sweeps"),
+          "0 sweeps: %s", c->err.msg);
     dense_free(&d);
 }
 
@@ -1210,6 +1295,7 @@ int main(void)
     test_refactor(&c);
     test_jacobi(&c);
     test_registry(&c);
+    test_sweeps(&c);
     test_tiny(&c);
     spk_exec_destroy(c.ex);
     return check_exit();

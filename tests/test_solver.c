@@ -457,6 +457,10 @@ int main(void)
     known_solution("convdiff3d-7:12", BICGSTAB, "jacobi");
     known_solution("convdiff3d-7:12", BICGSTAB, "ilu0");
     known_solution("convdiff3d-7:10:1000", BICGSTAB, "ilu0");
+    /* IC(0) / ILU(0) with 3 Jacobi sweeps per triangular solve (the default of spk_precond_opts) */
+    known_solution("poisson3d-7:12", CG, "ic0-sweeps");
+    known_solution("poisson3d-27:8", CG, "ic0-sweeps");
+    known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-sweeps");
     every_format("poisson3d-7:10", CG, "ic0");
     every_format("convdiff3d-7:10", BICGSTAB, "ilu0");
     every_format("poisson2d-5:30", BICGSTAB, "jacobi");

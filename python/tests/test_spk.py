@@ -165,3 +165,17 @@ def test_shared_matrices_match_spsolve(path):
     assert info.converged and info.true_relres <= 1e-7
     res = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
     assert res <= 1e-7
+
+
+def test_precond_sweeps():
+    n = 40
+    A = sp.diags([-1.0, 2.5, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
+    b = A @ np.ones(n)
+    x, info = spk.solve(A, b, precond_sweeps=2, device=DEVICE)
+    assert info.converged and info.precond == "ic0-sweeps"
+    assert np.allclose(x, 1.0, rtol=1e-6)
+    xe, infoe = spk.solve(A, b, device=DEVICE)
+    assert infoe.precond == "ic0" and infoe.iterations <= info.iterations
+    with pytest.raises(spk.SpkError) as e:
+        spk.solve(A, b, precond_sweeps=1001, device=DEVICE)
+    assert "precond_sweeps" in str(e.value)

@@ -1,0 +1,291 @@
+/* sweep.c -- ILU(0) and IC(0) applied with approximate triangular solves:
+ * "ilu0-sweeps" and "ic0-sweeps", on any executor.
+ *
+ * The factor is the host's (same factorization, pivot test and shift policy
+ * as "ilu0" / "ic0", factor.h).  Each triangular solve T x = b, with T = D +
+ * S (D its diagonal, S strictly triangular), is replaced by k Jacobi sweeps
+ * from x_0 = D^-1 b:
+ *     x_{j+1} = D^-1 b - N x_j,   N = D^-1 S,
+ * i.e. x_k = sum_{i<=k} (-N)^i D^-1 b, the truncated Neumann series of T^-1.
+ * N is nilpotent, so x_k is the exact solution once k reaches the depth of
+ * T's dependency graph (its number of levels - 1).  Each sweep is a copy and
+ * one SpMV with N through any SpMV backend, so the preconditioner runs where
+ * the formats run (every product is parallel, unlike a substitution), and
+ * D^-1 b is a product with the diagonal matrix D^-1.
+ *   ILU(0): L unit lower (D = I: x_0 = b, N = L's strict part), then U
+ *           (D = diag(U), N = D^-1 U_strict).
+ *   IC(0):  L (N = D^-1 L_strict), then L^T (N = D^-1 L_strict^T, stored as
+ *           its own CSR matrix).
+ * For IC(0) the operator applied is P^T P with P the truncated series of
+ * L^-1 (the one of L^-T is its transpose), so it stays symmetric positive
+ * definite for CG whatever k.  Cost per apply: 2k SpMVs with matrices of
+ * nnz(factor) - n entries in all, 2k + 2 vector copies and two diagonal
+ * products. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "factor.h"
+#include "spmv/spmv.h"
+
+typedef struct tri {
+    const struct spk_spmv_ops *nops, *dops;
+    void *N;  /* D^-1 S (NULL when S has no entries) */
+    void *D;  /* the diagonal D^-1 (NULL: D = I) */
+    spk_csr hN, hD; /* their host matrices, kept: a host backend may use them in place */
+} tri;
+
+typedef struct sweep_pc {
+    spk_factor_kind kind; /* the host kind, for any executor */
+    spk_factor *f;        /* the host factor */
+    spk_exec *e;
+    int n, k, ic;
+    char format[64];
+    spk_spmv_opts so;
+    tri t[2];
+    double *c, *x, *w, *y; /* executor vectors */
+} sweep_pc;
+
+static void tri_free(tri *t)
+{
+    if (t->N) t->nops->destroy(t->N);
+    if (t->D) t->dops->destroy(t->D);
+    spk_csr_free(&t->hN);
+    spk_csr_free(&t->hD);
+    memset(t, 0, sizeof *t);
+}
+
+/* A host CSR matrix of n rows with room for nnz entries. */
+static int csr_alloc(spk_err *err, int n, long long nnz, spk_csr *M)
+{
+    memset(M, 0, sizeof *M);
+    M->nrows = M->ncols = n;
+    M->nnz = (int)nnz;
+    M->rowptr = malloc(((size_t)n + 1) * sizeof(int));
+    M->colind = malloc((size_t)(nnz ? nnz : 1) * sizeof(int));
+    M->val = malloc((size_t)(nnz ? nnz : 1) * sizeof(double));
+    if (!M->rowptr || !M->colind || !M->val) {
+        spk_csr_free(M);
+        return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (triangular sweep matrices, %lld entries)",
+                           nnz);
+    }
+    return SPK_OK;
+}
+
+/* The backends of one triangle from the host matrix N (may have no
+ * entries; t takes it over) and the diagonal d (NULL: identity). */
+static int tri_build(sweep_pc *p, tri *t, spk_csr *hN, const double *d)
+{
+    spk_exec *e = p->e;
+    int st = SPK_OK;
+    t->hN = *hN;
+    memset(hN, 0, sizeof *hN);
+    const spk_csr *N = &t->hN;
+    spk_csr *D = &t->hD;
+    if (N->nnz > 0) {
+        SPK_TRY(spk_spmv_find(p->format, e, &t->nops, e->err));
+        st = t->nops->create(e, N, &p->so, &t->N);
+        if (st == SPK_ERR_UNSUPPORTED && p->format[0]) { /* refused (padding): the executor's default */
+            spk_err_clear(e->err);
+            SPK_TRY(spk_spmv_find(NULL, e, &t->nops, e->err));
+            st = t->nops->create(e, N, &p->so, &t->N);
+        }
+        SPK_TRY(st);
+    }
+    if (d) {
+        /* the diagonal goes through plain CSR: one entry per row suits every executor */
+        SPK_TRY(spk_spmv_find(spk_exec_is_host(e) ? "csr" : "csr-scalar", e, &t->dops, e->err));
+        SPK_TRY(csr_alloc(e->err, p->n, p->n, D));
+        for (int i = 0; i < p->n; i++) {
+            D->rowptr[i] = i;
+            D->colind[i] = i;
+            D->val[i] = d[i];
+        }
+        D->rowptr[p->n] = p->n;
+        st = t->dops->create(e, D, &p->so, &t->D);
+    }
+    return st;
+}
+
+/* The two triangles' sweep matrices from the host factor. */
+static int sweep_build(sweep_pc *p)
+{
+    const spk_factor *f = p->f;
+    const spk_csr *F = &f->F;
+    const int n = p->n, *rp = F->rowptr, *ci = F->colind, *dg = f->diag;
+    const double *v = F->val, *id = f->idiag;
+    spk_err *err = p->e->err;
+    spk_csr A = {0}, B = {0};
+    int st = SPK_OK;
+    tri_free(&p->t[0]);
+    tri_free(&p->t[1]);
+    /* strict lower part: first triangle (ILU(0): unit L, unscaled; IC(0): D^-1 L_strict) */
+    long long nl = 0;
+    for (int i = 0; i < n; i++) nl += dg[i] - rp[i];
+    SPK_CHECK(st, csr_alloc(err, n, nl, &A));
+    A.rowptr[0] = 0;
+    for (int i = 0, q = 0; i < n; i++) {
+        for (int k = rp[i]; k < dg[i]; k++, q++) {
+            A.colind[q] = ci[k];
+            A.val[q] = p->ic ? v[k] * id[i] : v[k];
+        }
+        A.rowptr[i + 1] = q;
+    }
+    SPK_CHECK(st, tri_build(p, &p->t[0], &A, p->ic ? id : NULL));
+    if (p->ic) { /* L_strict^T, scaled by rows: entry (j, i) = l_ij / l_jj */
+        SPK_CHECK(st, csr_alloc(err, n, nl, &B));
+        memset(B.rowptr, 0, ((size_t)n + 1) * sizeof(int));
+        const spk_csr *Ls = &p->t[0].hN; /* A, now held by the first triangle */
+        for (int q = 0; q < Ls->nnz; q++) B.rowptr[Ls->colind[q] + 1]++;
+        for (int j = 0; j < n; j++) B.rowptr[j + 1] += B.rowptr[j];
+        int *next = malloc(((size_t)n + 1) * sizeof(int));
+        if (!next) {
+            st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (IC(0) transpose)");
+            goto cleanup;
+        }
+        memcpy(next, B.rowptr, ((size_t)n + 1) * sizeof(int));
+        for (int i = 0; i < n; i++) /* rows of L in order: each row of L^T gets ascending columns */
+            for (int k = rp[i]; k < dg[i]; k++) {
+                const int j = ci[k], q = next[j]++;
+                B.colind[q] = i;
+                B.val[q] = v[k] * id[j];
+            }
+        free(next);
+    } else { /* U_strict, scaled by rows */
+        long long nu = (long long)(rp[n] - rp[0]) - nl - n;
+        SPK_CHECK(st, csr_alloc(err, n, nu, &B));
+        B.rowptr[0] = 0;
+        for (int i = 0, q = 0; i < n; i++) {
+            for (int k = dg[i] + 1; k < rp[i + 1]; k++, q++) {
+                B.colind[q] = ci[k];
+                B.val[q] = v[k] * id[i];
+            }
+            B.rowptr[i + 1] = q;
+        }
+    }
+    SPK_CHECK(st, tri_build(p, &p->t[1], &B, id));
+cleanup:
+    spk_csr_free(&A);
+    spk_csr_free(&B);
+    return st;
+}
+
+static void sweep_destroy(void *impl)
+{
+    sweep_pc *p = impl;
+    if (!p) return;
+    tri_free(&p->t[0]);
+    tri_free(&p->t[1]);
+    if (p->c) p->e->ops->free(p->e, p->c);
+    if (p->x) p->e->ops->free(p->e, p->x);
+    if (p->w) p->e->ops->free(p->e, p->w);
+    if (p->y) p->e->ops->free(p->e, p->y);
+    spk_factor_free(p->f);
+    free(p);
+}
+
+static int sweep_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, const spk_factor_kind *kind,
+                        void **impl)
+{
+    if (!impl || !o) return spk_err_set(e->err, SPK_ERR_INVALID_ARG, "%s sweeps: impl and options must be given",
+                                        kind->label);
+    *impl = NULL;
+    if (o->sweeps < 1 || o->sweeps > 1000)
+        return spk_err_set(e->err, SPK_ERR_INVALID_ARG,
+                           "%s sweeps: the number of sweeps per triangular solve must be in [1, 1000] (got %d)",
+                           kind->label, o->sweeps);
+    sweep_pc *p = calloc(1, sizeof *p);
+    if (!p) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (%s sweeps)", kind->label);
+    p->e = e;
+    p->k = o->sweeps;
+    p->kind = *kind;
+    p->kind.any_exec = 1;
+    p->ic = kind->lower_only;
+    p->so = o->spmv;
+    snprintf(p->format, sizeof p->format, "%s", o->format[0] ? o->format : "");
+    int st;
+    void *fi = NULL;
+    SPK_CHECK(st, spk_factor_create(e, A, o, &p->kind, &fi));
+    p->f = fi;
+    p->n = p->f->n;
+    SPK_CHECK(st, spk_exec_alloc_vec(e, p->n, &p->c));
+    SPK_CHECK(st, spk_exec_alloc_vec(e, p->n, &p->x));
+    SPK_CHECK(st, spk_exec_alloc_vec(e, p->n, &p->w));
+    SPK_CHECK(st, spk_exec_alloc_vec(e, p->n, &p->y));
+    SPK_CHECK(st, sweep_build(p));
+    *impl = p;
+    return SPK_OK;
+cleanup:
+    sweep_destroy(p);
+    return st;
+}
+
+/* out = k sweeps on triangle t for right-hand side b (out may equal b). */
+static int tri_apply(sweep_pc *p, const tri *t, const double *b, double *out)
+{
+    spk_exec *e = p->e;
+    const int n = p->n;
+    if (t->D)
+        SPK_TRY(t->dops->apply(t->D, 1.0, b, 0.0, p->c));
+    else
+        SPK_TRY(e->ops->copy(e, n, b, p->c));
+    if (!t->N) return e->ops->copy(e, n, p->c, out); /* diagonal: exact */
+    double *x = p->x, *w = p->w;
+    SPK_TRY(e->ops->copy(e, n, p->c, x));
+    for (int j = 0; j < p->k; j++) {
+        SPK_TRY(e->ops->copy(e, n, p->c, w));
+        SPK_TRY(t->nops->apply(t->N, -1.0, x, 1.0, w));
+        double *s = x;
+        x = w;
+        w = s;
+    }
+    return e->ops->copy(e, n, x, out);
+}
+
+static int sweep_apply(void *impl, const double *r, double *z)
+{
+    sweep_pc *p = impl;
+    if (!p || !r || !z) return SPK_ERR_INVALID_ARG;
+    SPK_TRY(spk_factor_check_apply(p->f, r, z));
+    SPK_TRY(tri_apply(p, &p->t[0], r, p->y));
+    return tri_apply(p, &p->t[1], p->y, z);
+}
+
+static int sweep_refactor(void *impl, const spk_csr *A)
+{
+    sweep_pc *p = impl;
+    if (!p) return SPK_ERR_INVALID_ARG;
+    SPK_TRY(spk_factor_run(p->f, A));
+    return sweep_build(p);
+}
+
+static double sweep_shift(const void *impl)
+{
+    const sweep_pc *p = impl;
+    return p ? p->f->alpha : 0.0;
+}
+
+static int ilu0s_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    return sweep_create(e, A, o, &spk_ilu0_kind, impl);
+}
+
+static int ic0s_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    return sweep_create(e, A, o, &spk_ic0_kind, impl);
+}
+
+const struct spk_precond_ops spk_precond_ilu0_sweeps_host = {
+    "ilu0-sweeps", "host", ilu0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
+const struct spk_precond_ops spk_precond_ic0_sweeps_host = {
+    "ic0-sweeps", "host", ic0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
+#ifdef SPK_HAVE_CUDA
+const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
+    "ilu0-sweeps", "cuda", ilu0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
+const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
+    "ic0-sweeps", "cuda", ic0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
+#endif
