@@ -59,6 +59,8 @@ static void help(void)
            "  --repeat N          at least N timed samples per measurement (default 10)\n"
            "  --min-time S        and as many as S seconds of measuring allow (default 0.2)\n"
            "  --maxit N           iteration limit of the solves (default 10000)\n"
+           "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
+           "                      solve (default 0: exact triangular solves)\n"
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
            "  --csv FILE          one row per matrix and format\n"
@@ -105,7 +107,7 @@ typedef struct bench {
     spk_timer *timer;
     const struct spk_spmv_ops *fmts[64];
     int nfmts;
-    int repeat, maxit, solve, quiet;
+    int repeat, maxit, solve, quiet, sweeps;
     double min_time, copy_gbs;
     size_t cache;
     char devname[128];
@@ -198,6 +200,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     spk_options_default(&o);
     o.format = r->ops->name;
     o.maxit = b->maxit;
+    o.precond_sweeps = b->sweeps;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -752,6 +755,11 @@ int cmd_bench(int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "maxit", &v))) {
             if (r < 0 || cli_parse_int(v, &b.maxit) || b.maxit < 0) {
                 cli_usage_error("bench", "--maxit needs an integer >= 0");
+                goto out;
+            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
+            if (r < 0 || cli_parse_int(v, &b.sweeps) || b.sweeps < 0 || b.sweeps > 1000) {
+                cli_usage_error("bench", "--precond-sweeps needs an integer in [0, 1000]");
                 goto out;
             }
         } else if ((r = cli_opt_value(argc, argv, &i, "device", &v))) {

@@ -169,6 +169,10 @@ string(JSON solve GET "${json}" matrices 0 formats 1 solve status)
 string(JSON iters GET "${json}" matrices 0 formats 1 solve iterations)
 string(JSON choice GET "${json}" matrices 0 formats 4 auto_choice)
 string(JSON regime GET "${json}" matrices 0 regime)
+string(JSON batch GET "${json}" matrices 1 formats 2 hot batch)
+if(NOT batch GREATER 0 OR batch GREATER 1024)
+  message(SEND_ERROR "bench JSON: hot batch ${batch}, expected 1..1024")
+endif()
 if(NOT nmat EQUAL 2 OR NOT nfmt EQUAL 5 OR NOT first STREQUAL "csr" OR NOT hot GREATER 0 OR NOT frac GREATER 0
    OR NOT solve STREQUAL "converged" OR NOT iters GREATER 0 OR choice STREQUAL "" OR NOT regime MATCHES "cache|memory")
   message(SEND_ERROR "bench JSON: ${nmat} matrices, ${nfmt} formats, first ${first}, hot ${hot}, frac ${frac}, "
@@ -180,6 +184,12 @@ list(GET csv 0 header)
 if(NOT ncsv EQUAL 11 OR NOT header MATCHES "^matrix,rows,cols,nnz,regime,format,status,setup_ms")
   message(SEND_ERROR "bench CSV: ${ncsv} lines, header ${header}")
 endif()
+# the solves with Jacobi sweeps for IC(0)'s triangular solves
+spk_run(0 out err bench --device cpu --min-time 0 --repeat 1 --formats csr --solve --precond-sweeps 2 --quiet
+        "${DATA}/nos3.mtx.gz")
+expect_in("${out}" "cg+ic0-sweeps" "bench --precond-sweeps solves with ic0-sweeps")
+spk_run(2 out err bench --precond-sweeps -1 "${DATA}/nos3.mtx.gz")
+expect_in("${err}" "--precond-sweeps needs an integer in [0, 1000]" "bench: bad sweeps")
 spk_run(0 out err bench --device cpu --min-time 0 --repeat 1 --formats coo --quiet --dir "${DATA}")
 string(REGEX MATCHALL "nonzeros, (cache|memory) regime" regimes "${out}")
 list(LENGTH regimes nreg)
