@@ -187,6 +187,12 @@ int cmd_info(int argc, char **argv)
     int square = A.nrows == A.ncols;
     int cg = square && vsym && missing == 0 && dpos == nd && nd > 0;
     const char *method = !square ? "none (not square)" : cg ? "cg + ic0" : "bicgstab + ilu0";
+    /* the triangular solves' levels (IC(0)/ILU(0) keep A's pattern) */
+    int lev_lo = square ? spk_csr_tri_levels(&A, 0) : 0, lev_up = square ? spk_csr_tri_levels(&A, 1) : 0;
+    if (lev_lo < 0 || lev_up < 0) {
+        spk_err_set(&e, SPK_ERR_NOMEM, "out of host memory (triangular levels)");
+        goto fail;
+    }
     char detail[512] = "";
     size_t fbytes = 0;
     spk_tile_stats ts;
@@ -215,6 +221,7 @@ int cmd_info(int argc, char **argv)
         printf(", \"diag_dominant_rows\": %d, \"row_min\": %d, \"row_max\": %d, \"row_mean\": %.6g,"
                " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"",
                dom, rs.min, rs.max, rs.mean, rs.std, rs.empty, method);
+        if (square) printf(", \"levels_lower\": %d, \"levels_upper\": %d", lev_lo, lev_up);
         if (format) {
             printf(", \"format\": ");
             cli_json_string(stdout, format);
@@ -239,6 +246,10 @@ int cmd_info(int argc, char **argv)
                rs.mean, rs.std, rs.empty);
         printf("norm        ||A||_F = %.6g\n", fro);
         printf("method      spk solve would use %s\n", method);
+        if (square)
+            printf("levels      triangular solves: %d steps with the lower triangle, %d with the upper "
+                   "(%.1f rows per step)\n",
+                   lev_lo, lev_up, A.nrows / (double)(lev_lo > lev_up ? (lev_lo ? lev_lo : 1) : lev_up));
         if (format) {
             printf("format      %s%s%s\n", format, detail[0] ? ": " : "", detail);
             printf("            %zu bytes of arrays on the host\n", fbytes);

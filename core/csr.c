@@ -452,6 +452,25 @@ int spk_csr_diag_dominant_rows(const spk_csr *A)
     return count;
 }
 
+int spk_csr_tri_levels(const spk_csr *A, int upper)
+{
+    const int n = A->nrows;
+    int *lev = malloc(((size_t)n + 1) * sizeof(int)), levels = 0;
+    if (!lev) return -1;
+    for (int t = 0; t < n; t++) {
+        const int i = upper ? n - 1 - t : t; /* every row it depends on is done before it */
+        int l = 0;
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            const int j = A->colind[k];
+            if ((upper ? j > i : j < i) && lev[j] > l) l = lev[j];
+        }
+        lev[i] = l + 1;
+        if (lev[i] > levels) levels = lev[i];
+    }
+    free(lev);
+    return levels;
+}
+
 /* y = alpha*A*x + beta*y; traffic 12*nnz + 4*(rows+1) + 8*cols + 8*rows (16 with beta) bytes. */
 void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y)
 {

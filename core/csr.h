@@ -74,6 +74,13 @@ int spk_csr_with_diagonal(const spk_csr *A, spk_csr *B, int *added, spk_err *e);
 void spk_csr_row_stats(const spk_csr *A, spk_csr_rowstats *s);
 /* Number of rows with |a_ii| >= sum_{j != i} |a_ij|. */
 int spk_csr_diag_dominant_rows(const spk_csr *A);
+/* Levels of the triangular solve with the lower (upper = 0: entries j < i)
+ * or upper (j > i) triangle of square A: the length of the longest chain of
+ * rows each depending on the one before, i.e. how many sequential steps a
+ * level-scheduled substitution takes and how many Jacobi sweeps make an
+ * approximate one exact (plus one).  1 for a diagonal matrix, 0 for n = 0;
+ * -1 when out of host memory. */
+int spk_csr_tri_levels(const spk_csr *A, int upper);
 
 /* y = alpha*A*x + beta*y (beta == 0: y is not read, so it may hold NaN). */
 void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y);

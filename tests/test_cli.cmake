@@ -105,6 +105,17 @@ if(NOT rows EQUAL 5005)
   message(SEND_ERROR "info --json rows: ${rows}")
 endif()
 
+# the levels of the triangular solves: 2m - 1 on an m x m 5-point grid
+spk_run(0 out err gen poisson2d-5:7 "${WORK}/lev.mtx")
+spk_run(0 out err info "${WORK}/lev.mtx" --json)
+string(JSON lo GET "${out}" levels_lower)
+string(JSON up GET "${out}" levels_upper)
+if(NOT lo EQUAL 13 OR NOT up EQUAL 13)
+  message(SEND_ERROR "info --json levels: ${lo} ${up}, expected 13 13")
+endif()
+spk_run(0 out err info "${WORK}/lev.mtx")
+expect_in("${out}" "levels      triangular solves: 13 steps with the lower triangle, 13 with the upper" "info levels")
+
 # formats: spk info --format describes a format (the HMEC split), refuses unknown ones
 spk_run(0 out err info "${DATA}/sherman3.mtx.gz" --format hmec)
 expect_in("${out}" "HMEC: 2 ELL parts (K=4: 5005 rows, 13670 nnz; K=3: 2706 rows, 6363 nnz), CSR rest 0 rows 0 nnz"

@@ -202,6 +202,51 @@ static void test_diagonal_stats(void)
     spk_csr_free(&A);
 }
 
+/* Levels of the triangular solves: a chain, a diagonal, a 2D grid. */
+static void test_tri_levels(void)
+{
+    spk_err e;
+    enum { N = 7 };
+    int r[3 * N], c[3 * N], nz = 0;
+    for (int i = 0; i < N; i++) /* tridiagonal: every row depends on the one before */
+        for (int j = i - 1; j <= i + 1; j++)
+            if (j >= 0 && j < N) {
+                r[nz] = i;
+                c[nz++] = j;
+            }
+    spk_csr A = {0};
+    CHECK_OK(spk_csr_from_coo(N, N, nz, r, c, NULL, &A, &e), e.msg);
+    CHECK(spk_csr_tri_levels(&A, 0) == N && spk_csr_tri_levels(&A, 1) == N, "tridiagonal: %d %d",
+          spk_csr_tri_levels(&A, 0), spk_csr_tri_levels(&A, 1));
+    spk_csr_free(&A);
+    for (int i = 0; i < N; i++) r[i] = c[i] = i;
+    CHECK_OK(spk_csr_from_coo(N, N, N, r, c, NULL, &A, &e), e.msg);
+    CHECK(spk_csr_tri_levels(&A, 0) == 1 && spk_csr_tri_levels(&A, 1) == 1, "diagonal");
+    spk_csr_free(&A);
+    /* m x m 5-point grid in lexicographic order: 2m - 1 anti-diagonals */
+    const int m = 5, n = m * m;
+    int *gr = malloc(5 * (size_t)n * sizeof(int)), *gc = malloc(5 * (size_t)n * sizeof(int));
+    nz = 0;
+    for (int y = 0; y < m; y++)
+        for (int x = 0; x < m; x++) {
+            const int i = y * m + x;
+            const int nb[5][2] = {{x, y}, {x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}};
+            for (int q = 0; q < 5; q++)
+                if (nb[q][0] >= 0 && nb[q][0] < m && nb[q][1] >= 0 && nb[q][1] < m) {
+                    gr[nz] = i;
+                    gc[nz++] = nb[q][1] * m + nb[q][0];
+                }
+        }
+    CHECK_OK(spk_csr_from_coo(n, n, nz, gr, gc, NULL, &A, &e), e.msg);
+    CHECK(spk_csr_tri_levels(&A, 0) == 2 * m - 1 && spk_csr_tri_levels(&A, 1) == 2 * m - 1, "grid: %d %d",
+          spk_csr_tri_levels(&A, 0), spk_csr_tri_levels(&A, 1));
+    spk_csr_free(&A);
+    free(gr);
+    free(gc);
+    spk_csr Z = {0};
+    CHECK(spk_csr_tri_levels(&Z, 0) == 0, "empty matrix");
+}
+
 static void test_spmv_reference(void)
 {
     spk_err e;
@@ -245,6 +290,7 @@ int main(void)
     test_sort_sum_random();
     test_transpose_symmetry();
     test_diagonal_stats();
+    test_tri_levels();
     test_spmv_reference();
     test_alloc_limits();
     return check_exit();
