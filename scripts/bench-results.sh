@@ -11,7 +11,9 @@
 # part runs `spk bench --formats all --solve` and writes OUTDIR/bench-PART.json
 # (and .csv, .txt); `report` merges every bench-*.json of OUTDIR.
 # Environment: SPK (the spk binary, default build-gpu/spk), MIN_TIME (0.2),
-# MAXIT (the solves' iteration limit, default 10000).
+# MAXIT (the solves' iteration limit, default 10000), FORMATS (default all),
+# SWEEPS (the solves' --precond-sweeps; the files are then named
+# bench-PART-sweepsK.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -39,11 +41,14 @@ run)
   gen-powerlaw) args=(gen:powerlaw:6500000) ;;     # about 102M nonzeros
   *) echo "unknown part '$part'" >&2; exit 2 ;;
   esac
+  name=$part extra=()
+  if [ -n "${SWEEPS:-}" ]; then name=$part-sweeps$SWEEPS extra=(--precond-sweeps "$SWEEPS"); fi
   start=$(date +%s) rc=0
-  "$spk" bench --formats all --solve --min-time "$min" --maxit "$maxit" --json "$out/bench-$part.json" \
-    --csv "$out/bench-$part.csv" "${args[@]}" > "$out/bench-$part.txt" 2> "$out/bench-$part.err" || rc=$?
-  echo "part $part: $(( $(date +%s) - start )) s" | tee -a "$out/bench-$part.txt"
-  tail -25 "$out/bench-$part.txt"
+  "$spk" bench --formats "${FORMATS:-all}" --solve --min-time "$min" --maxit "$maxit" "${extra[@]}" \
+    --json "$out/bench-$name.json" --csv "$out/bench-$name.csv" "${args[@]}" > "$out/bench-$name.txt" \
+    2> "$out/bench-$name.err" || rc=$?
+  echo "part $name: $(( $(date +%s) - start )) s" | tee -a "$out/bench-$name.txt"
+  tail -25 "$out/bench-$name.txt"
   exit $rc ;;
 report)
   out=${2:?outdir}
