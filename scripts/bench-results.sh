@@ -13,7 +13,8 @@
 # Environment: SPK (the spk binary, default build-gpu/spk), MIN_TIME (0.2),
 # MAXIT (the solves' iteration limit, default 10000), FORMATS (default all),
 # SWEEPS (the solves' --precond-sweeps; the files are then named
-# bench-PART-sweepsK.*).
+# bench-PART-sweepsK.*; give them their own OUTDIR, as report merges every
+# bench-*.json of one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
