@@ -19,8 +19,8 @@
  * For IC(0) the operator applied is P^T P with P the truncated series of
  * L^-1 (the one of L^-T is its transpose), so it stays symmetric positive
  * definite for CG whatever k.  Cost per apply: 2k SpMVs with matrices of
- * nnz(factor) - n entries in all, 2k + 2 vector copies and two diagonal
- * products. */
+ * nnz(factor) - n entries in all, 2k vector copies and two diagonal
+ * products (one for ILU(0)). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,26 +220,29 @@ cleanup:
     return st;
 }
 
-/* out = k sweeps on triangle t for right-hand side b (out may equal b). */
+/* out = k sweeps on triangle t for right-hand side b; out must not be b
+ * or one of p's work vectors.  x_0 = c = D^-1 b is read in place (b itself
+ * when D = I), and the last sweep writes out: per sweep one copy of c and
+ * one product. */
 static int tri_apply(sweep_pc *p, const tri *t, const double *b, double *out)
 {
     spk_exec *e = p->e;
     const int n = p->n;
-    if (t->D)
+    if (!t->N) /* diagonal: exact */
+        return t->D ? t->dops->apply(t->D, 1.0, b, 0.0, out) : e->ops->copy(e, n, b, out);
+    const double *c = b;
+    if (t->D) {
         SPK_TRY(t->dops->apply(t->D, 1.0, b, 0.0, p->c));
-    else
-        SPK_TRY(e->ops->copy(e, n, b, p->c));
-    if (!t->N) return e->ops->copy(e, n, p->c, out); /* diagonal: exact */
-    double *x = p->x, *w = p->w;
-    SPK_TRY(e->ops->copy(e, n, p->c, x));
-    for (int j = 0; j < p->k; j++) {
-        SPK_TRY(e->ops->copy(e, n, p->c, w));
-        SPK_TRY(t->nops->apply(t->N, -1.0, x, 1.0, w));
-        double *s = x;
-        x = w;
-        w = s;
+        c = p->c;
     }
-    return e->ops->copy(e, n, x, out);
+    const double *x = c;
+    for (int j = 0; j < p->k; j++) {
+        double *dst = j == p->k - 1 ? out : (j % 2 ? p->w : p->x);
+        SPK_TRY(e->ops->copy(e, n, c, dst));
+        SPK_TRY(t->nops->apply(t->N, -1.0, x, 1.0, dst));
+        x = dst;
+    }
+    return SPK_OK;
 }
 
 static int sweep_apply(void *impl, const double *r, double *z)
@@ -248,7 +251,7 @@ static int sweep_apply(void *impl, const double *r, double *z)
     if (!p || !r || !z) return SPK_ERR_INVALID_ARG;
     SPK_TRY(spk_factor_check_apply(p->f, r, z));
     SPK_TRY(tri_apply(p, &p->t[0], r, p->y));
-    return tri_apply(p, &p->t[1], p->y, z);
+    return tri_apply(p, &p->t[1], p->y, z); /* z may be r: r is no longer read */
 }
 
 static int sweep_refactor(void *impl, const spk_csr *A)

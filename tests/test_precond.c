@@ -1165,6 +1165,10 @@ static void test_sweeps(ctx *c)
         CHECK_OK(apply_once(c, sw, d, n, r, zs), c->err.msg);
         double e = relerr(n, zs, z);
         CHECK(e <= 1e-10, "%s: %d sweeps differ from the exact solves by %.3g", cases[q].what, n, e);
+        memcpy(zs, r, (size_t)n * sizeof(double)); /* in place: z == r */
+        CHECK_OK(apply_once(c, sw, d, n, zs, zs), c->err.msg);
+        e = relerr(n, zs, z);
+        CHECK(e <= 1e-10, "%s: in place, %d sweeps differ from the exact solves by %.3g", cases[q].what, n, e);
         CHECK_OK(apply_once(c, sw, d, 1, r, zs), c->err.msg);
         e = relerr(n, zs, z);
         CHECK(e > 1e-6, "%s: one sweep is exact (%.3g): the test matrix has one level", cases[q].what, e);
