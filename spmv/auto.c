@@ -117,7 +117,10 @@ static void auto_destroy(void *impl)
     free(a);
 }
 
-static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
+/* The selection among the candidates `given` (ngiven of them), or those of
+ * spk_auto_candidates when given is NULL. */
+static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, const struct spk_spmv_ops *const *given,
+                       int ngiven, void **impl)
 {
     double t0 = spk_time_now();
     *impl = NULL;
@@ -126,7 +129,8 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
     a->e = e;
     if (o) a->o = *o;
     const char *names[16];
-    int nc = spk_auto_candidates(A, names, 16), st = SPK_OK;
+    int nc = given ? (ngiven < 16 ? ngiven : 16) : spk_auto_candidates(A, names, 16), st = SPK_OK;
+    for (int c = 0; given && c < nc; c++) names[c] = given[c]->name;
     double *x = NULL, *y = NULL;
     spk_timer *tm = NULL;
     char tried[400] = "";
@@ -154,9 +158,10 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
     SPK_CHECK(st, e->ops->fill(e, A->ncols, 1.0, x));
     SPK_CHECK(st, spk_timer_create(e, 0, &tm));
     for (int c = 0; c < nc; c++) {
-        const struct spk_spmv_ops *ops = NULL;
+        const struct spk_spmv_ops *ops = given ? given[c] : NULL;
         spk_err keep = *e->err;
-        if (spk_spmv_find(names[c], e, &ops, e->err)) { /* not on this executor */
+        if (given ? strcmp(ops->exec, e->ops->name) != 0
+                  : spk_spmv_find(names[c], e, &ops, e->err) != SPK_OK) { /* not on this executor */
             *e->err = keep;
             continue;
         }
@@ -234,6 +239,20 @@ cleanup:
     if (y) e->ops->free(e, y);
     if (st) auto_destroy(a);
     return st;
+}
+
+static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
+{
+    return auto_select(e, A, o, NULL, 0, impl);
+}
+
+int spk_auto_create_with(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
+                         const struct spk_spmv_ops *const *cands, int n, void **impl)
+{
+    if (!e || !A || !cands || n < 1 || !impl)
+        return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "spk_auto_create_with: bad arguments")
+                 : SPK_ERR_INVALID_ARG;
+    return auto_select(e, A, o, cands, n, impl);
 }
 
 static int auto_apply(void *impl, double alpha, const double *x, double beta, double *y)

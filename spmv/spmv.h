@@ -60,6 +60,11 @@ const struct spk_spmv_ops *const *spk_spmv_list(void);
 /* The "auto" format (auto.c): the fastest of the candidates of
  * spk_auto_candidates, by timed trials. */
 extern const struct spk_spmv_ops spk_spmv_auto_host, spk_spmv_auto_cuda;
+/* For tests: an "auto" backend (destroyed through spk_spmv_auto_host's or
+ * _cuda's ops) choosing among the n backends given, in that order, instead
+ * of spk_auto_candidates' (those for another executor are skipped). */
+int spk_auto_create_with(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
+                         const struct spk_spmv_ops *const *cands, int n, void **impl);
 /* The candidate formats auto tries for A (at most max names); returns the count. */
 int spk_auto_candidates(const spk_csr *A, const char **names, int max);
 /* The format an "auto" backend chose. */

@@ -177,6 +177,65 @@ static void check_device_builders(spk_exec *ex, const spk_csr *A, const char *wh
 }
 #endif
 
+#ifndef SPK_TEST_CUDA
+/* Host backends that wrap csr and take at least 0.2 ms ("fast-test") or 1 ms
+ * ("slow-test") a product: auto's early cut, deterministically. */
+static const struct spk_spmv_ops *g_csr;
+static int wrap_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
+{
+    return g_csr->create(e, A, o, impl);
+}
+static int wait_apply(void *impl, double alpha, const double *x, double beta, double *y, double seconds)
+{
+    double t0 = spk_time_now();
+    int st = g_csr->apply(impl, alpha, x, beta, y);
+    while (spk_time_now() - t0 < seconds) {
+    }
+    return st;
+}
+static int fast_apply(void *impl, double alpha, const double *x, double beta, double *y)
+{
+    return wait_apply(impl, alpha, x, beta, y, 2e-4);
+}
+static int slow_apply(void *impl, double alpha, const double *x, double beta, double *y)
+{
+    return wait_apply(impl, alpha, x, beta, y, 1e-3);
+}
+static void wrap_destroy(void *impl)
+{
+    g_csr->destroy(impl);
+}
+static void wrap_stats(const void *impl, spk_spmv_stats *s)
+{
+    g_csr->stats(impl, s);
+}
+static const struct spk_spmv_ops fast_ops = {"fast-test", "host", "test", wrap_create, fast_apply, NULL,
+                                             wrap_destroy, wrap_stats, NULL};
+static const struct spk_spmv_ops slow_ops = {"slow-test", "host", "test", wrap_create, slow_apply, NULL,
+                                             wrap_destroy, wrap_stats, NULL};
+
+/* A candidate 5x slower than the best so far is dropped after one product;
+ * tried first, it is timed in full and loses. */
+static void check_cut(spk_exec *ex, const spk_csr *A)
+{
+    CHECK_OK(spk_spmv_find("csr", ex, &g_csr, ex->err), ex->err->msg);
+    const struct spk_spmv_ops *order[2][2] = {{&fast_ops, &slow_ops}, {&slow_ops, &fast_ops}};
+    for (int k = 0; k < 2; k++) {
+        void *impl = NULL;
+        CHECK_OK(spk_auto_create_with(ex, A, NULL, order[k], 2, &impl), ex->err->msg);
+        if (!impl) continue;
+        spk_spmv_stats s;
+        spk_spmv_auto_host.stats(impl, &s);
+        CHECK(strcmp(spk_auto_choice(impl), "fast-test") == 0, "cut %d: chose %s", k, spk_auto_choice(impl));
+        CHECK(check_contains(s.detail, "slow-test") && check_contains(s.detail, "fast-test"), "cut %d: %s", k,
+              s.detail);
+        CHECK(check_contains(s.detail, "(one product;") == (k == 0), "cut %d: the slow candidate %s: %s", k,
+              k == 0 ? "was not cut" : "was cut though tried first", s.detail);
+        spk_spmv_auto_host.destroy(impl);
+    }
+}
+#endif
+
 int main(void)
 {
     spk_err err;
@@ -201,6 +260,9 @@ int main(void)
         CHECK_OK(spk_mm_read_csr(path, &A, NULL, &err), err.msg);
         check_choice(ops, ex, &A, files[f], NULL);
         spmv_compare(ops, ex, &A, files[f], 1);
+#ifndef SPK_TEST_CUDA
+        if (f == 0) check_cut(ex, &A);
+#endif
 #ifdef SPK_TEST_CUDA
         check_device_builders(ex, &A, files[f]);
 #endif
