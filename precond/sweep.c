@@ -187,9 +187,13 @@ static void sweep_destroy(void *impl)
 static int sweep_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, const spk_factor_kind *kind,
                         void **impl)
 {
-    if (!impl || !o) return spk_err_set(e->err, SPK_ERR_INVALID_ARG, "%s sweeps: impl and options must be given",
-                                        kind->label);
+    if (!impl) return spk_err_set(e->err, SPK_ERR_INVALID_ARG, "%s sweeps: impl is NULL", kind->label);
     *impl = NULL;
+    spk_precond_opts def;
+    if (!o) { /* the defaults: 3 sweeps in the executor's default format */
+        spk_precond_opts_default(&def);
+        o = &def;
+    }
     if (o->sweeps < 1 || o->sweeps > 1000)
         return spk_err_set(e->err, SPK_ERR_INVALID_ARG,
                            "%s sweeps: the number of sweeps per triangular solve must be in [1, 1000] (got %d)",
