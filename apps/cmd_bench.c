@@ -61,6 +61,7 @@ static void help(void)
            "  --maxit N           iteration limit of the solves (default 10000)\n"
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
            "                      solve (default 0: exact triangular solves)\n"
+           "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
            "  --csv FILE          one row per matrix and format\n"
@@ -107,7 +108,7 @@ typedef struct bench {
     spk_timer *timer;
     const struct spk_spmv_ops *fmts[64];
     int nfmts;
-    int repeat, maxit, solve, quiet, sweeps;
+    int repeat, maxit, solve, quiet, sweeps, isai;
     double min_time, copy_gbs;
     size_t cache;
     char devname[128];
@@ -201,6 +202,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     o.format = r->ops->name;
     o.maxit = b->maxit;
     o.precond_sweeps = b->sweeps;
+    o.precond_isai = b->isai;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -732,6 +734,8 @@ int cmd_bench(int argc, char **argv)
             help();
             rc = CLI_OK;
             goto out;
+        } else if (cli_flag(argv[i], "precond-isai")) {
+            b.isai = 1;
         } else if (cli_flag(argv[i], "solve")) {
             b.solve = 1;
         } else if (cli_flag(argv[i], "quiet")) {

@@ -43,6 +43,8 @@ static void help(void)
            "  --no-shift          fail on a bad IC(0)/ILU(0) pivot instead of shifting the diagonal\n"
            "  --precond-sweeps K  IC(0)/ILU(0): replace each triangular solve by K Jacobi sweeps,\n"
            "                      each an SpMV in the solver's format (default 0: exact solves)\n"
+           "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
+           "                      inverse (one SpMV each) instead of solving\n"
            "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
            "  --monitor           print the residual of every iteration\n"
            "  --json              print one JSON object instead of text\n"
@@ -131,6 +133,8 @@ static int parse(int argc, char **argv, solve_args *a)
                 return cli_usage_error("solve", "--hmec-parts needs an integer in [1, 8]");
         } else if ((r = cli_tile_option("solve", argc, argv, &i, &tile))) {
             if (r < 0) return CLI_USAGE;
+        } else if (cli_flag(argv[i], "precond-isai")) {
+            a->o.precond_isai = 1;
         } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.precond_sweeps) || a->o.precond_sweeps < 0 ||
                 a->o.precond_sweeps > 1000)

@@ -44,6 +44,7 @@ module spk
      type(c_ptr) :: monitor_user
      real(c_double) :: dtol
      integer(c_int) :: precond_sweeps  ! IC(0)/ILU(0): 0 exact triangular solves, k > 0 k Jacobi sweeps
+     integer(c_int) :: precond_isai    ! IC(0)/ILU(0): 1 applies the factors' approximate inverses
   end type spk_options
 
   ! struct spk_result

@@ -144,6 +144,10 @@ typedef struct spk_options {
                                   [1, 1000] replaces each by k Jacobi sweeps, each an SpMV in the
                                   solver's format (the preconditioner is then "ic0-sweeps" or
                                   "ilu0-sweeps"): approximate, fully parallel */
+    int precond_isai;          /* IC(0)/ILU(0): 1 applies each factor's incomplete sparse
+                                  approximate inverse, one SpMV per factor ("ic0-isai",
+                                  "ilu0-isai"), instead of solving; 0 (default) solves.  Not
+                                  together with precond_sweeps */
 } spk_options;
 
 /* Outcome of one spk_solve. */

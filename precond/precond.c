@@ -15,6 +15,8 @@ static const struct spk_precond_ops *const registry[] = {
     &spk_precond_ic0_host,
     &spk_precond_ilu0_sweeps_host,
     &spk_precond_ic0_sweeps_host,
+    &spk_precond_ilu0_isai_host,
+    &spk_precond_ic0_isai_host,
 #ifdef SPK_HAVE_CUDA
     &spk_precond_none_cuda,
     &spk_precond_jacobi_cuda,
@@ -22,6 +24,8 @@ static const struct spk_precond_ops *const registry[] = {
     &spk_precond_ic0_cuda,
     &spk_precond_ilu0_sweeps_cuda,
     &spk_precond_ic0_sweeps_cuda,
+    &spk_precond_ilu0_isai_cuda,
+    &spk_precond_ic0_isai_cuda,
 #endif
     NULL,
 };

@@ -52,5 +52,11 @@ extern const struct spk_precond_ops spk_precond_ilu0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_cuda;
+/* ILU(0) / IC(0) applying each factor's incomplete sparse approximate inverse
+ * (one SpMV per factor, sweep.c), on the host and the GPU. */
+extern const struct spk_precond_ops spk_precond_ilu0_isai_host;
+extern const struct spk_precond_ops spk_precond_ic0_isai_host;
+extern const struct spk_precond_ops spk_precond_ilu0_isai_cuda;
+extern const struct spk_precond_ops spk_precond_ic0_isai_cuda;
 
 #endif

@@ -20,7 +20,16 @@
  * L^-1 (the one of L^-T is its transpose), so it stays symmetric positive
  * definite for CG whatever k.  Cost per apply: 2k SpMVs with matrices of
  * nnz(factor) - n entries in all, 2k vector copies and two diagonal
- * products (one for ILU(0)). */
+ * products (one for ILU(0)).
+ *
+ * "ilu0-isai" and "ic0-isai" apply instead each factor's incomplete sparse
+ * approximate inverse: M with T's pattern such that (M T)_ij = delta_ij on
+ * that pattern, row by row a small dense system T[P,P]^T m = e_i over the
+ * row's columns P (Gaussian elimination with partial pivoting; a row longer
+ * than ISAI_MAX_ROW keeps only 1 / t_ii).  An apply is one SpMV per factor.
+ * For IC(0) the second factor's is the transpose of the first's, so the
+ * operator M^T M is symmetric positive definite. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +44,14 @@ typedef struct tri {
     spk_csr hN, hD; /* their host matrices, kept: a host backend may use them in place */
 } tri;
 
+#define ISAI_MAX_ROW 64
+
 typedef struct sweep_pc {
     spk_factor_kind kind; /* the host kind, for any executor */
     spk_factor *f;        /* the host factor */
     spk_exec *e;
     int n, k, ic;
+    int isai;             /* 1: approximate inverses instead of sweeps */
     char format[64];
     spk_spmv_opts so;
     tri t[2];
@@ -170,6 +182,133 @@ cleanup:
     return st;
 }
 
+/* M = the incomplete sparse approximate inverse of triangular T (sorted
+ * columns, diagonal stored and nonzero), on T's pattern. */
+static int isai_of(spk_err *err, const spk_csr *T, spk_csr *M)
+{
+    const int n = T->nrows;
+    SPK_TRY(csr_alloc(err, n, T->nnz, M));
+    memcpy(M->rowptr, T->rowptr, ((size_t)n + 1) * sizeof(int));
+    memcpy(M->colind, T->colind, (size_t)(T->nnz ? T->nnz : 1) * sizeof(int));
+    int *mark = malloc(((size_t)n + 1) * sizeof(int));
+    double *B = malloc((size_t)ISAI_MAX_ROW * ISAI_MAX_ROW * sizeof(double)), x[ISAI_MAX_ROW];
+    if (!mark || !B) {
+        free(mark);
+        free(B);
+        spk_csr_free(M);
+        return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (approximate inverse)");
+    }
+    for (int j = 0; j < n; j++) mark[j] = -1;
+    for (int i = 0; i < n; i++) {
+        const int b = T->rowptr[i], m = T->rowptr[i + 1] - b;
+        int di = -1;
+        for (int a = 0; a < m; a++)
+            if (T->colind[b + a] == i) di = a;
+        for (int a = 0; a < m; a++) M->val[b + a] = 0;
+        if (di < 0) continue; /* no diagonal: left zero (the factor always stores it) */
+        if (m > ISAI_MAX_ROW) {
+            M->val[b + di] = 1.0 / T->val[b + di];
+            continue;
+        }
+        for (int a = 0; a < m; a++) mark[T->colind[b + a]] = a;
+        /* B = T[P,P]^T: B[c][a] = T[P[a], P[c]] */
+        memset(B, 0, (size_t)m * m * sizeof(double));
+        for (int a = 0; a < m; a++) {
+            const int r = T->colind[b + a];
+            for (int k = T->rowptr[r]; k < T->rowptr[r + 1]; k++) {
+                const int c = mark[T->colind[k]];
+                if (c >= 0) B[c * m + a] = T->val[k];
+            }
+        }
+        for (int a = 0; a < m; a++) x[a] = a == di ? 1.0 : 0.0;
+        for (int col = 0; col < m; col++) { /* elimination with partial pivoting */
+            int piv = col;
+            for (int r = col + 1; r < m; r++)
+                if (fabs(B[r * m + col]) > fabs(B[piv * m + col])) piv = r;
+            if (piv != col) {
+                for (int q = 0; q < m; q++) {
+                    double t = B[col * m + q];
+                    B[col * m + q] = B[piv * m + q];
+                    B[piv * m + q] = t;
+                }
+                double t = x[col];
+                x[col] = x[piv];
+                x[piv] = t;
+            }
+            const double d = B[col * m + col];
+            for (int r = col + 1; r < m; r++) {
+                const double f = B[r * m + col] / d;
+                if (f == 0) continue;
+                for (int q = col; q < m; q++) B[r * m + q] -= f * B[col * m + q];
+                x[r] -= f * x[col];
+            }
+        }
+        for (int a = m - 1; a >= 0; a--) {
+            double s = x[a];
+            for (int q = a + 1; q < m; q++) s -= B[a * m + q] * x[q];
+            x[a] = s / B[a * m + a];
+        }
+        for (int a = 0; a < m; a++) {
+            M->val[b + a] = x[a];
+            mark[T->colind[b + a]] = -1;
+        }
+    }
+    free(mark);
+    free(B);
+    return SPK_OK;
+}
+
+/* The approximate inverses of the two factors, as the triangles' N. */
+static int isai_build(sweep_pc *p)
+{
+    const spk_factor *f = p->f;
+    const spk_csr *F = &f->F;
+    const int n = p->n, *rp = F->rowptr, *ci = F->colind, *dg = f->diag;
+    const double *v = F->val;
+    spk_err *err = p->e->err;
+    spk_csr T = {0}, M = {0}, Mt = {0};
+    int st = SPK_OK;
+    tri_free(&p->t[0]);
+    tri_free(&p->t[1]);
+    /* the lower factor with its diagonal: L of IC(0) as stored; ILU(0)'s unit L with 1 appended */
+    long long nl = 0;
+    for (int i = 0; i < n; i++) nl += dg[i] - rp[i];
+    SPK_CHECK(st, csr_alloc(err, n, nl + n, &T));
+    T.rowptr[0] = 0;
+    for (int i = 0, q = 0; i < n; i++) {
+        for (int k = rp[i]; k < dg[i]; k++, q++) {
+            T.colind[q] = ci[k];
+            T.val[q] = v[k];
+        }
+        T.colind[q] = i;
+        T.val[q++] = p->ic ? v[dg[i]] : 1.0;
+        T.rowptr[i + 1] = q;
+    }
+    SPK_CHECK(st, isai_of(err, &T, &M));
+    spk_csr_free(&T);
+    if (p->ic) {
+        SPK_CHECK(st, spk_csr_transpose(&M, &Mt, err));
+    } else { /* U with its diagonal first in each row */
+        SPK_CHECK(st, csr_alloc(err, n, (long long)rp[n] - nl, &T));
+        T.rowptr[0] = 0;
+        for (int i = 0, q = 0; i < n; i++) {
+            for (int k = dg[i]; k < rp[i + 1]; k++, q++) {
+                T.colind[q] = ci[k];
+                T.val[q] = v[k];
+            }
+            T.rowptr[i + 1] = q;
+        }
+        SPK_CHECK(st, isai_of(err, &T, &Mt));
+    }
+    SPK_CHECK(st, tri_build(p, &p->t[0], &M, NULL));
+    SPK_CHECK(st, tri_build(p, &p->t[1], &Mt, NULL));
+cleanup:
+    spk_csr_free(&T);
+    spk_csr_free(&M);
+    spk_csr_free(&Mt);
+    return st;
+}
+
 static void sweep_destroy(void *impl)
 {
     sweep_pc *p = impl;
@@ -185,7 +324,7 @@ static void sweep_destroy(void *impl)
 }
 
 static int sweep_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, const spk_factor_kind *kind,
-                        void **impl)
+                        int isai, void **impl)
 {
     if (!impl) return spk_err_set(e->err, SPK_ERR_INVALID_ARG, "%s sweeps: impl is NULL", kind->label);
     *impl = NULL;
@@ -194,7 +333,7 @@ static int sweep_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o
         spk_precond_opts_default(&def);
         o = &def;
     }
-    if (o->sweeps < 1 || o->sweeps > 1000)
+    if (!isai && (o->sweeps < 1 || o->sweeps > 1000))
         return spk_err_set(e->err, SPK_ERR_INVALID_ARG,
                            "%s sweeps: the number of sweeps per triangular solve must be in [1, 1000] (got %d)",
                            kind->label, o->sweeps);
@@ -202,6 +341,7 @@ static int sweep_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o
     if (!p) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (%s sweeps)", kind->label);
     p->e = e;
     p->k = o->sweeps;
+    p->isai = isai;
     p->kind = *kind;
     p->kind.any_exec = 1;
     p->ic = kind->lower_only;
@@ -216,7 +356,7 @@ static int sweep_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o
     SPK_CHECK(st, spk_exec_alloc_vec(e, p->n, &p->x));
     SPK_CHECK(st, spk_exec_alloc_vec(e, p->n, &p->w));
     SPK_CHECK(st, spk_exec_alloc_vec(e, p->n, &p->y));
-    SPK_CHECK(st, sweep_build(p));
+    SPK_CHECK(st, isai ? isai_build(p) : sweep_build(p));
     *impl = p;
     return SPK_OK;
 cleanup:
@@ -232,6 +372,7 @@ static int tri_apply(sweep_pc *p, const tri *t, const double *b, double *out)
 {
     spk_exec *e = p->e;
     const int n = p->n;
+    if (p->isai) return t->N ? t->nops->apply(t->N, 1.0, b, 0.0, out) : e->ops->copy(e, n, b, out);
     if (!t->N) /* diagonal: exact */
         return t->D ? t->dops->apply(t->D, 1.0, b, 0.0, out) : e->ops->copy(e, n, b, out);
     const double *c = b;
@@ -263,7 +404,7 @@ static int sweep_refactor(void *impl, const spk_csr *A)
     sweep_pc *p = impl;
     if (!p) return SPK_ERR_INVALID_ARG;
     SPK_TRY(spk_factor_run(p->f, A));
-    return sweep_build(p);
+    return p->isai ? isai_build(p) : sweep_build(p);
 }
 
 static double sweep_shift(const void *impl)
@@ -274,12 +415,22 @@ static double sweep_shift(const void *impl)
 
 static int ilu0s_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
 {
-    return sweep_create(e, A, o, &spk_ilu0_kind, impl);
+    return sweep_create(e, A, o, &spk_ilu0_kind, 0, impl);
 }
 
 static int ic0s_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
 {
-    return sweep_create(e, A, o, &spk_ic0_kind, impl);
+    return sweep_create(e, A, o, &spk_ic0_kind, 0, impl);
+}
+
+static int ilu0i_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    return sweep_create(e, A, o, &spk_ilu0_kind, 1, impl);
+}
+
+static int ic0i_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    return sweep_create(e, A, o, &spk_ic0_kind, 1, impl);
 }
 
 const struct spk_precond_ops spk_precond_ilu0_sweeps_host = {
@@ -288,11 +439,23 @@ const struct spk_precond_ops spk_precond_ilu0_sweeps_host = {
 const struct spk_precond_ops spk_precond_ic0_sweeps_host = {
     "ic0-sweeps", "host", ic0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
 };
+const struct spk_precond_ops spk_precond_ilu0_isai_host = {
+    "ilu0-isai", "host", ilu0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
+const struct spk_precond_ops spk_precond_ic0_isai_host = {
+    "ic0-isai", "host", ic0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
 #ifdef SPK_HAVE_CUDA
 const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
     "ilu0-sweeps", "cuda", ilu0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
 };
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
     "ic0-sweeps", "cuda", ic0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
+const struct spk_precond_ops spk_precond_ilu0_isai_cuda = {
+    "ilu0-isai", "cuda", ilu0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
+};
+const struct spk_precond_ops spk_precond_ic0_isai_cuda = {
+    "ic0-isai", "cuda", ic0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
 };
 #endif

@@ -439,6 +439,11 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "atol must be a finite number >= 0 (got %g)", o->atol);
     if (o->maxit < 0 || o->maxit > 1000000000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "maxit must be in [0, 1e9] (got %d)", o->maxit);
+    if (o->precond_isai != 0 && o->precond_isai != 1)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
+    if (o->precond_isai && o->precond_sweeps)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "precond_isai and precond_sweeps are two ways to apply IC(0)/ILU(0): choose one");
     if (o->precond_sweeps < 0 || o->precond_sweeps > 1000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_sweeps must be in [0, 1000] (got %d; 0: exact "
                            "triangular solves)", o->precond_sweeps);
@@ -476,6 +481,8 @@ static int setup_precond(spk_solver *s)
     const char *name = spk_precond_kind_name(s->pkind);
     if (s->opts.precond_sweeps > 0 && (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0))
         name = s->pkind == SPK_PRECOND_ILU0 ? "ilu0-sweeps" : "ic0-sweeps";
+    if (s->opts.precond_isai && (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0))
+        name = s->pkind == SPK_PRECOND_ILU0 ? "ilu0-isai" : "ic0-isai";
     SPK_TRY(spk_precond_find(name, e, &ops, e->err));
     SPK_TRY(ops->create(e, &s->M->A, &s->popts, &s->k.M));
     s->k.M_ops = ops;

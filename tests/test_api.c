@@ -103,7 +103,8 @@ static void matrices_and_solves(void)
     {
         spk_options os;
         spk_options_default(&os);
-        CHECK(os.precond_sweeps == 0, "default precond_sweeps %d", os.precond_sweeps);
+        CHECK(os.precond_sweeps == 0 && os.precond_isai == 0, "default precond_sweeps %d, precond_isai %d",
+              os.precond_sweeps, os.precond_isai);
         os.precond_sweeps = 2;
         os.rtol = 1e-10;
         spk_solver *sw = NULL;

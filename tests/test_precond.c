@@ -1056,7 +1056,7 @@ static void test_registry(ctx *c)
     int st = spk_precond_find("ilu", c->ex, &ops, &c->err);
     CHECK(st == SPK_ERR_NOT_FOUND && ops == NULL, "unknown name: %d", st);
     CHECK(strcmp(c->err.msg, "unknown preconditioner 'ilu' (available: none, jacobi, ilu0, ic0, ilu0-sweeps, "
-                             "ic0-sweeps)") == 0,
+                             "ic0-sweeps, ilu0-isai, ic0-isai)") == 0,
           "msg: %s", c->err.msg);
     st = spk_precond_find("IC0", c->ex, &ops, &c->err);
     CHECK(st == SPK_ERR_NOT_FOUND, "lookup is case-sensitive: %d", st);
@@ -1202,14 +1202,84 @@ static void test_sweeps(ctx *c)
     dense_free(&d);
 }
 
+/* Approximate inverses: exact when the factors' inverses keep their pattern
+ * (2 x 2 diagonal blocks), approximate otherwise, symmetric for IC(0). */
+static void test_isai(ctx *c)
+{
+    enum { NB = 9, N = 2 * NB };
+    dense blk[2] = {dense_new(N), dense_new(N)};
+    unsigned long long s = 77;
+    for (int b = 0; b < NB; b++) {
+        const int i = 2 * b;
+        const double off = 0.5 + rnd(&s);
+        dset(&blk[0], i, i, 4 + rnd(&s)); /* SPD */
+        dset(&blk[0], i + 1, i + 1, 3 + rnd(&s));
+        dset(&blk[0], i, i + 1, off);
+        dset(&blk[0], i + 1, i, off);
+        dset(&blk[1], i, i, 2 + rnd(&s)); /* nonsymmetric */
+        dset(&blk[1], i + 1, i + 1, -3 - rnd(&s));
+        dset(&blk[1], i, i + 1, 1 + rnd(&s));
+        dset(&blk[1], i + 1, i, -2 * rnd(&s));
+    }
+    double r[N], z[N], zi[N];
+    for (int i = 0; i < N; i++) r[i] = 2 * rnd(&s) - 1;
+    for (int k = 0; k < 2; k++) {
+        const struct spk_precond_ops *exact = k ? &spk_precond_ilu0_host : &spk_precond_ic0_host;
+        const struct spk_precond_ops *isai = k ? &spk_precond_ilu0_isai_host : &spk_precond_ic0_isai_host;
+        CHECK_OK(apply_once(c, exact, &blk[k], 0, r, z), c->err.msg);
+        CHECK_OK(apply_once(c, isai, &blk[k], 0, r, zi), c->err.msg);
+        double e = relerr(N, zi, z);
+        CHECK(e <= 1e-13, "%s on 2x2 blocks: differs from the exact solves by %.3g", isai->name, e);
+    }
+    dense_free(&blk[0]);
+    dense_free(&blk[1]);
+    const struct {
+        dense d;
+        int ic;
+    } cases[] = {{laplace2d(6), 1}, {random_spd(40, 0.15, 8), 1}, {random_dd(45, 0.12, 10), 0}};
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        const int n = cases[q].d.n, ic = cases[q].ic;
+        const struct spk_precond_ops *exact = ic ? &spk_precond_ic0_host : &spk_precond_ilu0_host;
+        const struct spk_precond_ops *isai = ic ? &spk_precond_ic0_isai_host : &spk_precond_ilu0_isai_host;
+        double *a = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
+        double *za = malloc((size_t)n * sizeof(double)), *zb = malloc((size_t)n * sizeof(double));
+        double *ze = malloc((size_t)n * sizeof(double));
+        for (int i = 0; i < n; i++) {
+            a[i] = 2 * rnd(&s) - 1;
+            b[i] = 2 * rnd(&s) - 1;
+        }
+        CHECK_OK(apply_once(c, exact, &cases[q].d, 0, a, ze), c->err.msg);
+        CHECK_OK(apply_once(c, isai, &cases[q].d, 0, a, za), c->err.msg);
+        double e = relerr(n, za, ze);
+        CHECK(e > 1e-8 && e < 1.0, "%s (%zu): relative difference from the exact solves %.3g", isai->name, q, e);
+        if (ic) { /* b' M a == a' M b */
+            CHECK_OK(apply_once(c, isai, &cases[q].d, 0, b, zb), c->err.msg);
+            double x = 0, y = 0, m = 0;
+            for (int i = 0; i < n; i++) {
+                x += b[i] * za[i];
+                y += a[i] * zb[i];
+                m += fabs(b[i] * za[i]);
+            }
+            CHECK(fabs(x - y) <= 1e-13 * m, "%s (%zu): not symmetric (%.17g vs %.17g)", isai->name, q, x, y);
+        }
+        free(a);
+        free(b);
+        free(za);
+        free(zb);
+        free(ze);
+    }
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) dense_free((dense *)&cases[q].d);
+}
+
 /* ---- (9) 0x0 and 1x1 ------------------------------------------------------- */
 
 static void test_tiny(ctx *c)
 {
-    enum { NP = 6 };
+    enum { NP = 8 };
     const struct spk_precond_ops *all[NP] = {&spk_precond_none_host,        &spk_precond_jacobi_host,
                                              &spk_precond_ilu0_host,        &spk_precond_ic0_host,
-                                             &spk_precond_ilu0_sweeps_host, &spk_precond_ic0_sweeps_host};
+                                             &spk_precond_ilu0_sweeps_host, &spk_precond_ic0_sweeps_host,
+                                             &spk_precond_ilu0_isai_host,   &spk_precond_ic0_isai_host};
     spk_csr E = {0};
     spk_err e0 = {0, ""};
     CHECK_OK(spk_csr_alloc(&E, 0, 0, 0, &e0), e0.msg);
@@ -1230,7 +1300,7 @@ static void test_tiny(ctx *c)
     dset(&d, 0, 0, 4);
     spk_csr A = {0};
     to_csr(&d, &A);
-    static const double want_f[NP] = {0, 4, 4, 2, 0, 0}, want_z[NP] = {8, 2, 2, 2, 2, 2};
+    static const double want_f[NP] = {0, 4, 4, 2, 0, 0, 0, 0}, want_z[NP] = {8, 2, 2, 2, 2, 2, 2, 2};
     for (int i = 0; i < NP; i++) {
         void *M = NULL;
         CHECK_OK(all[i]->create(c->ex, &A, NULL, &M), c->err.msg);
@@ -1302,6 +1372,7 @@ int main(void)
     test_jacobi(&c);
     test_registry(&c);
     test_sweeps(&c);
+    test_isai(&c);
     test_tiny(&c);
     spk_exec_destroy(c.ex);
     return check_exit();

@@ -461,6 +461,9 @@ int main(void)
     known_solution("poisson3d-7:12", CG, "ic0-sweeps");
     known_solution("poisson3d-27:8", CG, "ic0-sweeps");
     known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-sweeps");
+    /* ... and with the factors' approximate inverses */
+    known_solution("poisson3d-7:12", CG, "ic0-isai");
+    known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-isai");
     every_format("poisson3d-7:10", CG, "ic0");
     every_format("convdiff3d-7:10", BICGSTAB, "ilu0");
     every_format("poisson2d-5:30", BICGSTAB, "jacobi");

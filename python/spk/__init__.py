@@ -35,7 +35,7 @@ class _Options(ctypes.Structure):
                 ("tile_th", ctypes.c_double), ("tile_defer_nnz", ctypes.c_longlong),
                 ("allow_shift", ctypes.c_int), ("shift_init", ctypes.c_double), ("shift_max", ctypes.c_double),
                 ("keep_history", ctypes.c_int), ("monitor", ctypes.c_void_p), ("monitor_user", ctypes.c_void_p),
-                ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int)]
+                ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int), ("precond_isai", ctypes.c_int)]
 
 
 class _Result(ctypes.Structure):
@@ -171,10 +171,12 @@ class Solver:
     ..., see `spk solve --help`; "auto" is the GPU's default and csr on the host); device:
     "auto" | "cpu" | "cuda".  Other keywords: rtol, atol, maxit, dtol,
     allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): 0 exact
-    triangular solves, k > 0 k Jacobi sweeps each)."""
+    triangular solves, k > 0 k Jacobi sweeps each), precond_isai (True:
+    the factors' approximate inverses, one SpMV each)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
-                 device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0):
+                 device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
+                 precond_isai=False):
         for what, val, table in (("method", method, _METHODS), ("precond", precond, _PRECONDS),
                                  ("device", device, _DEVICES)):
             if val not in table:
@@ -202,6 +204,7 @@ class Solver:
         o.allow_shift = 1 if allow_shift else 0
         o.keep_history = 1 if keep_history else 0
         o.precond_sweeps = int(precond_sweeps)
+        o.precond_isai = 1 if precond_isai else 0
         self._format = format.encode() if format else None
         o.format = self._format
         solver = _P()

@@ -179,3 +179,14 @@ def test_precond_sweeps():
     with pytest.raises(spk.SpkError) as e:
         spk.solve(A, b, precond_sweeps=1001, device=DEVICE)
     assert "precond_sweeps" in str(e.value)
+
+
+def test_precond_isai():
+    n = 40
+    A = sp.diags([-1.0, 2.5, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
+    x, info = spk.solve(A, A @ np.ones(n), precond_isai=True, device=DEVICE)
+    assert info.converged and info.precond == "ic0-isai"
+    assert np.allclose(x, 1.0, rtol=1e-6)
+    with pytest.raises(spk.SpkError) as e:
+        spk.solve(A, A @ np.ones(n), precond_isai=True, precond_sweeps=2, device=DEVICE)
+    assert "choose one" in str(e.value)
