@@ -14,7 +14,7 @@
 # MAXIT (the solves' iteration limit, default 10000), FORMATS (default all),
 # SWEEPS (the solves' --precond-sweeps; the files are then named
 # bench-PART-sweepsK.*; give them their own OUTDIR, as report merges every
-# bench-*.json of one).
+# bench-*.json of one), ISAI=1 (--precond-isai, files bench-PART-isai.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -44,6 +44,7 @@ run)
   esac
   name=$part extra=()
   if [ -n "${SWEEPS:-}" ]; then name=$part-sweeps$SWEEPS extra=(--precond-sweeps "$SWEEPS"); fi
+  if [ -n "${ISAI:-}" ]; then name=$part-isai extra=(--precond-isai); fi
   start=$(date +%s) rc=0
   "$spk" bench --formats "${FORMATS:-all}" --solve --min-time "$min" --maxit "$maxit" "${extra[@]}" \
     --json "$out/bench-$name.json" --csv "$out/bench-$name.csv" "${args[@]}" > "$out/bench-$name.txt" \
