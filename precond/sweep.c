@@ -413,49 +413,27 @@ static double sweep_shift(const void *impl)
     return p ? p->f->alpha : 0.0;
 }
 
-static int ilu0s_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
-{
-    return sweep_create(e, A, o, &spk_ilu0_kind, 0, impl);
-}
-
-static int ic0s_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
-{
-    return sweep_create(e, A, o, &spk_ic0_kind, 0, impl);
-}
-
-static int ilu0i_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
-{
-    return sweep_create(e, A, o, &spk_ilu0_kind, 1, impl);
-}
-
-static int ic0i_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
-{
-    return sweep_create(e, A, o, &spk_ic0_kind, 1, impl);
-}
-
-const struct spk_precond_ops spk_precond_ilu0_sweeps_host = {
-    "ilu0-sweeps", "host", ilu0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
-const struct spk_precond_ops spk_precond_ic0_sweeps_host = {
-    "ic0-sweeps", "host", ic0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
-const struct spk_precond_ops spk_precond_ilu0_isai_host = {
-    "ilu0-isai", "host", ilu0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
-const struct spk_precond_ops spk_precond_ic0_isai_host = {
-    "ic0-isai", "host", ic0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
+/* One variant: its create (the factor kind, sweeps or approximate inverses)
+ * and its host and CUDA entries, which differ only in the executor named. */
 #ifdef SPK_HAVE_CUDA
-const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
-    "ilu0-sweeps", "cuda", ilu0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
-const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
-    "ic0-sweeps", "cuda", ic0s_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
-const struct spk_precond_ops spk_precond_ilu0_isai_cuda = {
-    "ilu0-isai", "cuda", ilu0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
-const struct spk_precond_ops spk_precond_ic0_isai_cuda = {
-    "ic0-isai", "cuda", ic0i_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,
-};
+#define SWEEP_CUDA_ENTRY(sym, name)                                                                                   \
+    const struct spk_precond_ops spk_precond_##sym##_cuda = {                                                         \
+        name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,                          \
+    };
+#else
+#define SWEEP_CUDA_ENTRY(sym, name)
 #endif
+#define SWEEP_VARIANT(sym, name, kind, isai)                                                                          \
+    static int sym##_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)                    \
+    {                                                                                                                 \
+        return sweep_create(e, A, o, &kind, isai, impl);                                                              \
+    }                                                                                                                 \
+    const struct spk_precond_ops spk_precond_##sym##_host = {                                                         \
+        name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,                          \
+    };                                                                                                                \
+    SWEEP_CUDA_ENTRY(sym, name)
+
+SWEEP_VARIANT(ilu0_sweeps, "ilu0-sweeps", spk_ilu0_kind, 0)
+SWEEP_VARIANT(ic0_sweeps, "ic0-sweeps", spk_ic0_kind, 0)
+SWEEP_VARIANT(ilu0_isai, "ilu0-isai", spk_ilu0_kind, 1)
+SWEEP_VARIANT(ic0_isai, "ic0-isai", spk_ic0_kind, 1)
