@@ -67,23 +67,6 @@ static void tri_free(tri *t)
     memset(t, 0, sizeof *t);
 }
 
-/* A host CSR matrix of n rows with room for nnz entries. */
-static int csr_alloc(spk_err *err, int n, long long nnz, spk_csr *M)
-{
-    memset(M, 0, sizeof *M);
-    M->nrows = M->ncols = n;
-    M->nnz = (int)nnz;
-    M->rowptr = malloc(((size_t)n + 1) * sizeof(int));
-    M->colind = malloc((size_t)(nnz ? nnz : 1) * sizeof(int));
-    M->val = malloc((size_t)(nnz ? nnz : 1) * sizeof(double));
-    if (!M->rowptr || !M->colind || !M->val) {
-        spk_csr_free(M);
-        return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (triangular sweep matrices, %lld entries)",
-                           nnz);
-    }
-    return SPK_OK;
-}
-
 /* The backends of one triangle from the host matrix N (may have no
  * entries; t takes it over) and the diagonal d (NULL: identity). */
 static int tri_build(sweep_pc *p, tri *t, spk_csr *hN, const double *d)
@@ -107,7 +90,7 @@ static int tri_build(sweep_pc *p, tri *t, spk_csr *hN, const double *d)
     if (d) {
         /* the diagonal goes through plain CSR: one entry per row suits every executor */
         SPK_TRY(spk_spmv_find(spk_exec_is_host(e) ? "csr" : "csr-scalar", e, &t->dops, e->err));
-        SPK_TRY(csr_alloc(e->err, p->n, p->n, D));
+        SPK_TRY(spk_csr_alloc(D, p->n, p->n, p->n, e->err));
         for (int i = 0; i < p->n; i++) {
             D->rowptr[i] = i;
             D->colind[i] = i;
@@ -119,62 +102,58 @@ static int tri_build(sweep_pc *p, tri *t, spk_csr *hN, const double *d)
     return st;
 }
 
+/* One triangle of the factor as its own CSR matrix: the part strictly
+ * below (upper = 0) or above (upper = 1) the diagonal, with the diagonal
+ * DIAG_NONE left out, DIAG_STORED as stored or DIAG_UNIT as ones (ILU(0)'s
+ * unit L); columns stay sorted. */
+enum { DIAG_NONE, DIAG_STORED, DIAG_UNIT };
+static int factor_part(const spk_factor *f, int upper, int diag, spk_csr *M, spk_err *err)
+{
+    const int n = f->n, *rp = f->F.rowptr, *ci = f->F.colind, *dg = f->diag;
+    const double *v = f->F.val;
+    int nnz = diag == DIAG_NONE ? 0 : n;
+    for (int i = 0; i < n; i++) nnz += upper ? rp[i + 1] - dg[i] - 1 : dg[i] - rp[i];
+    SPK_TRY(spk_csr_alloc(M, n, n, nnz, err));
+    for (int i = 0, q = 0; i < n; i++) {
+        const int b = upper ? dg[i] + 1 : rp[i], e = upper ? rp[i + 1] : dg[i];
+        if (upper && diag != DIAG_NONE) M->colind[q] = i, M->val[q++] = diag == DIAG_UNIT ? 1.0 : v[dg[i]];
+        for (int k = b; k < e; k++, q++) {
+            M->colind[q] = ci[k];
+            M->val[q] = v[k];
+        }
+        if (!upper && diag != DIAG_NONE) M->colind[q] = i, M->val[q++] = diag == DIAG_UNIT ? 1.0 : v[dg[i]];
+        M->rowptr[i + 1] = q;
+    }
+    return SPK_OK;
+}
+
+/* Row i of M times d[i]. */
+static void scale_rows(spk_csr *M, const double *d)
+{
+    for (int i = 0; i < M->nrows; i++)
+        for (int k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) M->val[k] *= d[i];
+}
+
 /* The two triangles' sweep matrices from the host factor. */
 static int sweep_build(sweep_pc *p)
 {
-    const spk_factor *f = p->f;
-    const spk_csr *F = &f->F;
-    const int n = p->n, *rp = F->rowptr, *ci = F->colind, *dg = f->diag;
-    const double *v = F->val, *id = f->idiag;
+    const double *id = p->f->idiag;
     spk_err *err = p->e->err;
     spk_csr A = {0}, B = {0};
     int st = SPK_OK;
     tri_free(&p->t[0]);
     tri_free(&p->t[1]);
-    /* strict lower part: first triangle (ILU(0): unit L, unscaled; IC(0): D^-1 L_strict) */
-    long long nl = 0;
-    for (int i = 0; i < n; i++) nl += dg[i] - rp[i];
-    SPK_CHECK(st, csr_alloc(err, n, nl, &A));
-    A.rowptr[0] = 0;
-    for (int i = 0, q = 0; i < n; i++) {
-        for (int k = rp[i]; k < dg[i]; k++, q++) {
-            A.colind[q] = ci[k];
-            A.val[q] = p->ic ? v[k] * id[i] : v[k];
-        }
-        A.rowptr[i + 1] = q;
+    /* the strict lower part (ILU(0): unit L's, which is its N) and, for
+     * IC(0), its transpose, each scaled to D^-1 S; ILU(0): D^-1 U_strict */
+    SPK_CHECK(st, factor_part(p->f, 0, DIAG_NONE, &A, err));
+    if (p->ic) {
+        SPK_CHECK(st, spk_csr_transpose(&A, &B, err));
+        scale_rows(&A, id);
+    } else {
+        SPK_CHECK(st, factor_part(p->f, 1, DIAG_NONE, &B, err));
     }
+    scale_rows(&B, id);
     SPK_CHECK(st, tri_build(p, &p->t[0], &A, p->ic ? id : NULL));
-    if (p->ic) { /* L_strict^T, scaled by rows: entry (j, i) = l_ij / l_jj */
-        SPK_CHECK(st, csr_alloc(err, n, nl, &B));
-        memset(B.rowptr, 0, ((size_t)n + 1) * sizeof(int));
-        const spk_csr *Ls = &p->t[0].hN; /* A, now held by the first triangle */
-        for (int q = 0; q < Ls->nnz; q++) B.rowptr[Ls->colind[q] + 1]++;
-        for (int j = 0; j < n; j++) B.rowptr[j + 1] += B.rowptr[j];
-        int *next = malloc(((size_t)n + 1) * sizeof(int));
-        if (!next) {
-            st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (IC(0) transpose)");
-            goto cleanup;
-        }
-        memcpy(next, B.rowptr, ((size_t)n + 1) * sizeof(int));
-        for (int i = 0; i < n; i++) /* rows of L in order: each row of L^T gets ascending columns */
-            for (int k = rp[i]; k < dg[i]; k++) {
-                const int j = ci[k], q = next[j]++;
-                B.colind[q] = i;
-                B.val[q] = v[k] * id[j];
-            }
-        free(next);
-    } else { /* U_strict, scaled by rows */
-        long long nu = (long long)(rp[n] - rp[0]) - nl - n;
-        SPK_CHECK(st, csr_alloc(err, n, nu, &B));
-        B.rowptr[0] = 0;
-        for (int i = 0, q = 0; i < n; i++) {
-            for (int k = dg[i] + 1; k < rp[i + 1]; k++, q++) {
-                B.colind[q] = ci[k];
-                B.val[q] = v[k] * id[i];
-            }
-            B.rowptr[i + 1] = q;
-        }
-    }
     SPK_CHECK(st, tri_build(p, &p->t[1], &B, id));
 cleanup:
     spk_csr_free(&A);
@@ -187,9 +166,9 @@ cleanup:
 static int isai_of(spk_err *err, const spk_csr *T, spk_csr *M)
 {
     const int n = T->nrows;
-    SPK_TRY(csr_alloc(err, n, T->nnz, M));
+    SPK_TRY(spk_csr_alloc(M, n, n, T->nnz, err));
     memcpy(M->rowptr, T->rowptr, ((size_t)n + 1) * sizeof(int));
-    memcpy(M->colind, T->colind, (size_t)(T->nnz ? T->nnz : 1) * sizeof(int));
+    if (T->nnz) memcpy(M->colind, T->colind, (size_t)T->nnz * sizeof(int));
     int *mark = malloc(((size_t)n + 1) * sizeof(int));
     double *B = malloc((size_t)ISAI_MAX_ROW * ISAI_MAX_ROW * sizeof(double)), x[ISAI_MAX_ROW];
     if (!mark || !B) {
@@ -261,43 +240,20 @@ static int isai_of(spk_err *err, const spk_csr *T, spk_csr *M)
 /* The approximate inverses of the two factors, as the triangles' N. */
 static int isai_build(sweep_pc *p)
 {
-    const spk_factor *f = p->f;
-    const spk_csr *F = &f->F;
-    const int n = p->n, *rp = F->rowptr, *ci = F->colind, *dg = f->diag;
-    const double *v = F->val;
     spk_err *err = p->e->err;
     spk_csr T = {0}, M = {0}, Mt = {0};
     int st = SPK_OK;
     tri_free(&p->t[0]);
     tri_free(&p->t[1]);
-    /* the lower factor with its diagonal: L of IC(0) as stored; ILU(0)'s unit L with 1 appended */
-    long long nl = 0;
-    for (int i = 0; i < n; i++) nl += dg[i] - rp[i];
-    SPK_CHECK(st, csr_alloc(err, n, nl + n, &T));
-    T.rowptr[0] = 0;
-    for (int i = 0, q = 0; i < n; i++) {
-        for (int k = rp[i]; k < dg[i]; k++, q++) {
-            T.colind[q] = ci[k];
-            T.val[q] = v[k];
-        }
-        T.colind[q] = i;
-        T.val[q++] = p->ic ? v[dg[i]] : 1.0;
-        T.rowptr[i + 1] = q;
-    }
+    /* the lower factor with its diagonal (ILU(0): unit), then the upper one
+     * (IC(0): the transpose of the lower one's inverse) */
+    SPK_CHECK(st, factor_part(p->f, 0, p->ic ? DIAG_STORED : DIAG_UNIT, &T, err));
     SPK_CHECK(st, isai_of(err, &T, &M));
     spk_csr_free(&T);
     if (p->ic) {
         SPK_CHECK(st, spk_csr_transpose(&M, &Mt, err));
-    } else { /* U with its diagonal first in each row */
-        SPK_CHECK(st, csr_alloc(err, n, (long long)rp[n] - nl, &T));
-        T.rowptr[0] = 0;
-        for (int i = 0, q = 0; i < n; i++) {
-            for (int k = dg[i]; k < rp[i + 1]; k++, q++) {
-                T.colind[q] = ci[k];
-                T.val[q] = v[k];
-            }
-            T.rowptr[i + 1] = q;
-        }
+    } else {
+        SPK_CHECK(st, factor_part(p->f, 1, DIAG_STORED, &T, err));
         SPK_CHECK(st, isai_of(err, &T, &Mt));
     }
     SPK_CHECK(st, tri_build(p, &p->t[0], &M, NULL));
