@@ -249,7 +249,7 @@ int cmd_info(int argc, char **argv)
         if (square)
             printf("levels      triangular solves: %d steps with the lower triangle, %d with the upper "
                    "(%.1f rows per step)\n",
-                   lev_lo, lev_up, A.nrows / (double)(lev_lo > lev_up ? (lev_lo ? lev_lo : 1) : lev_up));
+                   lev_lo, lev_up, A.nrows / (double)(lev_lo > lev_up ? lev_lo : lev_up > 0 ? lev_up : 1));
         if (format) {
             printf("format      %s%s%s\n", format, detail[0] ? ": " : "", detail);
             printf("            %zu bytes of arrays on the host\n", fbytes);

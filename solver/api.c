@@ -478,11 +478,11 @@ static int setup_precond(spk_solver *s)
     s->k.M_ops = NULL;
     s->k.M = NULL;
     const struct spk_precond_ops *ops;
-    const char *name = spk_precond_kind_name(s->pkind);
-    if (s->opts.precond_sweeps > 0 && (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0))
-        name = s->pkind == SPK_PRECOND_ILU0 ? "ilu0-sweeps" : "ic0-sweeps";
-    if (s->opts.precond_isai && (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0))
-        name = s->pkind == SPK_PRECOND_ILU0 ? "ilu0-isai" : "ic0-isai";
+    /* IC(0)/ILU(0) applied by sweeps or approximate inverses: "ic0-sweeps", "ilu0-isai", ... */
+    const int factor = s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0;
+    const char *how = !factor ? "" : s->opts.precond_isai ? "-isai" : s->opts.precond_sweeps > 0 ? "-sweeps" : "";
+    char name[32];
+    snprintf(name, sizeof name, "%s%s", spk_precond_kind_name(s->pkind), how);
     SPK_TRY(spk_precond_find(name, e, &ops, e->err));
     SPK_TRY(ops->create(e, &s->M->A, &s->popts, &s->k.M));
     s->k.M_ops = ops;
