@@ -114,8 +114,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int warmup, int min_calls,
-                     int max_calls, double min_seconds, double *median, int *calls, int *batch)
+int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int warmup, int min_samples,
+                     int max_samples, double min_seconds, double *median, int *calls, int *batch)
 {
     double s;
     for (int w = 0; w < warmup; w++) SPK_TRY(spk_timer_call(t, fn, arg, flush, 1, &s));
@@ -125,14 +125,14 @@ int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, i
         if (s < SPK_TIMER_BATCH_S) k = s > SPK_TIMER_BATCH_S / 1024 ? (int)ceil(SPK_TIMER_BATCH_S / s) : 1024;
     }
     if (batch) *batch = k;
-    if (min_calls < 1) min_calls = 1;
-    if (max_calls < min_calls) max_calls = min_calls;
-    size_t cap = (size_t)min_calls < 1024 ? 1024 : (size_t)min_calls;
+    if (min_samples < 1) min_samples = 1;
+    if (max_samples < min_samples) max_samples = min_samples;
+    size_t cap = (size_t)min_samples < 1024 ? 1024 : (size_t)min_samples;
     double *v = malloc(cap * sizeof(double));
     if (!v) return spk_err_set(t->e->err, SPK_ERR_NOMEM, "out of host memory (timings)");
     int n = 0, st = SPK_OK;
     const double t0 = spk_time_now();
-    while (n < max_calls && (n < min_calls || spk_time_now() - t0 < min_seconds)) {
+    while (n < max_samples && (n < min_samples || spk_time_now() - t0 < min_seconds)) {
         if ((size_t)n == cap) {
             double *w = realloc(v, 2 * cap * sizeof(double));
             if (!w) break; /* enough samples already */
