@@ -16,7 +16,8 @@
 # logs are copied; default BUILD_DIR/logs), MEMCHECK_SHARED=1 (memcheck also
 # every format on the whole shared set: slow), BENCH_SOLVE=1 (the bench step
 # also solves with every format), SYNC_TESTS, SYNC_TOOLS and SYNC_JOBS (the
-# sync step's test runs, tools and how many run at once).
+# sync step's test runs, tools and how many run at once), SYNC_TIMEOUT (seconds
+# one sanitizer run may take; a run stopped by it fails the step).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -155,10 +156,11 @@ else
 sync_one() { # TOOL TEST[:ARG] -> its log and LOG.rc
   local tool=$1 name=${2%%:*} arg=
   [ "$name" != "$2" ] && arg=${2#*:}
-  local log="$logs/${tool}_${name}${arg:+_$arg}.log"
-  "$san" --tool "$tool" --print-limit 0 --kernel-name-exclude kns=cusparse --error-exitcode 3 \
+  local log="$logs/${tool}_${name}${arg:+_$arg}.log" t0=$SECONDS
+  ${SYNC_TIMEOUT:+timeout -k 10 "$SYNC_TIMEOUT"} "$san" --tool "$tool" --print-limit 0 --kernel-name-exclude kns=cusparse --error-exitcode 3 \
     "$build/tests/$name" $arg > "$log" 2>&1
   echo $? > "$log.rc"
+  echo $((SECONDS - t0)) > "$log.s"
 }
 sync_tests=${SYNC_TESTS:-test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda \
   test_api_cuda test_precond_cuda test_shared_cuda:bcsstk21 test_shared_cuda:sherman3 test_data_cuda:nos3 \
@@ -177,8 +179,12 @@ for tool in $sync_tools; do
     [ "$name" != "$t" ] && arg=${t#*:}
     log="$logs/${tool}_${name}${arg:+_$arg}.log"
     rc=$(cat "$log.rc" 2>/dev/null || echo "none")
-    echo "$tool $name $arg: exit $rc  $(grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$log" | tr '\n' ' ')"
-    case $rc in 0|3) hazard_check "$tool" "$log" "$rc" || status=1 ;; *) echo "    the test failed under $tool"; status=1 ;; esac
+    echo "$tool $name $arg: exit $rc after $(cat "$log.s" 2>/dev/null || echo ?) s  $(grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$log" | tr '\n' ' ')"
+    case $rc in
+      0|3) hazard_check "$tool" "$log" "$rc" || status=1 ;;
+      124|137) echo "    stopped after SYNC_TIMEOUT=${SYNC_TIMEOUT:-} s: not checked"; status=1 ;;
+      *) echo "    the test failed under $tool"; status=1 ;;
+    esac
   done
 done
 fi
