@@ -42,6 +42,19 @@ __global__ void pivots_kernel(int n, const int *__restrict__ rowptr, const int *
     }
 }
 
+// One thread spins until the host sets *release (pinned, mapped memory) or
+// timeout_ns of the GPU's global timer have passed, whichever comes first.
+__global__ void hold_kernel(const volatile int *release, unsigned long long timeout_ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        if (*release) return;
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < timeout_ns);
+}
+
 }  // namespace
 
 extern "C" cudaError_t spk_cuda_axpby(cudaStream_t s, int n, double a, const double *x, double b,
@@ -72,5 +85,11 @@ extern "C" cudaError_t spk_cuda_pivots(cudaStream_t s, int n, const int *rowptr,
 {
     if (n <= 0) return cudaSuccess;
     pivots_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, rowptr, diag, val, piv, bad);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_cuda_hold(cudaStream_t s, const int *release, unsigned long long timeout_ns)
+{
+    hold_kernel<<<1, 1, 0, s>>>(release, timeout_ns);
     return cudaGetLastError();
 }

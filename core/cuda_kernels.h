@@ -20,6 +20,11 @@ cudaError_t spk_cuda_scale(cudaStream_t s, int n, const double *d, const double 
  * non-finite value, else 0  (one pass over the values) */
 cudaError_t spk_cuda_pivots(cudaStream_t s, int n, const int *rowptr, const int *diag,
                             const double *val, double *piv, unsigned char *bad);
+/* Holds the stream: a one-thread kernel that returns once the host has set
+ * *release (a device pointer to pinned, mapped host memory) or after
+ * timeout_ns, so that work queued behind it then runs back to back, without
+ * waiting for the host's launches. */
+cudaError_t spk_cuda_hold(cudaStream_t s, const int *release, unsigned long long timeout_ns);
 
 #ifdef __cplusplus
 }

@@ -260,11 +260,22 @@ void spk_cuda_device_name(const spk_exec *e, char *buf, size_t len)
     snprintf(buf, len, "%s", p.name);
 }
 
+/* A timed batch runs behind spk_cuda_hold: the host queues the whole batch
+ * and the closing event while the stream is held, then releases it, so the
+ * events measure the GPU running the calls back to back and not the rate at
+ * which the host launches them (which, for products of a few microseconds,
+ * is the slower of the two and jitters by tens of per cent).  The hold gives
+ * up by itself after HOLD_TIMEOUT_NS, far more than queueing a batch takes,
+ * should the host block while queueing (a full launch queue, or a tool that
+ * serializes launches). */
+#define HOLD_TIMEOUT_NS 10000000ULL
+
 typedef struct cuda_timer {
     cudaEvent_t a, b;
     void *flush;
     size_t flush_bytes;
     int round;
+    int *release, *release_dev; /* pinned, mapped: the host's release of the hold */
 } cuda_timer;
 
 void spk_cuda_timer_destroy(void *timer)
@@ -273,6 +284,7 @@ void spk_cuda_timer_destroy(void *timer)
     if (!t) return;
     if (t->a) cudaEventDestroy(t->a);
     if (t->b) cudaEventDestroy(t->b);
+    if (t->release) cudaFreeHost(t->release);
     cudaFree(t->flush);
     free(t);
 }
@@ -285,6 +297,8 @@ int spk_cuda_timer_create(spk_exec *e, int flush, void **timer)
     int st;
     SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&t->a));
     SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&t->b));
+    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc((void **)&t->release, sizeof(int), cudaHostAllocMapped));
+    SPK_CUDA_CHECK(st, e->err, cudaHostGetDevicePointer((void **)&t->release_dev, t->release, 0));
     if (flush) {
         size_t l2 = spk_cuda_l2_bytes(e);
         t->flush_bytes = 2 * (l2 ? l2 : (size_t)64 << 20);
@@ -302,10 +316,16 @@ int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *ar
 {
     cuda_timer *t = timer;
     cudaStream_t s = impl_of(e)->stream;
-    if (flush && t->flush) SPK_CUDA_TRY(e->err, cudaMemsetAsync(t->flush, ++t->round & 0xff, t->flush_bytes, s));
-    SPK_CUDA_TRY(e->err, cudaEventRecord(t->a, s));
-    for (int k = 0; k < batch; k++) SPK_TRY(fn(arg));
-    SPK_CUDA_TRY(e->err, cudaEventRecord(t->b, s));
+    int st = SPK_OK;
+    __atomic_store_n(t->release, 0, __ATOMIC_SEQ_CST);
+    SPK_CUDA_TRY(e->err, spk_cuda_hold(s, t->release_dev, HOLD_TIMEOUT_NS));
+    if (flush && t->flush) SPK_CUDA_CHECK(st, e->err, cudaMemsetAsync(t->flush, ++t->round & 0xff, t->flush_bytes, s));
+    SPK_CUDA_CHECK(st, e->err, cudaEventRecord(t->a, s));
+    for (int k = 0; k < batch; k++) SPK_CHECK(st, fn(arg));
+    SPK_CUDA_CHECK(st, e->err, cudaEventRecord(t->b, s));
+cleanup:
+    __atomic_store_n(t->release, 1, __ATOMIC_SEQ_CST); /* also on an error: the hold must not outlive the call */
+    if (st) return st;
     SPK_CUDA_TRY(e->err, cudaEventSynchronize(t->b));
     float ms = 0;
     SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, t->a, t->b));
