@@ -1,6 +1,8 @@
 /* cli.c -- option parsing and output helpers shared by the subcommands. */
 #include "cli.h"
 
+#include "spk.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -56,6 +58,14 @@ int cli_parse_int(const char *s, int *out)
     long v = strtol(s, &end, 10);
     if (end == s || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX) return 1;
     *out = (int)v;
+    return 0;
+}
+
+int cli_parse_reorder(const char *s, int *out)
+{
+    if (strcmp(s, "none") == 0) *out = SPK_REORDER_NONE;
+    else if (strcmp(s, "multicolor") == 0) *out = SPK_REORDER_MULTICOLOR;
+    else return 1;
     return 0;
 }
 

@@ -45,6 +45,9 @@ static void help(void)
            "                      each an SpMV in the solver's format (default 0: exact solves)\n"
            "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
            "                      inverse (one SpMV each) instead of solving\n"
+           "  --reorder R         none | multicolor (default none): multicolor solves the system\n"
+           "                      with its rows ordered by a greedy coloring of A + A^T, one\n"
+           "                      triangular-solve level per color (x is in the file's order)\n"
            "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
            "  --monitor           print the residual of every iteration\n"
            "  --json              print one JSON object instead of text\n"
@@ -135,6 +138,9 @@ static int parse(int argc, char **argv, solve_args *a)
             if (r < 0) return CLI_USAGE;
         } else if (cli_flag(argv[i], "precond-isai")) {
             a->o.precond_isai = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "reorder", &v))) {
+            if (r < 0 || cli_parse_reorder(v, &a->o.reorder))
+                return cli_usage_error("solve", "--reorder needs none or multicolor");
         } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.precond_sweeps) || a->o.precond_sweeps < 0 ||
                 a->o.precond_sweeps > 1000)
@@ -257,6 +263,8 @@ int cmd_solve(int argc, char **argv)
                 a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", spk_solver_format(s));
         if (strcmp(spk_solver_format(s), "auto") == 0)
             fprintf(out, "format    %s\n", spk_solver_format_detail(s));
+        if (spk_solver_colors(s))
+            fprintf(out, "reorder   multicolor: %d colors (rows ordered by color)\n", spk_solver_colors(s));
         fprintf(out, "rhs       b = %s\n", a.rhs ? a.rhs : rhs_note);
     }
     st = spk_solve(s, b, x, &res);
@@ -284,6 +292,7 @@ int cmd_solve(int argc, char **argv)
         cli_json_string(stdout, spk_solver_format(s));
         printf(", \"format_detail\": ");
         cli_json_string(stdout, spk_solver_format_detail(s));
+        printf(", \"colors\": %d", spk_solver_colors(s));
         printf(", \"switched\": %s, \"rhs\": ", res.switched ? "true" : "false");
         cli_json_string(stdout, a.rhs ? a.rhs : rhs_note);
         printf(", \"status\": ");

@@ -471,6 +471,100 @@ int spk_csr_tri_levels(const spk_csr *A, int upper)
     return levels;
 }
 
+int spk_csr_multicolor(const spk_csr *A, int *color, int *ncolors, spk_err *e)
+{
+    const int n = A->nrows;
+    spk_csr T = {0};
+    int st = SPK_OK, used = 0;
+    int *stamp = NULL;
+    if (A->nrows != A->ncols)
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "multicoloring needs a square matrix, not %d x %d",
+                           A->nrows, A->ncols);
+    SPK_CHECK(st, spk_csr_transpose(A, &T, e));
+    /* stamp[c] == i + 1: color c is taken by a neighbour of row i (at most
+     * deg(i) + 1 colors are ever needed, so n + 1 stamps suffice) */
+    stamp = spk_calloc((size_t)n + 1, sizeof(int), "multicoloring scratch", e);
+    if (!stamp) {
+        st = SPK_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++) color[i] = -1;
+    for (int i = 0; i < n; i++) {
+        for (int pass = 0; pass < 2; pass++) {
+            const spk_csr *G = pass ? &T : A;
+            for (int k = G->rowptr[i]; k < G->rowptr[i + 1]; k++) {
+                const int j = G->colind[k];
+                if (j != i && color[j] >= 0) stamp[color[j]] = i + 1;
+            }
+        }
+        int c = 0;
+        while (stamp[c] == i + 1) c++;
+        color[i] = c;
+        if (c + 1 > used) used = c + 1;
+    }
+    *ncolors = used;
+cleanup:
+    free(stamp);
+    spk_csr_free(&T);
+    return st;
+}
+
+int spk_csr_color_order(int n, const int *color, int ncolors, int *perm, spk_err *e)
+{
+    int *start = spk_calloc((size_t)ncolors + 1, sizeof(int), "color order", e);
+    if (!start) return SPK_ERR_NOMEM;
+    for (int i = 0; i < n; i++) start[color[i] + 1]++;
+    for (int c = 0; c < ncolors; c++) start[c + 1] += start[c];
+    for (int i = 0; i < n; i++) perm[start[color[i]]++] = i;
+    free(start);
+    return SPK_OK;
+}
+
+int spk_csr_permute(const spk_csr *A, const int *perm, spk_csr *B, int *map, spk_err *e)
+{
+    const int n = A->nrows;
+    int st = SPK_OK;
+    int *inv = NULL, *src = NULL, *order = NULL;
+    if (A->nrows != A->ncols)
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "a symmetric permutation needs a square matrix, not %d x %d",
+                           A->nrows, A->ncols);
+    inv = spk_malloc((size_t)n, sizeof(int), "inverse permutation", e);
+    src = spk_malloc((size_t)A->nnz, sizeof(int), "permutation map", e);
+    order = spk_malloc((size_t)A->nnz, sizeof(int), "permutation map", e);
+    if (!inv || !src || !order) {
+        st = SPK_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++) inv[i] = -1;
+    for (int i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= n || inv[perm[i]] >= 0) {
+            st = spk_err_set(e, SPK_ERR_INVALID_ARG, "not a permutation: entry %d is %d", i, perm[i]);
+            goto cleanup;
+        }
+        inv[perm[i]] = i;
+    }
+    SPK_CHECK(st, spk_csr_alloc(B, n, n, A->nnz, e));
+    B->rowptr[0] = 0;
+    for (int i = 0, k = 0; i < n; i++) {
+        const int r = perm[i];
+        for (int q = A->rowptr[r]; q < A->rowptr[r + 1]; q++, k++) {
+            B->colind[k] = inv[A->colind[q]];
+            B->val[k] = A->val[q];
+            src[k] = q;
+        }
+        B->rowptr[i + 1] = k;
+    }
+    SPK_CHECK(st, spk_csr_sort(B, order, e));
+    if (map)
+        for (int k = 0; k < A->nnz; k++) map[k] = src[order[k]];
+cleanup:
+    if (st) spk_csr_free(B);
+    free(inv);
+    free(src);
+    free(order);
+    return st;
+}
+
 /* y = alpha*A*x + beta*y; traffic 12*nnz + 4*(rows+1) + 8*cols + 8*rows (16 with beta) bytes. */
 void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y)
 {

@@ -82,6 +82,19 @@ int spk_csr_diag_dominant_rows(const spk_csr *A);
  * -1 when out of host memory. */
 int spk_csr_tri_levels(const spk_csr *A, int upper);
 
+/* Greedy multicoloring of the graph of A + A^T (square, canonical; the
+ * diagonal ignored), rows taken in order, each given the smallest color none
+ * of its neighbours in either direction has: no entry of A couples two rows
+ * of one color.  color has nrows entries; *ncolors gets the number used. */
+int spk_csr_multicolor(const spk_csr *A, int *color, int *ncolors, spk_err *e);
+/* The rows of A ordered by color (stable within a color): perm[new] = old,
+ * for the symmetric permutation B = P A P^T below. */
+int spk_csr_color_order(int n, const int *color, int ncolors, int *perm, spk_err *e);
+/* B = P A P^T, b_ij = a_perm[i],perm[j] (A square and canonical; B canonical,
+ * *B zero-initialised or freed).  map (may be NULL; nnz entries) receives for
+ * each position of B the position of its entry in A. */
+int spk_csr_permute(const spk_csr *A, const int *perm, spk_csr *B, int *map, spk_err *e);
+
 /* y = alpha*A*x + beta*y (beta == 0: y is not read, so it may hold NaN). */
 void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y);
 

@@ -45,6 +45,7 @@ module spk
      real(c_double) :: dtol
      integer(c_int) :: precond_sweeps  ! IC(0)/ILU(0): 0 exact triangular solves, k > 0 k Jacobi sweeps
      integer(c_int) :: precond_isai    ! IC(0)/ILU(0): 1 applies the factors' approximate inverses
+     integer(c_int) :: reorder         ! 0 none, 1 multicolor (rows ordered by a greedy coloring)
   end type spk_options
 
   ! struct spk_result

@@ -47,7 +47,19 @@ struct spk_solver {
     char format_detail[512];  /* the SpMV backend's description, after setup */
     char format_name[64];     /* opts.format points here: the caller's string may not outlive
                                  spk_solver_create, and a refactorization rebuilds the format */
+    /* SPK_REORDER_MULTICOLOR: the system solved is P A P^T (P b) */
+    spk_csr PA;               /* P A P^T */
+    int *perm;                /* row i of PA is row perm[i] of A (NULL: no reordering) */
+    int *pmap;                /* entry k of PA is entry pmap[k] of A (for new values) */
+    int ncolors;
+    double *pb, *px;          /* host b and x in the solver's order */
 };
+
+/* The matrix the solver works on: A, or P A P^T when reordered. */
+static const spk_csr *work_matrix(const spk_solver *s)
+{
+    return s->perm ? &s->PA : &s->M->A;
+}
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -439,6 +451,9 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "atol must be a finite number >= 0 (got %g)", o->atol);
     if (o->maxit < 0 || o->maxit > 1000000000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "maxit must be in [0, 1e9] (got %d)", o->maxit);
+    if (o->reorder != SPK_REORDER_NONE && o->reorder != SPK_REORDER_MULTICOLOR)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "reorder must be SPK_REORDER_NONE (0) or "
+                           "SPK_REORDER_MULTICOLOR (1) (got %d)", o->reorder);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
     if (o->precond_isai && o->precond_sweeps)
@@ -484,7 +499,7 @@ static int setup_precond(spk_solver *s)
     char name[32];
     snprintf(name, sizeof name, "%s%s", spk_precond_kind_name(s->pkind), how);
     SPK_TRY(spk_precond_find(name, e, &ops, e->err));
-    SPK_TRY(ops->create(e, &s->M->A, &s->popts, &s->k.M));
+    SPK_TRY(ops->create(e, work_matrix(s), &s->popts, &s->k.M));
     s->k.M_ops = ops;
     return SPK_OK;
 }
@@ -494,7 +509,7 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
 {
     spk_err *e = &s->ctx->err;
     spk_exec *ex = s->ctx->exec;
-    const spk_csr *A = &s->M->A;
+    const spk_csr *A = work_matrix(s);
     double t0 = spk_time_now();
     if (A->nrows != A->ncols)
         return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
@@ -545,6 +560,31 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
     return SPK_OK;
 }
 
+/* SPK_REORDER_MULTICOLOR: color A + A^T, order the rows by color, build P A P^T. */
+static int reorder_setup(spk_solver *s)
+{
+    spk_err *e = &s->ctx->err;
+    const spk_csr *A = &s->M->A;
+    const int n = A->nrows;
+    if (A->nrows != A->ncols) return SPK_OK; /* solver_setup reports it */
+    int st = SPK_OK;
+    int *color = spk_malloc((size_t)n, sizeof(int), "row colors", e);
+    s->perm = spk_malloc((size_t)n, sizeof(int), "row permutation", e);
+    s->pmap = spk_malloc((size_t)A->nnz, sizeof(int), "row permutation map", e);
+    s->pb = spk_malloc((size_t)n, sizeof(double), "reordered right-hand side", e);
+    s->px = spk_malloc((size_t)n, sizeof(double), "reordered solution", e);
+    if (!color || !s->perm || !s->pmap || !s->pb || !s->px) {
+        st = SPK_ERR_NOMEM;
+        goto cleanup;
+    }
+    SPK_CHECK(st, spk_csr_multicolor(A, color, &s->ncolors, e));
+    SPK_CHECK(st, spk_csr_color_order(n, color, s->ncolors, s->perm, e));
+    SPK_CHECK(st, spk_csr_permute(A, s->perm, &s->PA, s->pmap, e));
+cleanup:
+    free(color);
+    return st;
+}
+
 int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
                       spk_precond_kind precond, const spk_options *opts, spk_solver **out)
 {
@@ -587,6 +627,7 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     snprintf(s->popts.format, sizeof s->popts.format, "%s", s->opts.format ? s->opts.format : "");
     spmv_opts_of(&s->opts, &s->popts.spmv);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
+    if (s->opts.reorder == SPK_REORDER_MULTICOLOR) SPK_CHECK(st, reorder_setup(s));
     SPK_CHECK(st, solver_setup(s, solver, precond));
     if (!spk_exec_is_host(ctx->exec)) {
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->b));
@@ -603,7 +644,9 @@ cleanup:
 static int solver_refresh(spk_solver *s)
 {
     double t0 = spk_time_now();
-    const spk_csr *A = &s->M->A;
+    if (s->perm)
+        for (int k = 0; k < s->PA.nnz; k++) s->PA.val[k] = s->M->A.val[s->pmap[k]];
+    const spk_csr *A = work_matrix(s);
     spk_exec *ex = s->ctx->exec;
     if (s->k.A_ops->update) {
         SPK_TRY(s->k.A_ops->update(s->k.A, A));
@@ -685,6 +728,15 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     int n = s->M->A.nrows, st;
     size_t bytes = (size_t)n * sizeof(double);
     if (!b || !x) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solve: b and x are required");
+    double *const xout = x;
+    if (s->perm) { /* solve P A P^T (P x) = P b */
+        for (int i = 0; i < n; i++) {
+            s->pb[i] = b[s->perm[i]];
+            s->px[i] = x[s->perm[i]];
+        }
+        b = s->pb;
+        x = s->px;
+    }
     if (s->version != s->M->version) {
         SPK_TRY(solver_refresh(s));
         t_setup = s->t_setup;
@@ -721,6 +773,8 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         r.t_vector += first.t_vector;
     }
     if (s->b) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
+    if (s->perm)
+        for (int i = 0; i < n; i++) xout[s->perm[i]] = x[i];
     r.shift = s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;
     r.t_setup = t_setup > 0 ? t_setup : s->t_setup;
     r.t_total = spk_time_now() - t0;
@@ -755,9 +809,19 @@ const char *spk_solver_format_detail(const spk_solver *s)
     return s->format_detail;
 }
 
+int spk_solver_colors(const spk_solver *s)
+{
+    return s && s->perm ? s->ncolors : 0;
+}
+
 void spk_solver_destroy(spk_solver *s)
 {
     if (!s) return;
+    spk_csr_free(&s->PA);
+    free(s->perm);
+    free(s->pmap);
+    free(s->pb);
+    free(s->px);
     spk_exec *ex = s->ctx->exec;
     if (s->k.A_ops) s->k.A_ops->destroy(s->k.A);
     if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);

@@ -367,6 +367,84 @@ static void format_name_copied(void)
     spk_context_destroy(ctx);
 }
 
+/* SPK_REORDER_MULTICOLOR: the 5-point Laplacian is red-black (2 colors); the
+ * solution, the initial guess and new values go through the permutation; a
+ * nonsymmetric variant with BiCGStab + ILU(0); a bad value is refused. */
+static void reorder_multicolor(void)
+{
+    spk_context *ctx = test_context();
+    int *rp, *ci;
+    double *v;
+    const int n = laplacian_unsorted(10, &rp, &ci, &v), nin = rp[n];
+    double *xt = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
+    double *x = malloc((size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) xt[i] = 1.0 + 0.5 * sin(0.37 * i);
+    spk_options o;
+    spk_options_default(&o);
+    o.format = TEST_FORMAT;
+    o.rtol = 1e-10;
+    for (int nonsym = 0; nonsym < 2; nonsym++) {
+        if (nonsym) /* convection: the coupling to larger indices weighs three times the other */
+            for (int i = 0; i < n; i++)
+                for (int k = rp[i]; k < rp[i + 1]; k++)
+                    if (ci[k] != i) v[k] = ci[k] > i ? -1.5 : -0.5;
+        spk_matrix *A;
+        CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &A), spk_last_error(ctx));
+        spk_matrix_multiply(A, xt, b);
+        spk_solver *plain = NULL, *s = NULL;
+        const spk_solver_kind kind = nonsym ? SPK_SOLVER_BICGSTAB : SPK_SOLVER_CG;
+        const spk_precond_kind pk = nonsym ? SPK_PRECOND_ILU0 : SPK_PRECOND_IC0;
+        CHECK_OK(spk_solver_create(ctx, A, kind, pk, &o, &plain), spk_last_error(ctx));
+        CHECK(spk_solver_colors(plain) == 0, "colors without reordering: %d", spk_solver_colors(plain));
+        o.reorder = SPK_REORDER_MULTICOLOR;
+        CHECK_OK(spk_solver_create(ctx, A, kind, pk, &o, &s), spk_last_error(ctx));
+        o.reorder = SPK_REORDER_NONE;
+        CHECK(spk_solver_colors(s) == 2, "%s: %d colors for a 5-point grid", nonsym ? "nonsymmetric" : "SPD",
+              spk_solver_colors(s));
+        spk_result r, rp0;
+        for (int i = 0; i < n; i++) x[i] = 0;
+        CHECK_OK(spk_solve(plain, b, x, &rp0), spk_last_error(ctx));
+        for (int i = 0; i < n; i++) x[i] = 0;
+        CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+        CHECK(r.true_relres <= 1e-10 && max_err(x, xt, n) < 1e-8, "reordered: true relres %g, error %g",
+              r.true_relres, max_err(x, xt, n));
+        CHECK(r.iterations > 0 && rp0.iterations > 0, "iterations %d and %d", r.iterations, rp0.iterations);
+        /* the initial guess is permuted too: the solution itself needs no iteration */
+        memcpy(x, xt, (size_t)n * sizeof(double));
+        CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+        CHECK(r.iterations == 0 && max_err(x, xt, n) < 1e-12, "from the solution: %d iterations, error %g",
+              r.iterations, max_err(x, xt, n));
+        /* new values reach the reordered matrix: 2A x = b gives x / 2 */
+        double *v2 = malloc((size_t)nin * sizeof(double));
+        for (int k = 0; k < nin; k++) v2[k] = 2 * v[k];
+        CHECK_OK(spk_matrix_update_values(A, v2), spk_last_error(ctx));
+        for (int i = 0; i < n; i++) x[i] = 0;
+        CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+        double e2 = 0;
+        for (int i = 0; i < n; i++) e2 = fmax(e2, fabs(2 * x[i] - xt[i]));
+        CHECK(r.true_relres <= 1e-10 && e2 < 1e-8, "after new values: true relres %g, error %g", r.true_relres, e2);
+        free(v2);
+        spk_solver_destroy(plain);
+        spk_solver_destroy(s);
+        spk_matrix_destroy(A);
+    }
+    spk_matrix *A;
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &A), spk_last_error(ctx));
+    spk_solver *s = NULL;
+    o.reorder = 7;
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s,
+          "reorder 7 accepted");
+    CHECK(check_contains(spk_last_error(ctx), "reorder"), "message: %s", spk_last_error(ctx));
+    spk_matrix_destroy(A);
+    free(rp);
+    free(ci);
+    free(v);
+    free(xt);
+    free(b);
+    free(x);
+    spk_context_destroy(ctx);
+}
+
 int main(void)
 {
     matrices_and_solves();
@@ -374,5 +452,6 @@ int main(void)
     auto_switch();
     bad_input();
     vectors();
+    reorder_multicolor();
     return check_exit();
 }

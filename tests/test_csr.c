@@ -247,6 +247,76 @@ static void test_tri_levels(void)
     CHECK(spk_csr_tri_levels(&Z, 0) == 0, "empty matrix");
 }
 
+/* Multicoloring, color order and the symmetric permutation on random square
+ * matrices (nonsymmetric patterns, empty rows, n = 0 and 1): no entry couples
+ * two rows of one color, the greedy bound holds, P A P^T is canonical and
+ * equal to A permuted entry by entry, map points at each entry's source, and
+ * each triangle of the reordered matrix has at most one level per color. */
+static void test_multicolor_permute(void)
+{
+    spk_err e;
+    for (int trial = 0; trial < 40; trial++) {
+        const int n = trial == 0 ? 0 : trial == 1 ? 1 : 2 + (int)(rnd() * 60);
+        const int want = n ? (int)(rnd() * 6 * n) : 0;
+        int *r = malloc((size_t)want * sizeof(int) + 1), *c = malloc((size_t)want * sizeof(int) + 1);
+        for (int k = 0; k < want; k++) {
+            r[k] = (int)(rnd() * n);
+            c[k] = trial % 3 == 0 ? (r[k] + 1 + (int)(rnd() * 3)) % n : (int)(rnd() * n); /* banded or scattered */
+        }
+        spk_csr A = {0}, B = {0};
+        CHECK_OK(spk_csr_from_coo(n, n, (size_t)want, r, c, NULL, &A, &e), e.msg);
+        for (int k = 0; k < A.nnz; k++) A.val[k] = rnd() - 0.5;
+        int *color = malloc((size_t)n * sizeof(int) + 1), *perm = malloc((size_t)n * sizeof(int) + 1);
+        int *map = malloc((size_t)A.nnz * sizeof(int) + 1), ncolors = -1, maxdeg = 0;
+        CHECK_OK(spk_csr_multicolor(&A, color, &ncolors, &e), e.msg);
+        for (int i = 0; i < n; i++) {
+            if (A.rowptr[i + 1] - A.rowptr[i] > maxdeg) maxdeg = A.rowptr[i + 1] - A.rowptr[i];
+            CHECK(color[i] >= 0 && color[i] < ncolors, "row %d color %d of %d", i, color[i], ncolors);
+            for (int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+                CHECK(A.colind[k] == i || color[A.colind[k]] != color[i], "rows %d and %d share color %d", i,
+                      A.colind[k], color[i]);
+        }
+        CHECK(n == 0 ? ncolors == 0 : ncolors >= 1 && ncolors <= 2 * maxdeg + 1, "%d colors, max row %d",
+              ncolors, maxdeg);
+        CHECK_OK(spk_csr_color_order(n, color, ncolors, perm, &e), e.msg);
+        for (int i = 1; i < n; i++)
+            CHECK(color[perm[i - 1]] < color[perm[i]] || (color[perm[i - 1]] == color[perm[i]] && perm[i - 1] < perm[i]),
+                  "order at %d", i);
+        CHECK_OK(spk_csr_permute(&A, perm, &B, map, &e), e.msg);
+        CHECK_OK(spk_csr_validate(&B, 1, &e), e.msg);
+        CHECK(B.nnz == A.nnz, "nnz %d, was %d", B.nnz, A.nnz);
+        double *dA = dense(&A), *dB = dense(&B);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                CHECK(dB[(size_t)i * n + j] == dA[(size_t)perm[i] * n + perm[j]], "B(%d,%d)", i, j);
+        for (int i = 0; i < n; i++)
+            for (int k = B.rowptr[i]; k < B.rowptr[i + 1]; k++)
+                CHECK(A.val[map[k]] == B.val[k] && A.colind[map[k]] == perm[B.colind[k]] && map[k] >= A.rowptr[perm[i]] &&
+                          map[k] < A.rowptr[perm[i] + 1],
+                      "map at %d", k);
+        CHECK(spk_csr_tri_levels(&B, 0) <= ncolors && spk_csr_tri_levels(&B, 1) <= ncolors, "levels %d %d, %d colors",
+              spk_csr_tri_levels(&B, 0), spk_csr_tri_levels(&B, 1), ncolors);
+        free(dA);
+        free(dB);
+        free(r);
+        free(c);
+        free(color);
+        free(map);
+        spk_csr_free(&B);
+        if (n >= 2) { /* not a permutation: refused */
+            perm[0] = perm[1];
+            CHECK(spk_csr_permute(&A, perm, &B, NULL, &e) == SPK_ERR_INVALID_ARG, "duplicate index accepted");
+        }
+        free(perm);
+        spk_csr_free(&A);
+    }
+    spk_csr R = {0};
+    int col[3], nc;
+    CHECK_OK(spk_csr_alloc(&R, 2, 3, 0, &e), e.msg);
+    CHECK(spk_csr_multicolor(&R, col, &nc, &e) == SPK_ERR_INVALID_MATRIX, "rectangular matrix colored");
+    spk_csr_free(&R);
+}
+
 static void test_spmv_reference(void)
 {
     spk_err e;
@@ -291,6 +361,7 @@ int main(void)
     test_transpose_symmetry();
     test_diagonal_stats();
     test_tri_levels();
+    test_multicolor_permute();
     test_spmv_reference();
     test_alloc_limits();
     return check_exit();

@@ -190,3 +190,17 @@ def test_precond_isai():
     with pytest.raises(spk.SpkError) as e:
         spk.solve(A, A @ np.ones(n), precond_isai=True, precond_sweeps=2, device=DEVICE)
     assert "choose one" in str(e.value)
+
+
+def test_reorder_multicolor():
+    g = 12
+    T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(g, g))
+    A = (sp.kron(sp.identity(g), T) + sp.kron(T, sp.identity(g))).tocsr()
+    xt = np.linspace(1.0, 2.0, g * g)
+    x, info = spk.solve(A, A @ xt, reorder="multicolor", rtol=1e-10, device=DEVICE)
+    assert info.converged and np.allclose(x, xt, rtol=1e-7)
+    x0, info0 = spk.solve(A, A @ xt, rtol=1e-10, device=DEVICE)
+    assert info0.converged and np.allclose(x, x0, rtol=1e-7)
+    with pytest.raises(ValueError) as e:
+        spk.solve(A, A @ xt, reorder="rcm", device=DEVICE)
+    assert "reorder" in str(e.value)
