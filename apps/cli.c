@@ -65,6 +65,7 @@ int cli_parse_reorder(const char *s, int *out)
 {
     if (strcmp(s, "none") == 0) *out = SPK_REORDER_NONE;
     else if (strcmp(s, "multicolor") == 0) *out = SPK_REORDER_MULTICOLOR;
+    else if (strcmp(s, "block-multicolor") == 0) *out = SPK_REORDER_BLOCK_MULTICOLOR;
     else return 1;
     return 0;
 }

@@ -25,7 +25,7 @@ int cli_flag(const char *arg, const char *name);
 /* Strict number parsing: the whole string must be a number; 0 on success. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_int(const char *s, int *out);
-/* "none" or "multicolor" -> SPK_REORDER_NONE / SPK_REORDER_MULTICOLOR; 1 when neither. */
+/* "none", "multicolor" or "block-multicolor" -> SPK_REORDER_*; 1 when none of them. */
 int cli_parse_reorder(const char *s, int *out);
 
 /* The tile format options (--tile-te, --tile-th, --tile-defer-nnz), shared

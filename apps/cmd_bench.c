@@ -62,7 +62,8 @@ static void help(void)
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
            "                      solve (default 0: exact triangular solves)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
-           "  --reorder R         the solves: none (default) or multicolor (rows ordered by a\n"
+           "  --reorder R         the solves: none (default), multicolor or block-multicolor\n"
+           "                      (rows, or blocks of --reorder-block B rows, ordered by a\n"
            "                      greedy coloring of A + A^T)\n"
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
@@ -110,7 +111,7 @@ typedef struct bench {
     spk_timer *timer;
     const struct spk_spmv_ops *fmts[64];
     int nfmts;
-    int repeat, maxit, solve, quiet, sweeps, isai, reorder;
+    int repeat, maxit, solve, quiet, sweeps, isai, reorder, reorder_block;
     double min_time, copy_gbs;
     size_t cache;
     char devname[128];
@@ -206,6 +207,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     o.precond_sweeps = b->sweeps;
     o.precond_isai = b->isai;
     o.reorder = b->reorder;
+    o.reorder_block = b->reorder_block;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -741,7 +743,12 @@ int cmd_bench(int argc, char **argv)
             b.isai = 1;
         } else if ((r = cli_opt_value(argc, argv, &i, "reorder", &v))) {
             if (r < 0 || cli_parse_reorder(v, &b.reorder)) {
-                cli_usage_error("bench", "--reorder needs none or multicolor");
+                cli_usage_error("bench", "--reorder needs none, multicolor or block-multicolor");
+                goto out;
+            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "reorder-block", &v))) {
+            if (r < 0 || cli_parse_int(v, &b.reorder_block) || b.reorder_block < 1 || b.reorder_block > 1000000) {
+                cli_usage_error("bench", "--reorder-block needs an integer in [1, 1000000]");
                 goto out;
             }
         } else if (cli_flag(argv[i], "solve")) {

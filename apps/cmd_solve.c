@@ -45,9 +45,11 @@ static void help(void)
            "                      each an SpMV in the solver's format (default 0: exact solves)\n"
            "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
            "                      inverse (one SpMV each) instead of solving\n"
-           "  --reorder R         none | multicolor (default none): multicolor solves the system\n"
-           "                      with its rows ordered by a greedy coloring of A + A^T, one\n"
-           "                      triangular-solve level per color (x is in the file's order)\n"
+           "  --reorder R         none | multicolor | block-multicolor (default none): solve the\n"
+           "                      system with its rows ordered by a greedy coloring of A + A^T,\n"
+           "                      one triangular-solve level per color; block-multicolor colors\n"
+           "                      blocks of B rows (--reorder-block B, default 16) instead, each\n"
+           "                      block kept in order (x is in the file's order)\n"
            "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
            "  --monitor           print the residual of every iteration\n"
            "  --json              print one JSON object instead of text\n"
@@ -140,7 +142,11 @@ static int parse(int argc, char **argv, solve_args *a)
             a->o.precond_isai = 1;
         } else if ((r = cli_opt_value(argc, argv, &i, "reorder", &v))) {
             if (r < 0 || cli_parse_reorder(v, &a->o.reorder))
-                return cli_usage_error("solve", "--reorder needs none or multicolor");
+                return cli_usage_error("solve", "--reorder needs none, multicolor or block-multicolor");
+        } else if ((r = cli_opt_value(argc, argv, &i, "reorder-block", &v))) {
+            if (r < 0 || cli_parse_int(v, &a->o.reorder_block) || a->o.reorder_block < 1 ||
+                a->o.reorder_block > 1000000)
+                return cli_usage_error("solve", "--reorder-block needs an integer in [1, 1000000]");
         } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.precond_sweeps) || a->o.precond_sweeps < 0 ||
                 a->o.precond_sweeps > 1000)
@@ -263,8 +269,12 @@ int cmd_solve(int argc, char **argv)
                 a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", spk_solver_format(s));
         if (strcmp(spk_solver_format(s), "auto") == 0)
             fprintf(out, "format    %s\n", spk_solver_format_detail(s));
-        if (spk_solver_colors(s))
-            fprintf(out, "reorder   multicolor: %d colors (rows ordered by color)\n", spk_solver_colors(s));
+        int lv[4] = {0, 0, 0, 0};
+        if (spk_solver_colors(s) && spk_solver_levels(s, &lv[0], &lv[1], &lv[2], &lv[3]) == SPK_OK)
+            fprintf(out, "reorder   %s: %d colors; triangular-solve levels %d (lower) and %d (upper), "
+                         "%d and %d in the file's order\n",
+                    a.o.reorder == SPK_REORDER_MULTICOLOR ? "multicolor" : "block-multicolor", spk_solver_colors(s),
+                    lv[0], lv[1], lv[2], lv[3]);
         fprintf(out, "rhs       b = %s\n", a.rhs ? a.rhs : rhs_note);
     }
     st = spk_solve(s, b, x, &res);
@@ -292,7 +302,9 @@ int cmd_solve(int argc, char **argv)
         cli_json_string(stdout, spk_solver_format(s));
         printf(", \"format_detail\": ");
         cli_json_string(stdout, spk_solver_format_detail(s));
-        printf(", \"colors\": %d", spk_solver_colors(s));
+        int lv[4] = {0, 0, 0, 0};
+        spk_solver_levels(s, &lv[0], &lv[1], &lv[2], &lv[3]);
+        printf(", \"colors\": %d, \"levels_lower\": %d, \"levels_upper\": %d", spk_solver_colors(s), lv[0], lv[1]);
         printf(", \"switched\": %s, \"rhs\": ", res.switched ? "true" : "false");
         cli_json_string(stdout, a.rhs ? a.rhs : rhs_note);
         printf(", \"status\": ");

@@ -471,40 +471,136 @@ int spk_csr_tri_levels(const spk_csr *A, int upper)
     return levels;
 }
 
-int spk_csr_multicolor(const spk_csr *A, int *color, int *ncolors, spk_err *e)
+/* Greedy coloring of the graph whose vertices are the blocks blk[i] (0..nb-1)
+ * and whose edges are the entries of A + A^T between two blocks, blocks taken
+ * in order: bcolor[b] gets block b's color.  T = A^T. */
+static int color_blocks(const spk_csr *A, const spk_csr *T, const int *blk, int nb, int *bcolor, int *ncolors,
+                        spk_err *e)
 {
     const int n = A->nrows;
-    spk_csr T = {0};
     int st = SPK_OK, used = 0;
-    int *stamp = NULL;
-    if (A->nrows != A->ncols)
-        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "multicoloring needs a square matrix, not %d x %d",
-                           A->nrows, A->ncols);
-    SPK_CHECK(st, spk_csr_transpose(A, &T, e));
-    /* stamp[c] == i + 1: color c is taken by a neighbour of row i (at most
-     * deg(i) + 1 colors are ever needed, so n + 1 stamps suffice) */
-    stamp = spk_calloc((size_t)n + 1, sizeof(int), "multicoloring scratch", e);
-    if (!stamp) {
+    /* the rows of each block (counting sort), and stamp[c] == b + 1 when
+     * color c is taken by a neighbour of block b (at most nb colors) */
+    int *start = spk_calloc((size_t)nb + 1, sizeof(int), "multicoloring scratch", e);
+    int *rows = spk_malloc((size_t)n, sizeof(int), "multicoloring scratch", e);
+    int *stamp = spk_calloc((size_t)nb + 1, sizeof(int), "multicoloring scratch", e);
+    if (!start || !rows || !stamp) {
         st = SPK_ERR_NOMEM;
         goto cleanup;
     }
-    for (int i = 0; i < n; i++) color[i] = -1;
-    for (int i = 0; i < n; i++) {
-        for (int pass = 0; pass < 2; pass++) {
-            const spk_csr *G = pass ? &T : A;
-            for (int k = G->rowptr[i]; k < G->rowptr[i + 1]; k++) {
-                const int j = G->colind[k];
-                if (j != i && color[j] >= 0) stamp[color[j]] = i + 1;
+    for (int i = 0; i < n; i++) start[blk[i] + 1]++;
+    for (int b = 0; b < nb; b++) start[b + 1] += start[b];
+    for (int i = 0; i < n; i++) rows[start[blk[i]]++] = i;
+    for (int b = nb; b > 0; b--) start[b] = start[b - 1];
+    start[0] = 0;
+    for (int b = 0; b < nb; b++) bcolor[b] = -1;
+    for (int b = 0; b < nb; b++) {
+        for (int t = start[b]; t < start[b + 1]; t++)
+            for (int pass = 0; pass < 2; pass++) {
+                const spk_csr *G = pass ? T : A;
+                const int i = rows[t];
+                for (int k = G->rowptr[i]; k < G->rowptr[i + 1]; k++) {
+                    const int nbr = blk[G->colind[k]];
+                    if (nbr != b && bcolor[nbr] >= 0) stamp[bcolor[nbr]] = b + 1;
+                }
             }
-        }
         int c = 0;
-        while (stamp[c] == i + 1) c++;
-        color[i] = c;
+        while (stamp[c] == b + 1) c++;
+        bcolor[b] = c;
         if (c + 1 > used) used = c + 1;
     }
     *ncolors = used;
 cleanup:
+    free(start);
+    free(rows);
     free(stamp);
+    return st;
+}
+
+static int check_square(const spk_csr *A, spk_err *e)
+{
+    if (A->nrows == A->ncols) return SPK_OK;
+    return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "multicoloring needs a square matrix, not %d x %d", A->nrows,
+                       A->ncols);
+}
+
+int spk_csr_multicolor(const spk_csr *A, int *color, int *ncolors, spk_err *e)
+{
+    SPK_TRY(check_square(A, e));
+    spk_csr T = {0};
+    int st = SPK_OK;
+    int *blk = spk_malloc((size_t)A->nrows, sizeof(int), "multicoloring scratch", e);
+    if (!blk) return SPK_ERR_NOMEM;
+    for (int i = 0; i < A->nrows; i++) blk[i] = i;
+    SPK_CHECK(st, spk_csr_transpose(A, &T, e));
+    SPK_CHECK(st, color_blocks(A, &T, blk, A->nrows, color, ncolors, e));
+cleanup:
+    free(blk);
+    spk_csr_free(&T);
+    return st;
+}
+
+int spk_csr_block_multicolor(const spk_csr *A, int block, int *blk, int *color, int *nblocks, int *ncolors,
+                             int *perm, spk_err *e)
+{
+    SPK_TRY(check_square(A, e));
+    if (block < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "block multicoloring: blocks of %d rows", block);
+    const int n = A->nrows;
+    spk_csr T = {0};
+    int st = SPK_OK, nb = 0;
+    int *queue = spk_malloc((size_t)n, sizeof(int), "block multicoloring scratch", e);
+    int *bcolor = spk_malloc((size_t)n, sizeof(int), "block multicoloring scratch", e);
+    int *start = NULL;
+    if (!queue || !bcolor) {
+        st = SPK_ERR_NOMEM;
+        goto cleanup;
+    }
+    SPK_CHECK(st, spk_csr_transpose(A, &T, e));
+    /* aggregation: from the first row without a block, breadth first over
+     * A + A^T until the block holds `block` rows (or its component ends) */
+    for (int i = 0; i < n; i++) blk[i] = -1;
+    for (int s0 = 0; s0 < n; s0++) {
+        if (blk[s0] >= 0) continue;
+        int head = 0, tail = 0, size = 0;
+        queue[tail++] = s0;
+        blk[s0] = nb;
+        size = 1;
+        while (head < tail && size < block) {
+            const int i = queue[head++];
+            for (int pass = 0; pass < 2 && size < block; pass++) {
+                const spk_csr *G = pass ? &T : A;
+                for (int k = G->rowptr[i]; k < G->rowptr[i + 1] && size < block; k++) {
+                    const int j = G->colind[k];
+                    if (blk[j] < 0) {
+                        blk[j] = nb;
+                        queue[tail++] = j;
+                        size++;
+                    }
+                }
+            }
+        }
+        nb++;
+    }
+    SPK_CHECK(st, color_blocks(A, &T, blk, nb, bcolor, ncolors, e));
+    for (int i = 0; i < n; i++) color[i] = bcolor[blk[i]];
+    /* perm: by color, then block, then row (two stable counting sorts) */
+    start = spk_calloc((size_t)(nb > *ncolors ? nb : *ncolors) + 1, sizeof(int), "block multicoloring order", e);
+    if (!start) {
+        st = SPK_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++) start[blk[i] + 1]++;
+    for (int b = 0; b < nb; b++) start[b + 1] += start[b];
+    for (int i = 0; i < n; i++) queue[start[blk[i]]++] = i; /* rows by block */
+    memset(start, 0, ((size_t)(nb > *ncolors ? nb : *ncolors) + 1) * sizeof(int));
+    for (int i = 0; i < n; i++) start[color[i] + 1]++;
+    for (int c = 0; c < *ncolors; c++) start[c + 1] += start[c];
+    for (int t = 0; t < n; t++) perm[start[color[queue[t]]]++] = queue[t];
+    *nblocks = nb;
+cleanup:
+    free(queue);
+    free(bcolor);
+    free(start);
     spk_csr_free(&T);
     return st;
 }

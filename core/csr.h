@@ -87,6 +87,15 @@ int spk_csr_tri_levels(const spk_csr *A, int upper);
  * of its neighbours in either direction has: no entry of A couples two rows
  * of one color.  color has nrows entries; *ncolors gets the number used. */
 int spk_csr_multicolor(const spk_csr *A, int *color, int *ncolors, spk_err *e);
+/* Block multicoloring (as in algebraic block multicolor ordering): rows
+ * gathered into blocks of up to `block` rows breadth first over A + A^T
+ * (blk[i]: row i's block, *nblocks of them), the blocks colored greedily so
+ * that no entry couples two different blocks of one color (color[i]: the
+ * color of row i's block), and perm[new] = old ordering the rows by color,
+ * then block, then row: each triangle of P A P^T then has at most `block`
+ * levels per color, and a block keeps its rows' relative order. */
+int spk_csr_block_multicolor(const spk_csr *A, int block, int *blk, int *color, int *nblocks, int *ncolors,
+                             int *perm, spk_err *e);
 /* The rows of A ordered by color (stable within a color): perm[new] = old,
  * for the symmetric permutation B = P A P^T below. */
 int spk_csr_color_order(int n, const int *color, int ncolors, int *perm, spk_err *e);

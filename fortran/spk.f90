@@ -45,7 +45,9 @@ module spk
      real(c_double) :: dtol
      integer(c_int) :: precond_sweeps  ! IC(0)/ILU(0): 0 exact triangular solves, k > 0 k Jacobi sweeps
      integer(c_int) :: precond_isai    ! IC(0)/ILU(0): 1 applies the factors' approximate inverses
-     integer(c_int) :: reorder         ! 0 none, 1 multicolor (rows ordered by a greedy coloring)
+     integer(c_int) :: reorder         ! 0 none, 1 multicolor (rows ordered by a greedy coloring),
+                                       ! 2 block multicolor (blocks of reorder_block rows colored)
+     integer(c_int) :: reorder_block   ! rows per block (0: 16)
   end type spk_options
 
   ! struct spk_result

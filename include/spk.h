@@ -152,12 +152,17 @@ typedef struct spk_options {
                                   P A P^T (P b) with the rows ordered by a greedy coloring of
                                   A + A^T, so that each triangular solve of IC(0)/ILU(0) has one
                                   level per color instead of one per dependency chain (more
-                                  parallel; often more iterations).  x is returned in the
-                                  caller's order */
+                                  parallel; often more iterations).  SPK_REORDER_BLOCK_MULTICOLOR
+                                  colors blocks of reorder_block consecutive rows instead, each
+                                  block kept in its order: up to reorder_block levels per color,
+                                  closer to the natural order's iterations.  x is returned in
+                                  the caller's order */
+    int reorder_block;         /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR (default 0: 16) */
 } spk_options;
 
 #define SPK_REORDER_NONE 0
 #define SPK_REORDER_MULTICOLOR 1
+#define SPK_REORDER_BLOCK_MULTICOLOR 2
 
 /* Outcome of one spk_solve. */
 typedef struct spk_result {
@@ -283,8 +288,13 @@ SPK_API const char *spk_solver_format(const spk_solver *s);
 /* How the SpMV format holds the matrix, in one line; for "auto" the format it
  * chose, the trial times and what the choice cost. */
 SPK_API const char *spk_solver_format_detail(const spk_solver *s);
-/* With SPK_REORDER_MULTICOLOR: the number of colors (0 without reordering). */
+/* With SPK_REORDER_(BLOCK_)MULTICOLOR: the number of colors (0 without reordering). */
 SPK_API int spk_solver_colors(const spk_solver *s);
+/* The levels of a level-by-level triangular solve with the lower and the upper
+ * triangle of the matrix solved (P A P^T when reordered, else A), and of A in
+ * its own order (natural_lower, natural_upper); any pointer may be NULL.
+ * O(nnz) each call. */
+SPK_API int spk_solver_levels(const spk_solver *s, int *lower, int *upper, int *natural_lower, int *natural_upper);
 SPK_API void spk_solver_destroy(spk_solver *s);
 
 /* Names of the solver and preconditioner kinds, for messages. */

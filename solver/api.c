@@ -55,6 +55,9 @@ struct spk_solver {
     double *pb, *px;          /* host b and x in the solver's order */
 };
 
+/* rows per block of SPK_REORDER_BLOCK_MULTICOLOR when reorder_block is 0 */
+#define SPK_REORDER_BLOCK_DEFAULT 16
+
 /* The matrix the solver works on: A, or P A P^T when reordered. */
 static const spk_csr *work_matrix(const spk_solver *s)
 {
@@ -451,9 +454,12 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "atol must be a finite number >= 0 (got %g)", o->atol);
     if (o->maxit < 0 || o->maxit > 1000000000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "maxit must be in [0, 1e9] (got %d)", o->maxit);
-    if (o->reorder != SPK_REORDER_NONE && o->reorder != SPK_REORDER_MULTICOLOR)
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "reorder must be SPK_REORDER_NONE (0) or "
-                           "SPK_REORDER_MULTICOLOR (1) (got %d)", o->reorder);
+    if (o->reorder < SPK_REORDER_NONE || o->reorder > SPK_REORDER_BLOCK_MULTICOLOR)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "reorder must be SPK_REORDER_NONE (0), "
+                           "SPK_REORDER_MULTICOLOR (1) or SPK_REORDER_BLOCK_MULTICOLOR (2) (got %d)", o->reorder);
+    if (o->reorder_block < 0 || o->reorder_block > 1000000)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "reorder_block must be in [1, 1e6] rows (got %d; 0: 16)",
+                           o->reorder_block);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
     if (o->precond_isai && o->precond_sweeps)
@@ -560,7 +566,8 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
     return SPK_OK;
 }
 
-/* SPK_REORDER_MULTICOLOR: color A + A^T, order the rows by color, build P A P^T. */
+/* SPK_REORDER_(BLOCK_)MULTICOLOR: color A + A^T (rows or blocks of rows),
+ * order the rows by color, build P A P^T. */
 static int reorder_setup(spk_solver *s)
 {
     spk_err *e = &s->ctx->err;
@@ -568,6 +575,7 @@ static int reorder_setup(spk_solver *s)
     const int n = A->nrows;
     if (A->nrows != A->ncols) return SPK_OK; /* solver_setup reports it */
     int st = SPK_OK;
+    int *blk = NULL;
     int *color = spk_malloc((size_t)n, sizeof(int), "row colors", e);
     s->perm = spk_malloc((size_t)n, sizeof(int), "row permutation", e);
     s->pmap = spk_malloc((size_t)A->nnz, sizeof(int), "row permutation map", e);
@@ -577,11 +585,23 @@ static int reorder_setup(spk_solver *s)
         st = SPK_ERR_NOMEM;
         goto cleanup;
     }
-    SPK_CHECK(st, spk_csr_multicolor(A, color, &s->ncolors, e));
-    SPK_CHECK(st, spk_csr_color_order(n, color, s->ncolors, s->perm, e));
+    if (s->opts.reorder == SPK_REORDER_MULTICOLOR) {
+        SPK_CHECK(st, spk_csr_multicolor(A, color, &s->ncolors, e));
+        SPK_CHECK(st, spk_csr_color_order(n, color, s->ncolors, s->perm, e));
+    } else {
+        const int block = s->opts.reorder_block > 0 ? s->opts.reorder_block : SPK_REORDER_BLOCK_DEFAULT;
+        int nblocks;
+        blk = spk_malloc((size_t)n, sizeof(int), "row blocks", e);
+        if (!blk) {
+            st = SPK_ERR_NOMEM;
+            goto cleanup;
+        }
+        SPK_CHECK(st, spk_csr_block_multicolor(A, block, blk, color, &nblocks, &s->ncolors, s->perm, e));
+    }
     SPK_CHECK(st, spk_csr_permute(A, s->perm, &s->PA, s->pmap, e));
 cleanup:
     free(color);
+    free(blk);
     return st;
 }
 
@@ -627,7 +647,7 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     snprintf(s->popts.format, sizeof s->popts.format, "%s", s->opts.format ? s->opts.format : "");
     spmv_opts_of(&s->opts, &s->popts.spmv);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
-    if (s->opts.reorder == SPK_REORDER_MULTICOLOR) SPK_CHECK(st, reorder_setup(s));
+    if (s->opts.reorder != SPK_REORDER_NONE) SPK_CHECK(st, reorder_setup(s));
     SPK_CHECK(st, solver_setup(s, solver, precond));
     if (!spk_exec_is_host(ctx->exec)) {
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->b));
@@ -812,6 +832,18 @@ const char *spk_solver_format_detail(const spk_solver *s)
 int spk_solver_colors(const spk_solver *s)
 {
     return s && s->perm ? s->ncolors : 0;
+}
+
+int spk_solver_levels(const spk_solver *s, int *lower, int *upper, int *natural_lower, int *natural_upper)
+{
+    if (!s) return SPK_ERR_INVALID_ARG;
+    int *out[4] = {lower, upper, natural_lower, natural_upper};
+    for (int q = 0; q < 4; q++) {
+        if (!out[q]) continue;
+        *out[q] = spk_csr_tri_levels(q < 2 ? work_matrix(s) : &s->M->A, q % 2);
+        if (*out[q] < 0) return spk_err_set(&s->ctx->err, SPK_ERR_NOMEM, "out of host memory (levels)");
+    }
+    return SPK_OK;
 }
 
 void spk_solver_destroy(spk_solver *s)

@@ -401,6 +401,28 @@ static void reorder_multicolor(void)
         o.reorder = SPK_REORDER_NONE;
         CHECK(spk_solver_colors(s) == 2, "%s: %d colors for a 5-point grid", nonsym ? "nonsymmetric" : "SPD",
               spk_solver_colors(s));
+        int lv[4] = {0, 0, 0, 0};
+        CHECK_OK(spk_solver_levels(s, &lv[0], &lv[1], &lv[2], &lv[3]), spk_last_error(ctx));
+        CHECK(lv[0] == 2 && lv[1] == 2 && lv[2] == 19 && lv[3] == 19, "levels %d %d, natural %d %d", lv[0], lv[1],
+              lv[2], lv[3]);
+        CHECK_OK(spk_solver_levels(plain, &lv[0], NULL, &lv[2], NULL), spk_last_error(ctx));
+        CHECK(lv[0] == 19 && lv[2] == 19, "without reordering: levels %d, natural %d", lv[0], lv[2]);
+        /* blocks of 3 rows colored: the solve is as exact, with at most 3 levels per color */
+        spk_solver *sb = NULL;
+        o.reorder = SPK_REORDER_BLOCK_MULTICOLOR;
+        o.reorder_block = 3;
+        CHECK_OK(spk_solver_create(ctx, A, kind, pk, &o, &sb), spk_last_error(ctx));
+        o.reorder = SPK_REORDER_NONE;
+        o.reorder_block = 0;
+        CHECK_OK(spk_solver_levels(sb, &lv[0], &lv[1], NULL, NULL), spk_last_error(ctx));
+        CHECK(spk_solver_colors(sb) >= 2 && lv[0] <= 3 * spk_solver_colors(sb) && lv[1] <= 3 * spk_solver_colors(sb),
+              "block multicolor: %d colors, levels %d %d", spk_solver_colors(sb), lv[0], lv[1]);
+        spk_result rb;
+        for (int i = 0; i < n; i++) x[i] = 0;
+        CHECK_OK(spk_solve(sb, b, x, &rb), spk_last_error(ctx));
+        CHECK(rb.true_relres <= 1e-10 && max_err(x, xt, n) < 1e-8, "block reordered: true relres %g, error %g",
+              rb.true_relres, max_err(x, xt, n));
+        spk_solver_destroy(sb);
         spk_result r, rp0;
         for (int i = 0; i < n; i++) x[i] = 0;
         CHECK_OK(spk_solve(plain, b, x, &rp0), spk_last_error(ctx));
@@ -435,6 +457,10 @@ static void reorder_multicolor(void)
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s,
           "reorder 7 accepted");
     CHECK(check_contains(spk_last_error(ctx), "reorder"), "message: %s", spk_last_error(ctx));
+    o.reorder = SPK_REORDER_BLOCK_MULTICOLOR;
+    o.reorder_block = -2;
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s,
+          "reorder_block -2 accepted");
     spk_matrix_destroy(A);
     free(rp);
     free(ci);

@@ -296,6 +296,39 @@ static void test_multicolor_permute(void)
                       "map at %d", k);
         CHECK(spk_csr_tri_levels(&B, 0) <= ncolors && spk_csr_tri_levels(&B, 1) <= ncolors, "levels %d %d, %d colors",
               spk_csr_tri_levels(&B, 0), spk_csr_tri_levels(&B, 1), ncolors);
+        /* blocks of up to `block` rows, colored so that no entry couples two
+         * blocks of one color; perm by color, block, row */
+        const int block = 1 + (int)(rnd() * 8);
+        int *blk = malloc((size_t)n * sizeof(int) + 1), *size = calloc((size_t)n + 1, sizeof(int)), nb = -1;
+        int *bperm = malloc((size_t)n * sizeof(int) + 1), bcolors = -1;
+        CHECK_OK(spk_csr_block_multicolor(&A, block, blk, color, &nb, &bcolors, bperm, &e), e.msg);
+        CHECK(nb >= (n + block - 1) / block && nb <= n && bcolors <= nb, "%d blocks of %d rows, %d colors", nb, block,
+              bcolors);
+        for (int i = 0; i < n; i++) {
+            CHECK(blk[i] >= 0 && blk[i] < nb && color[i] >= 0 && color[i] < bcolors, "row %d: block %d color %d", i,
+                  blk[i], color[i]);
+            if (blk[i] >= 0 && blk[i] < nb) size[blk[i]]++;
+            for (int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) {
+                const int j = A.colind[k];
+                CHECK(blk[j] == blk[i] || color[j] != color[i], "blocks %d and %d (rows %d, %d) share color %d",
+                      blk[i], blk[j], i, j, color[i]);
+                if (blk[j] == blk[i]) CHECK(color[j] == color[i], "block %d has two colors", blk[i]);
+            }
+        }
+        for (int b = 0; b < nb; b++) CHECK(size[b] >= 1 && size[b] <= block, "block %d has %d rows", b, size[b]);
+        for (int t = 1; t < n; t++) {
+            const int p0 = bperm[t - 1], p1 = bperm[t];
+            CHECK(color[p0] < color[p1] || (color[p0] == color[p1] && (blk[p0] < blk[p1] || (blk[p0] == blk[p1] && p0 < p1))),
+                  "block order at %d", t);
+        }
+        spk_csr_free(&B);
+        CHECK_OK(spk_csr_permute(&A, bperm, &B, NULL, &e), e.msg);
+        CHECK(spk_csr_tri_levels(&B, 0) <= bcolors * block && spk_csr_tri_levels(&B, 1) <= bcolors * block,
+              "block order: levels %d %d, %d colors of blocks of %d", spk_csr_tri_levels(&B, 0),
+              spk_csr_tri_levels(&B, 1), bcolors, block);
+        free(blk);
+        free(size);
+        free(bperm);
         free(dA);
         free(dB);
         free(r);
@@ -314,6 +347,9 @@ static void test_multicolor_permute(void)
     int col[3], nc;
     CHECK_OK(spk_csr_alloc(&R, 2, 3, 0, &e), e.msg);
     CHECK(spk_csr_multicolor(&R, col, &nc, &e) == SPK_ERR_INVALID_MATRIX, "rectangular matrix colored");
+    int nb, pm[3], bl[3];
+    CHECK(spk_csr_block_multicolor(&R, 4, bl, col, &nb, &nc, pm, &e) == SPK_ERR_INVALID_MATRIX,
+          "rectangular matrix block-colored");
     spk_csr_free(&R);
 }
 

@@ -29,7 +29,7 @@ _PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4}
 _MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_double)
 
 
-_REORDER = {"none": 0, "multicolor": 1}
+_REORDER = {"none": 0, "multicolor": 1, "block-multicolor": 2}
 
 
 class _Options(ctypes.Structure):
@@ -39,7 +39,7 @@ class _Options(ctypes.Structure):
                 ("allow_shift", ctypes.c_int), ("shift_init", ctypes.c_double), ("shift_max", ctypes.c_double),
                 ("keep_history", ctypes.c_int), ("monitor", ctypes.c_void_p), ("monitor_user", ctypes.c_void_p),
                 ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int), ("precond_isai", ctypes.c_int),
-                ("reorder", ctypes.c_int)]
+                ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int)]
 
 
 class _Result(ctypes.Structure):
@@ -178,11 +178,12 @@ class Solver:
     triangular solves, k > 0 k Jacobi sweeps each), precond_isai (True:
     the factors' approximate inverses, one SpMV each), reorder ("none" |
     "multicolor": rows ordered by a greedy coloring of A + A^T, one
-    triangular-solve level per color; x comes back in A's order)."""
+    triangular-solve level per color; "block-multicolor": blocks of
+    reorder_block rows colored, default 16; x comes back in A's order)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
                  device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
-                 precond_isai=False, reorder="none"):
+                 precond_isai=False, reorder="none", reorder_block=0):
         if reorder not in _REORDER:
             raise ValueError("spk: unknown reorder '%s' (one of %s)" % (reorder, ", ".join(_REORDER)))
         for what, val, table in (("method", method, _METHODS), ("precond", precond, _PRECONDS),
@@ -214,6 +215,7 @@ class Solver:
         o.precond_sweeps = int(precond_sweeps)
         o.precond_isai = 1 if precond_isai else 0
         o.reorder = _REORDER[reorder]
+        o.reorder_block = int(reorder_block)
         self._format = format.encode() if format else None
         o.format = self._format
         solver = _P()

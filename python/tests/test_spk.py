@@ -201,6 +201,8 @@ def test_reorder_multicolor():
     assert info.converged and np.allclose(x, xt, rtol=1e-7)
     x0, info0 = spk.solve(A, A @ xt, rtol=1e-10, device=DEVICE)
     assert info0.converged and np.allclose(x, x0, rtol=1e-7)
+    xb, infob = spk.solve(A, A @ xt, reorder="block-multicolor", reorder_block=4, rtol=1e-10, device=DEVICE)
+    assert infob.converged and np.allclose(xb, xt, rtol=1e-7)
     with pytest.raises(ValueError) as e:
         spk.solve(A, A @ xt, reorder="rcm", device=DEVICE)
     assert "reorder" in str(e.value)
