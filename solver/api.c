@@ -510,6 +510,20 @@ static int setup_precond(spk_solver *s)
     return SPK_OK;
 }
 
+/* A factorization failure of the reordered matrix names its row there: add
+ * which row of A that is. */
+static int with_original_row(spk_solver *s, int st)
+{
+    spk_err *e = &s->ctx->err;
+    const char *p = s->perm && st == SPK_ERR_ZERO_PIVOT ? strstr(e->msg, "at row ") : NULL;
+    int r;
+    if (!p || sscanf(p + 7, "%d", &r) != 1 || r < 0 || r >= s->PA.nrows) return st;
+    char why[sizeof e->msg];
+    snprintf(why, sizeof why, "%s", e->msg);
+    return spk_err_set(e, st, "%.900s (rows counted in the reordered matrix: its row %d is row %d of A)", why, r,
+                       s->perm[r]);
+}
+
 /* Resolve AUTO, check the matrix fits the method, build SpMV and preconditioner. */
 static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
 {
@@ -545,14 +559,14 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
     SPK_TRY(aops->create(ex, A, &so, &s->k.A));
     s->k.A_ops = aops;
 
-    int st = setup_precond(s);
+    int st = with_original_row(s, setup_precond(s));
     if (st == SPK_ERR_ZERO_PIVOT && s->auto_kind && s->auto_precond && s->popts.allow_shift &&
         s->pkind == SPK_PRECOND_IC0) {
         /* IC(0) failed even with shifts: A is unlikely SPD; use BiCGStab + ILU(0).  Without
          * shifting the caller asked to see the pivot failure, so it is reported instead. */
         s->kind = SPK_SOLVER_BICGSTAB;
         s->pkind = SPK_PRECOND_ILU0;
-        st = setup_precond(s);
+        st = with_original_row(s, setup_precond(s));
     }
     if (st == SPK_ERR_ZERO_PIVOT && s->pkind == SPK_PRECOND_IC0) {
         char why[sizeof e->msg];
@@ -677,7 +691,7 @@ static int solver_refresh(spk_solver *s)
         s->k.A = NULL;
         SPK_TRY(s->k.A_ops->create(ex, A, &so, &s->k.A));
     }
-    SPK_TRY(s->k.M_ops->refactor(s->k.M, A));
+    SPK_TRY(with_original_row(s, s->k.M_ops->refactor(s->k.M, A)));
     s->version = s->M->version;
     s->t_setup = spk_time_now() - t0;
     return SPK_OK;
@@ -782,7 +796,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         s->kind = SPK_SOLVER_BICGSTAB;
         s->pkind = SPK_PRECOND_ILU0;
         double t1 = spk_time_now();
-        SPK_CHECK(st, setup_precond(s));
+        SPK_CHECK(st, with_original_row(s, setup_precond(s)));
         t_setup += spk_time_now() - t1;
         SPK_CHECK(st, ex->ops->upload(ex, dx, x0, bytes));
         memset(&r, 0, sizeof r);

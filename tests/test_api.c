@@ -457,6 +457,30 @@ static void reorder_multicolor(void)
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s,
           "reorder 7 accepted");
     CHECK(check_contains(spk_last_error(ctx), "reorder"), "message: %s", spk_last_error(ctx));
+    /* a zero pivot of the reordered matrix is named by its row in A too:
+     * tridiagonal without a diagonal entry in row 4, red-black order puts it
+     * third (0, 2, 4, ...) with no earlier row to fill it in */
+    {
+        enum { M = 8 };
+        int trp[M + 1], tci[3 * M], k = 0;
+        double tv[3 * M];
+        trp[0] = 0;
+        for (int i = 0; i < M; i++) {
+            if (i > 0) tci[k] = i - 1, tv[k++] = -1.0;
+            if (i != 4) tci[k] = i, tv[k++] = 3.0;
+            if (i < M - 1) tci[k] = i + 1, tv[k++] = -1.5;
+            trp[i + 1] = k;
+        }
+        spk_matrix *T;
+        CHECK_OK(spk_matrix_from_csr(ctx, M, M, trp, tci, tv, &T), spk_last_error(ctx));
+        o.reorder = SPK_REORDER_MULTICOLOR;
+        spk_solver *st = NULL;
+        CHECK(spk_solver_create(ctx, T, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &st) == SPK_ERR_ZERO_PIVOT && !st,
+              "zero pivot of the reordered matrix not reported");
+        CHECK(check_contains(spk_last_error(ctx), "its row 2 is row 4 of A"), "message: %s", spk_last_error(ctx));
+        o.reorder = SPK_REORDER_NONE;
+        spk_matrix_destroy(T);
+    }
     o.reorder = SPK_REORDER_BLOCK_MULTICOLOR;
     o.reorder_block = -2;
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s,
