@@ -91,6 +91,7 @@ typedef struct fmt_result {
     char chose[32];          /* auto: the format it chose */
     int solved;              /* a solve was attempted */
     int solve_status, iterations;
+    int colors, levels_lower, levels_upper; /* of the matrix solved (reordered or not) */
     char method[16], precond[16], solve_note[256];
     double true_relres, s_setup_ms, s_ms, s_spmv_ms, s_precond_ms, s_vector_ms;
 } fmt_result;
@@ -228,6 +229,8 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     if (st) snprintf(r->solve_note, sizeof r->solve_note, "%s", spk_last_error(b->ctx));
     r->iterations = res.iterations;
     r->true_relres = res.true_relres;
+    r->colors = spk_solver_colors(s);
+    spk_solver_levels(s, &r->levels_lower, &r->levels_upper, NULL, NULL);
     r->s_ms = res.t_total * 1e3;
     r->s_spmv_ms = res.t_spmv * 1e3;
     r->s_precond_ms = res.t_precond * 1e3;
@@ -548,6 +551,8 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
                 fprintf(f, ", \"solve\": {\"status\": \"%s\", \"method\": \"%s\", \"precond\": \"%s\", \"iterations\": %d",
                         r->solve_status ? spk_status_name(r->solve_status) : "converged", r->method, r->precond,
                         r->iterations);
+                fprintf(f, ", \"colors\": %d, \"levels_lower\": %d, \"levels_upper\": %d", r->colors, r->levels_lower,
+                        r->levels_upper);
                 json_num(f, "true_relres", r->true_relres);
                 json_num(f, "setup_ms", r->s_setup_ms);
                 json_num(f, "solve_ms", r->s_ms);
