@@ -15,7 +15,8 @@
 # SWEEPS (the solves' --precond-sweeps; the files are then named
 # bench-PART-sweepsK.*; give them their own OUTDIR, as report merges every
 # bench-*.json of one), ISAI=1 (--precond-isai, files bench-PART-isai.*),
-# REORDER=multicolor (--reorder multicolor, files bench-PART-multicolor.*).
+# REORDER=multicolor|block-multicolor (--reorder, files bench-PART-REORDER.*;
+# REORDER_BLOCK=B adds --reorder-block B, files bench-PART-REORDER-B.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -47,6 +48,7 @@ run)
   if [ -n "${SWEEPS:-}" ]; then name=$part-sweeps$SWEEPS extra=(--precond-sweeps "$SWEEPS"); fi
   if [ -n "${ISAI:-}" ]; then name=$part-isai extra=(--precond-isai); fi
   if [ -n "${REORDER:-}" ]; then name=$name-$REORDER extra+=(--reorder "$REORDER"); fi
+  if [ -n "${REORDER_BLOCK:-}" ]; then name=$name-$REORDER_BLOCK extra+=(--reorder-block "$REORDER_BLOCK"); fi
   start=$(date +%s) rc=0
   "$spk" bench --formats "${FORMATS:-all}" --solve --min-time "$min" --maxit "$maxit" "${extra[@]}" \
     --json "$out/bench-$name.json" --csv "$out/bench-$name.csv" "${args[@]}" > "$out/bench-$name.txt" \
@@ -58,6 +60,6 @@ report)
   out=${2:?outdir}
   python3 scripts/bench_plots.py "$out"/bench-*.json "$out/charts" ;;
 *)
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   exit 2 ;;
 esac
