@@ -4,7 +4,8 @@
     scripts/bench_plots.py BENCH.json [MORE.json ...] OUTDIR
 
 Several JSON files (runs split over several commands) are merged; they must
-come from the same device.  Writes PNG files to OUTDIR:
+come from the same device; a name ending in .gz is read through gzip.  Writes
+PNG files to OUTDIR:
 
   spmv_speedup_hot.png    SpMV speedup over the baseline per matrix and format
   spmv_speedup_cold.png   the same with the caches flushed before each product
@@ -22,6 +23,7 @@ script makes a virtual environment (SPK_PLOTS_VENV, default
 ~/.cache/spk/plots-venv), installs matplotlib there and runs again inside it.
 Exit status 0, 1 on bad input, 3 when matplotlib cannot be installed.
 """
+import gzip
 import json
 import math
 import os
@@ -54,11 +56,14 @@ def ensure_matplotlib():
     sys.exit(subprocess.run([py, os.path.abspath(__file__)] + sys.argv[1:], env=env).returncode)
 
 
+def read_json(path):
+    """A run's JSON, from PATH or, when PATH ends in .gz, from the gzip file."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
+
+
 def load(paths):
-    runs = []
-    for p in paths:
-        with open(p) as f:
-            runs.append(json.load(f))
+    runs = [read_json(p) for p in paths]
     devices = {r["device"] for r in runs}
     if len(devices) > 1:
         sys.exit("bench_plots.py: the runs come from different devices: %s" % ", ".join(sorted(devices)))
@@ -199,7 +204,7 @@ def summary(runs_head, base, matrices, formats, paths):
                 "%.2f" % b["solve_ms"] if b and b["status"] == "converged" else "—", " | ".join(cells)))
     out.append("")
     out.append("Runs (paths shortened to file names): " + "; ".join(
-        "`%s`" % " ".join(os.path.basename(w) if "/" in w else w for w in json.load(open(p))["command"].split())
+        "`%s`" % " ".join(os.path.basename(w) if "/" in w else w for w in read_json(p)["command"].split())
         for p in paths))
     return "\n".join(out) + "\n"
 

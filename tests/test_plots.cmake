@@ -45,6 +45,19 @@ foreach(part "### Geometric-mean speedup over `csr`" "| hyb |" "### auto: the fo
     message(FATAL_ERROR "summary.md lacks '${part}':\n${md}")
   endif()
 endforeach()
+# the same run gzipped gives the same tables
+execute_process(COMMAND "${PYTHON}" -c "import gzip, shutil, sys; shutil.copyfileobj(open(sys.argv[1], 'rb'), gzip.open(sys.argv[2], 'wb'))"
+                "${WORK}/bench.json" "${WORK}/bench.json.gz" RESULT_VARIABLE rc)
+execute_process(COMMAND "${PYTHON}" "${SCRIPT}" "${WORK}/bench.json.gz" "${WORK}/plots-gz"
+                RESULT_VARIABLE rc2 OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT EXISTS "${WORK}/plots-gz/summary.md")
+  message(FATAL_ERROR "bench_plots.py on a gzipped JSON: exit ${rc} / ${rc2}:\n${out}\n${err}")
+endif()
+file(READ "${WORK}/plots-gz/summary.md" mdgz)
+string(REPLACE "bench.json.gz" "bench.json" mdgz "${mdgz}")
+if(NOT mdgz STREQUAL md)
+  message(FATAL_ERROR "summary.md from the gzipped JSON differs:\n${mdgz}")
+endif()
 # bad input: a message and exit code 1
 file(WRITE "${WORK}/bad.json" "{\"matrices\": ")
 execute_process(COMMAND "${PYTHON}" "${SCRIPT}" "${WORK}/bad.json" "${WORK}/plots2"
