@@ -61,12 +61,32 @@ int cli_parse_int(const char *s, int *out)
     return 0;
 }
 
-int cli_parse_reorder(const char *s, int *out)
+int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reorder, int *block)
 {
-    if (strcmp(s, "none") == 0) *out = SPK_REORDER_NONE;
-    else if (strcmp(s, "multicolor") == 0) *out = SPK_REORDER_MULTICOLOR;
-    else if (strcmp(s, "block-multicolor") == 0) *out = SPK_REORDER_BLOCK_MULTICOLOR;
-    else return 1;
+    static const struct {
+        const char *name;
+        int value;
+    } kinds[] = {{"none", SPK_REORDER_NONE},
+                 {"multicolor", SPK_REORDER_MULTICOLOR},
+                 {"block-multicolor", SPK_REORDER_BLOCK_MULTICOLOR}};
+    const char *v = NULL;
+    int r;
+    if ((r = cli_opt_value(argc, argv, i, "reorder", &v))) {
+        for (size_t k = 0; r > 0 && k < sizeof kinds / sizeof kinds[0]; k++)
+            if (strcmp(v, kinds[k].name) == 0) {
+                *reorder = kinds[k].value;
+                return 1;
+            }
+        cli_usage_error(cmd, "--reorder needs none, multicolor or block-multicolor");
+        return -1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "reorder-block", &v))) {
+        if (r < 0 || cli_parse_int(v, block) || *block < 1 || *block > 1000000) {
+            cli_usage_error(cmd, "--reorder-block needs an integer in [1, 1000000]");
+            return -1;
+        }
+        return 1;
+    }
     return 0;
 }
 

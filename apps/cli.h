@@ -25,8 +25,10 @@ int cli_flag(const char *arg, const char *name);
 /* Strict number parsing: the whole string must be a number; 0 on success. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_int(const char *s, int *out);
-/* "none", "multicolor" or "block-multicolor" -> SPK_REORDER_*; 1 when none of them. */
-int cli_parse_reorder(const char *s, int *out);
+/* --reorder none|multicolor|block-multicolor and --reorder-block B at argv[*i]
+ * for subcommand cmd: 1 when one was taken (into *reorder, *block), 0 when
+ * argv[*i] is neither, -1 after a usage error (printed). */
+int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reorder, int *block);
 
 /* The tile format options (--tile-te, --tile-th, --tile-defer-nnz), shared
  * by solve and info; zero means the format's default. */

@@ -746,16 +746,8 @@ int cmd_bench(int argc, char **argv)
             goto out;
         } else if (cli_flag(argv[i], "precond-isai")) {
             b.isai = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "reorder", &v))) {
-            if (r < 0 || cli_parse_reorder(v, &b.reorder)) {
-                cli_usage_error("bench", "--reorder needs none, multicolor or block-multicolor");
-                goto out;
-            }
-        } else if ((r = cli_opt_value(argc, argv, &i, "reorder-block", &v))) {
-            if (r < 0 || cli_parse_int(v, &b.reorder_block) || b.reorder_block < 1 || b.reorder_block > 1000000) {
-                cli_usage_error("bench", "--reorder-block needs an integer in [1, 1000000]");
-                goto out;
-            }
+        } else if ((r = cli_reorder_option("bench", argc, argv, &i, &b.reorder, &b.reorder_block))) {
+            if (r < 0) goto out;
         } else if (cli_flag(argv[i], "solve")) {
             b.solve = 1;
         } else if (cli_flag(argv[i], "quiet")) {

@@ -140,13 +140,8 @@ static int parse(int argc, char **argv, solve_args *a)
             if (r < 0) return CLI_USAGE;
         } else if (cli_flag(argv[i], "precond-isai")) {
             a->o.precond_isai = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "reorder", &v))) {
-            if (r < 0 || cli_parse_reorder(v, &a->o.reorder))
-                return cli_usage_error("solve", "--reorder needs none, multicolor or block-multicolor");
-        } else if ((r = cli_opt_value(argc, argv, &i, "reorder-block", &v))) {
-            if (r < 0 || cli_parse_int(v, &a->o.reorder_block) || a->o.reorder_block < 1 ||
-                a->o.reorder_block > 1000000)
-                return cli_usage_error("solve", "--reorder-block needs an integer in [1, 1000000]");
+        } else if ((r = cli_reorder_option("solve", argc, argv, &i, &a->o.reorder, &a->o.reorder_block))) {
+            if (r < 0) return CLI_USAGE;
         } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.precond_sweeps) || a->o.precond_sweeps < 0 ||
                 a->o.precond_sweeps > 1000)

@@ -517,33 +517,12 @@ cleanup:
     return st;
 }
 
-static int check_square(const spk_csr *A, spk_err *e)
-{
-    if (A->nrows == A->ncols) return SPK_OK;
-    return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "multicoloring needs a square matrix, not %d x %d", A->nrows,
-                       A->ncols);
-}
-
-int spk_csr_multicolor(const spk_csr *A, int *color, int *ncolors, spk_err *e)
-{
-    SPK_TRY(check_square(A, e));
-    spk_csr T = {0};
-    int st = SPK_OK;
-    int *blk = spk_malloc((size_t)A->nrows, sizeof(int), "multicoloring scratch", e);
-    if (!blk) return SPK_ERR_NOMEM;
-    for (int i = 0; i < A->nrows; i++) blk[i] = i;
-    SPK_CHECK(st, spk_csr_transpose(A, &T, e));
-    SPK_CHECK(st, color_blocks(A, &T, blk, A->nrows, color, ncolors, e));
-cleanup:
-    free(blk);
-    spk_csr_free(&T);
-    return st;
-}
-
 int spk_csr_block_multicolor(const spk_csr *A, int block, int *blk, int *color, int *nblocks, int *ncolors,
                              int *perm, spk_err *e)
 {
-    SPK_TRY(check_square(A, e));
+    if (A->nrows != A->ncols)
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "multicoloring needs a square matrix, not %d x %d", A->nrows,
+                           A->ncols);
     if (block < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "block multicoloring: blocks of %d rows", block);
     const int n = A->nrows;
     spk_csr T = {0};
@@ -603,17 +582,6 @@ cleanup:
     free(start);
     spk_csr_free(&T);
     return st;
-}
-
-int spk_csr_color_order(int n, const int *color, int ncolors, int *perm, spk_err *e)
-{
-    int *start = spk_calloc((size_t)ncolors + 1, sizeof(int), "color order", e);
-    if (!start) return SPK_ERR_NOMEM;
-    for (int i = 0; i < n; i++) start[color[i] + 1]++;
-    for (int c = 0; c < ncolors; c++) start[c + 1] += start[c];
-    for (int i = 0; i < n; i++) perm[start[color[i]]++] = i;
-    free(start);
-    return SPK_OK;
 }
 
 int spk_csr_permute(const spk_csr *A, const int *perm, spk_csr *B, int *map, spk_err *e)

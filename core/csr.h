@@ -82,23 +82,18 @@ int spk_csr_diag_dominant_rows(const spk_csr *A);
  * -1 when out of host memory. */
 int spk_csr_tri_levels(const spk_csr *A, int upper);
 
-/* Greedy multicoloring of the graph of A + A^T (square, canonical; the
- * diagonal ignored), rows taken in order, each given the smallest color none
- * of its neighbours in either direction has: no entry of A couples two rows
- * of one color.  color has nrows entries; *ncolors gets the number used. */
-int spk_csr_multicolor(const spk_csr *A, int *color, int *ncolors, spk_err *e);
-/* Block multicoloring (as in algebraic block multicolor ordering): rows
- * gathered into blocks of up to `block` rows breadth first over A + A^T
+/* Block multicoloring (as in algebraic block multicolor ordering; A square
+ * and canonical): rows gathered into blocks of up to `block` rows breadth
+ * first over A + A^T
  * (blk[i]: row i's block, *nblocks of them), the blocks colored greedily so
  * that no entry couples two different blocks of one color (color[i]: the
  * color of row i's block), and perm[new] = old ordering the rows by color,
  * then block, then row: each triangle of P A P^T then has at most `block`
- * levels per color, and a block keeps its rows' relative order. */
+ * levels per color, and a block keeps its rows' relative order.  With
+ * block = 1 every row is its own block: plain greedy multicoloring of the
+ * rows in order, one level per color, perm stable within a color. */
 int spk_csr_block_multicolor(const spk_csr *A, int block, int *blk, int *color, int *nblocks, int *ncolors,
                              int *perm, spk_err *e);
-/* The rows of A ordered by color (stable within a color): perm[new] = old,
- * for the symmetric permutation B = P A P^T below. */
-int spk_csr_color_order(int n, const int *color, int ncolors, int *perm, spk_err *e);
 /* B = P A P^T, b_ij = a_perm[i],perm[j] (A square and canonical; B canonical,
  * *B zero-initialised or freed).  map (may be NULL; nnz entries) receives for
  * each position of B the position of its entry in A. */

@@ -28,9 +28,9 @@ int spk_timer_call(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int
  * latency of one call and the jitter of the timestamps are spread over the
  * batch.  On the GPU the batch is queued while the stream is held and then
  * released (exec_cuda.c), so a sample is the GPU's time for the calls run
- * back to back, not the host's launch rate.  Samples: at least min_samples, more while less than min_seconds
- * of wall time has passed since the first (flushes and synchronisation
- * included), at most max_samples.  *calls gets how many calls were timed,
+ * back to back, not the host's launch rate.  Samples: at least min_samples,
+ * more while less than min_seconds of wall time has passed since the first
+ * (flushes and synchronisation included), at most max_samples.  *calls gets how many calls were timed,
  * *batch (may be NULL) the batch size. */
 #define SPK_TIMER_BATCH_S 50e-6
 int spk_timer_median(spk_timer *t, int (*fn)(void *arg), void *arg, int flush, int warmup, int min_samples,

@@ -589,29 +589,21 @@ static int reorder_setup(spk_solver *s)
     const int n = A->nrows;
     if (A->nrows != A->ncols) return SPK_OK; /* solver_setup reports it */
     int st = SPK_OK;
-    int *blk = NULL;
+    int *blk = spk_malloc((size_t)n, sizeof(int), "row blocks", e);
     int *color = spk_malloc((size_t)n, sizeof(int), "row colors", e);
     s->perm = spk_malloc((size_t)n, sizeof(int), "row permutation", e);
     s->pmap = spk_malloc((size_t)A->nnz, sizeof(int), "row permutation map", e);
     s->pb = spk_malloc((size_t)n, sizeof(double), "reordered right-hand side", e);
     s->px = spk_malloc((size_t)n, sizeof(double), "reordered solution", e);
-    if (!color || !s->perm || !s->pmap || !s->pb || !s->px) {
+    if (!blk || !color || !s->perm || !s->pmap || !s->pb || !s->px) {
         st = SPK_ERR_NOMEM;
         goto cleanup;
     }
-    if (s->opts.reorder == SPK_REORDER_MULTICOLOR) {
-        SPK_CHECK(st, spk_csr_multicolor(A, color, &s->ncolors, e));
-        SPK_CHECK(st, spk_csr_color_order(n, color, s->ncolors, s->perm, e));
-    } else {
-        const int block = s->opts.reorder_block > 0 ? s->opts.reorder_block : SPK_REORDER_BLOCK_DEFAULT;
-        int nblocks;
-        blk = spk_malloc((size_t)n, sizeof(int), "row blocks", e);
-        if (!blk) {
-            st = SPK_ERR_NOMEM;
-            goto cleanup;
-        }
-        SPK_CHECK(st, spk_csr_block_multicolor(A, block, blk, color, &nblocks, &s->ncolors, s->perm, e));
-    }
+    /* row multicoloring is block multicoloring with blocks of one row */
+    const int block = s->opts.reorder == SPK_REORDER_MULTICOLOR ? 1
+                      : s->opts.reorder_block > 0 ? s->opts.reorder_block : SPK_REORDER_BLOCK_DEFAULT;
+    int nblocks;
+    SPK_CHECK(st, spk_csr_block_multicolor(A, block, blk, color, &nblocks, &s->ncolors, s->perm, e));
     SPK_CHECK(st, spk_csr_permute(A, s->perm, &s->PA, s->pmap, e));
 cleanup:
     free(color);
