@@ -9,8 +9,11 @@
  * bound is max(3, 10%) for CG and max(3, 35%) for BiCGStab; both runs must
  * still converge with a true residual below the bound each test states.
  * A test may widen the bound for one matrix with iter_match_pct: CG + IC(0)
- * on plat362 (which needs a 0.256 diagonal shift) took 2161 iterations with
- * one SpMV format and 2390-2408 with others on the same GPU. */
+ * on plat362 (condition number about 1e12; it needs a 0.256 diagonal shift)
+ * took 1663, 2161 and 2178-2408 iterations with different SpMV formats and
+ * runs on the same GPU, where only the summation order differs: finite
+ * precision CG loses orthogonality there, so its count is not a property of
+ * the format.  Its bound is 50 %; the true residual is checked as everywhere. */
 #ifndef SPK_TESTS_ITER_MATCH_H
 #define SPK_TESTS_ITER_MATCH_H
 
