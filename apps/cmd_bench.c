@@ -85,7 +85,7 @@ typedef struct fmt_result {
     const struct spk_spmv_ops *ops;
     int status;              /* SPK_OK, or why it did not run */
     char note[512];          /* the format's description, or the refusal / failure */
-    double setup_ms, mbytes, rel_err;
+    double setup_ms, upload_ms, mbytes, rel_err; /* upload_ms: of setup_ms, the upload of A (0: unknown) */
     double hot_ms, cold_ms;
     int hot_calls, cold_calls, hot_batch;
     char chose[32];          /* auto: the format it chose */
@@ -165,6 +165,7 @@ static void bench_format(bench *b, const spk_csr *A, const double *ref, double s
     spk_spmv_stats s;
     r->ops->stats(impl, &s);
     r->mbytes = (double)s.bytes / 1e6;
+    r->upload_ms = s.upload_seconds * 1e3;
     snprintf(r->note, sizeof r->note, "%s", s.detail);
     if (strcmp(r->ops->name, "auto") == 0) snprintf(r->chose, sizeof r->chose, "%s", spk_auto_choice(impl));
     /* the product must be right before it is timed */
@@ -285,6 +286,44 @@ static double chosen_hot(const mat_result *m, const fmt_result *au)
     return c && !c->status ? c->hot_ms : au->hot_ms;
 }
 
+/* What auto's selection cost and whether its solve paid for it. */
+typedef struct payback {
+    double cost_ms;      /* auto's setup beyond the baseline's, neither counting the upload of A from
+                            the host (the same bytes for both; a pageable copy of a large matrix varies
+                            by a quarter from one copy to the next) */
+    double gain_ms;      /* the baseline's hot product time minus auto's */
+    double products;     /* products after which the cost is paid back (0: no cost; inf: never) */
+    int solve_products;  /* products in auto's converged solve (CG: one an iteration, BiCGStab: two,
+                            and the initial and final residuals); -1: no such solve */
+    int paid;            /* products <= solve_products */
+} payback;
+
+static int auto_payback(const bench *b, const mat_result *m, payback *p)
+{
+    const fmt_result *au = find_fmt(m, "auto"), *base = find_fmt(m, baseline(b));
+    if (!au || au->status || !base || base->status) return 0;
+    p->cost_ms = (au->setup_ms - au->upload_ms) - (base->setup_ms - base->upload_ms);
+    p->gain_ms = base->hot_ms - au->hot_ms;
+    p->products = p->cost_ms <= 0 ? 0 : p->gain_ms > 0 ? ceil(p->cost_ms / p->gain_ms) : INFINITY;
+    p->solve_products = -1;
+    if (au->solved && !au->solve_status && au->iterations >= 0)
+        p->solve_products = (strstr(au->method, "bicgstab") ? 2 : 1) * au->iterations + 2;
+    p->paid = p->solve_products >= 0 && p->products <= p->solve_products;
+    return 1;
+}
+
+/* How many matrices with a converged auto solve paid the selection back within it. */
+static void auto_paid(const bench *b, int *ok, int *of)
+{
+    *ok = *of = 0;
+    for (int i = 0; i < b->nm; i++) {
+        payback p;
+        if (!auto_payback(b, &b->m[i], &p) || p.solve_products < 0) continue;
+        (*of)++;
+        *ok += p.paid;
+    }
+}
+
 static void progress(const bench *b, const mat_result *m, const fmt_result *f, const char *what)
 {
     if (b->quiet) return;
@@ -305,7 +344,6 @@ static void progress(const bench *b, const mat_result *m, const fmt_result *f, c
 static void print_matrix(const bench *b, const mat_result *m)
 {
     const fmt_result *base = find_fmt(m, baseline(b));
-    const double bh = base && !base->status ? base->hot_ms : NAN;
     printf("%s: %d x %d, %d nonzeros, %s regime (%.2f MB of CSR traffic, cache %.1f MB)\n", m->name, m->rows, m->cols,
            m->nnz, m->cache_regime ? "cache" : "memory", m->traffic / 1e6, (double)b->cache / 1e6);
     printf("  %-11s %9s %9s %10s %7s %9s %9s %6s %7s %10s %6s %7s\n", "format", "setup ms", "MB", "hot ms",
@@ -324,17 +362,21 @@ static void print_matrix(const bench *b, const mat_result *m)
     const fmt_result *au = find_fmt(m, "auto");
     const char *who = "";
     double best = best_hot(m, &who);
-    if (au && !au->status && best > 0 && base && !base->status) {
-        double gain = bh - au->hot_ms, cost = au->setup_ms - base->setup_ms;
+    payback p;
+    if (best > 0 && auto_payback(b, m, &p)) {
         printf("  auto chose %s (%.4f ms on its own, %.4f ms through auto) against the best %.4f ms (%s): "
-               "%.1f%% off; selection %.2f ms",
+               "%.1f%% off; selection %.2f ms (upload of A %.2f ms; %s's setup %.2f ms, upload %.2f ms): "
+               "%.2f ms beyond %s's setup without the uploads",
                au->chose, chosen_hot(m, au), au->hot_ms, best, who, 100.0 * (chosen_hot(m, au) / best - 1),
-               au->setup_ms);
-        if (gain > 0)
-            printf(", %.2f ms more than %s's setup, paid back after %.0f products\n", cost, baseline(b),
-                   cost > 0 ? ceil(cost / gain) : 0.0);
+               au->setup_ms, au->upload_ms, baseline(b), base->setup_ms, base->upload_ms, p.cost_ms, baseline(b));
+        if (p.products == 0)
+            printf(", nothing to pay back");
+        else if (isfinite(p.products))
+            printf(", paid back after %.0f products", p.products);
         else
-            printf(", no faster than %s\n", baseline(b));
+            printf(", %s", p.gain_ms > 0 ? "never paid back" : "no faster than the baseline: never paid back");
+        if (p.solve_products >= 0) printf("; its solve made %d: %s", p.solve_products, p.paid ? "paid back" : "not paid back");
+        printf("\n");
     }
     if (!b->solve) return;
     const double bs = base && base->solved && !base->solve_status ? base->s_ms : NAN;
@@ -542,9 +584,17 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
                     json_num(f, "speedup", q.speedup);
                     fprintf(f, "}");
                 }
+                json_num(f, "upload_ms", r->upload_ms);
+                payback p;
                 if (r->chose[0]) {
                     fprintf(f, ", \"auto_choice\": \"%s\"", r->chose);
                     json_num(f, "auto_choice_hot_ms", chosen_hot(m, r));
+                    if (auto_payback(b, m, &p)) {
+                        json_num(f, "auto_cost_ms", p.cost_ms);
+                        json_num(f, "auto_payback_products", p.products);
+                        fprintf(f, ", \"auto_solve_products\": %d, \"auto_paid_back\": %s", p.solve_products,
+                                p.solve_products < 0 ? "null" : p.paid ? "true" : "false");
+                    }
                 }
             }
             if (r->solved) {
@@ -582,9 +632,11 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
         json_num(f, "geomean_speedup_solve", gs);
         fprintf(f, ", \"matrices\": %d, \"solves\": %d}", nh, ns);
     }
-    int ok, of;
+    int ok, of, pk, pof;
     auto_accuracy(b, &ok, &of);
-    fprintf(f, "\n], \"auto_within_5pct\": %d, \"auto_matrices\": %d}\n", ok, of); /* by the chosen format's own time */
+    auto_paid(b, &pk, &pof);
+    fprintf(f, "\n], \"auto_within_5pct\": %d, \"auto_matrices\": %d", ok, of); /* by the chosen format's own time */
+    fprintf(f, ", \"auto_paid_back\": %d, \"auto_solves\": %d}\n", pk, pof);
     return fclose(f) != 0;
 }
 
@@ -642,6 +694,10 @@ static void print_summary(const bench *b)
     if (of)
         printf("auto: the format it chose is within 5%% of the best measured hot time on %d of %d matrices\n", ok,
                of);
+    auto_paid(b, &ok, &of);
+    if (of)
+        printf("auto: its selection paid for itself within the solve on %d of %d matrices whose auto solve "
+               "converged\n", ok, of);
 }
 
 /* ---- the command -------------------------------------------------------------- */

@@ -18,8 +18,8 @@ static void help(void)
            "\n"
            "Print the size, the stored and expanded nonzeros, the header's field and symmetry,\n"
            "the measured pattern and value symmetry, the diagonal (missing, positive, zero,\n"
-           "negative entries), diagonal dominance, row-length statistics, and the method\n"
-           "'spk solve' would choose.\n"
+           "negative entries), diagonal dominance, row-length statistics, the method\n"
+           "'spk solve' would choose, and the formats the GPU's 'auto' format would consider.\n"
            "\n"
            "options:\n"
            "  --format NAME       also convert A to this SpMV format (on the host) and print how\n"
@@ -193,6 +193,14 @@ int cmd_info(int argc, char **argv)
         spk_err_set(&e, SPK_ERR_NOMEM, "out of host memory (triangular levels)");
         goto fail;
     }
+    /* what the GPU's "auto" format would consider */
+    const char *cands[16];
+    int timed = 0, ncand = spk_auto_candidates(&A, cands, 16, &timed);
+    char autoc[256] = "";
+    for (int i = 0, used = 0; i < ncand && used < (int)sizeof autoc; i++) {
+        int w = snprintf(autoc + used, sizeof autoc - (size_t)used, "%s%s", i ? "," : "", cands[i]);
+        if (w > 0) used += w;
+    }
     char detail[512] = "";
     size_t fbytes = 0;
     spk_tile_stats ts;
@@ -222,6 +230,9 @@ int cmd_info(int argc, char **argv)
                " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"",
                dom, rs.min, rs.max, rs.mean, rs.std, rs.empty, method);
         if (square) printf(", \"levels_lower\": %d, \"levels_upper\": %d", lev_lo, lev_up);
+        printf(", \"auto_candidates\": ");
+        cli_json_string(stdout, autoc);
+        printf(", \"auto_trials\": %s", timed ? "true" : "false");
         if (format) {
             printf(", \"format\": ");
             cli_json_string(stdout, format);
@@ -250,6 +261,11 @@ int cmd_info(int argc, char **argv)
             printf("levels      triangular solves: %d steps with the lower triangle, %d with the upper "
                    "(%.1f rows per step)\n",
                    lev_lo, lev_up, A.nrows / (double)(lev_lo > lev_up ? lev_lo : lev_up > 0 ? lev_up : 1));
+        if (timed)
+            printf("auto        on the GPU, timed trials among %s\n", autoc);
+        else
+            printf("auto        on the GPU, %s by the rule on the row lengths%s%s%s\n", cands[0],
+                   ncand > 1 ? " (then " : "", ncand > 1 ? strchr(autoc, ',') + 1 : "", ncand > 1 ? " if refused)" : "");
         if (format) {
             printf("format      %s%s%s\n", format, detail[0] ? ": " : "", detail);
             printf("            %zu bytes of arrays on the host\n", fbytes);

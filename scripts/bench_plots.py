@@ -147,7 +147,7 @@ def summary(runs_head, base, matrices, formats, paths):
         out.append("| %s | %s | %s | %s | %d / %d |" % (f, fmt_ratio(geo(hot)), fmt_ratio(geo(cold)),
                                                        fmt_ratio(geo(sol)), nh, ns))
     out.append("")
-    ok = of = 0
+    ok = of = paid = solves = 0
     rows = []
     for m in matrices:
         best, who, auto = None, "", None
@@ -163,16 +163,33 @@ def summary(runs_head, base, matrices, formats, paths):
             mine = auto.get("auto_choice_hot_ms") or auto["hot"]["ms"]  # the chosen format on its own
             off = mine / best - 1
             ok += off <= 0.05
-            rows.append("| %s | %d | %s | %s | %.4f | %s | %.4f | %.4f | %+.1f%% | %.2f |" % (
+            # the selection's cost beyond the baseline's setup (uploads left out) and its payback,
+            # in runs that report them
+            cost = auto.get("auto_cost_ms")
+            back = auto.get("auto_payback_products", "absent")
+            sp = auto.get("auto_solve_products", -1)
+            if "auto_paid_back" in auto and sp is not None and sp >= 0:
+                solves += 1
+                paid += bool(auto["auto_paid_back"])
+            back_s = "—" if back == "absent" else "never" if back is None else "%d" % back
+            solve_s = "—" if sp is None or sp < 0 else "%d: %s" % (sp, "yes" if auto.get("auto_paid_back") else "no")
+            rows.append("| %s | %d | %s | %s | %.4f | %s | %.4f | %.4f | %+.1f%% | %.2f | %s | %s | %s |" % (
                 m["name"].replace(".mtx.gz", ""), m["nnz"], m["regime"], who, best, auto.get("auto_choice", ""),
-                mine, auto["hot"]["ms"], 100 * off, auto["setup_ms"]))
+                mine, auto["hot"]["ms"], 100 * off, auto["setup_ms"], "—" if cost is None else "%.2f" % cost,
+                back_s, solve_s))
     if of:
         out.append("### auto: the format it chose is within 5 %% of the best measured SpMV time on %d of %d "
                    "matrices" % (ok, of))
         out.append("")
+        if solves:
+            out.append("Its selection paid for itself within the solve on %d of the %d matrices whose solve "
+                       "with auto converged (cost: auto's setup beyond the baseline's, the upload of the "
+                       "matrix left out of both; paid back after: products at the SpMV time auto saves; "
+                       "solve: the products of the solve with auto)." % (paid, solves))
+            out.append("")
         out.append("| matrix | nnz | regime | best format | its ms | auto chose | that format's ms | through auto "
-                   "| off | selection ms |")
-        out.append("| --- | ---: | --- | --- | ---: | --- | ---: | ---: | ---: | ---: |")
+                   "| off | selection ms | cost ms | paid back after | solve |")
+        out.append("| --- | ---: | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         out.extend(rows)
         out.append("")
     out.append("### SpMV speedup over `%s` per matrix (hot / cold)" % base)

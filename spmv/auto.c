@@ -1,40 +1,52 @@
-/* auto.c -- the "auto" format: time short trials of a few candidate formats
- * on the matrix and keep the fastest.
+/* auto.c -- the "auto" format: the fastest format for a matrix, by a cheap
+ * rule on its row lengths and, where the rule leaves more than one
+ * candidate, by timing short trials of them.
  *
- * Candidates (spk_auto_candidates), by a cheap rule on the row lengths
- * (irregular: the longest row over 8 x the mean):
- *   up to 2M nonzeros, regular rows     csr-vector, csr-scalar, and ell from
- *                                       AUTO_MID_NNZ nonzeros on
- *   up to 2M nonzeros, irregular rows   csr-vector, hyb, coo, cusparse
- *   larger, regular rows                bell, csr-scalar (and hyb first when
- *                                       ELL's padding would be refused)
+ * Candidates (spk_auto_candidates; irregular: the longest row over 8 x the
+ * mean; "ELL-shaped": rows padded to the longest keep at least 90 % of the
+ * slots busy, the mean row is at most 32 long and there are at least 32768
+ * rows):
+ *   up to 2M nonzeros, regular rows     ell when ELL-shaped from AUTO_MID_NNZ
+ *                                       nonzeros on, otherwise csr-vector; one
+ *                                       candidate, not timed
+ *   up to 2M nonzeros, irregular rows   csr-vector, coo, cusparse (timed)
+ *   larger, regular rows                bell, not timed (hyb, bell and
+ *                                       csr-scalar, timed, when ELL's padding
+ *                                       would be refused)
  *   larger, irregular rows              cusparse, and hyb when the long rows
  *                                       (> 8 x the mean) hold at most a fifth of
- *                                       the nonzeros; otherwise cusparse alone,
- *                                       untimed
- * This comes from `spk bench --formats all` on an H100 (docs/benchmarks.md):
- * below 2M nonzeros the matrix sits in the 50 MB L2 and csr-vector was the
- * fastest format on 59 of the 86 SuiteSparse matrices, csr-scalar on 6, COO
- * on 5 (irregular ones), the rest leading by no more than the timing noise
- * of 6-12 us products; ELL/HYB were 6-8 % ahead on 1.1M-nonzero 3D stencils; on
- * 100M-nonzero stencils blocked ELL was the fastest format every time (ELL
- * 1-5 % behind it, ahead by 2 % on a 28M-nonzero one; HYB as ELL) and
- * trying ELL too cost 8-22 ms of build; on power-law matrices cuSPARSE's
+ *                                       the nonzeros (timed); otherwise cusparse
+ *                                       alone, untimed
+ * This comes from `spk bench --formats all` on an H100 (docs/benchmarks.md,
+ * 85 SuiteSparse matrices and 8 generated ones of 1M-112M nonzeros, every
+ * format timed): below 2M nonzeros the matrix sits in the 50 MB L2; on every
+ * regular one under 500k nonzeros csr-vector was within 4.4 % of the fastest
+ * format (the fastest on 61 of 67), and trying csr-scalar beside it cost
+ * about 0.5 ms of trials a matrix, more than a typical solve saves with
+ * 3-5 us products; on the 1.1M-nonzero 3D stencils ELL was within 3.1 % of
+ * the fastest and csr-vector up to 18 % behind, while on wider or uneven
+ * rows (Andrews, bcsstk33) csr-vector led ELL by 15-300 %; on irregular rows
+ * the fastest was COO, cuSPARSE or csr-vector by turns (HYB never); on
+ * every regular matrix from 2M nonzeros blocked ELL was the fastest (ELL
+ * 1-5 % behind, csr-scalar 6-250 %); on power-law matrices cuSPARSE's
  * merge-based CSR beat HYB, COO and csr-vector by 2.5-19x.  Formats the
- * executor lacks are skipped; one that refuses the matrix is passed over.
+ * executor lacks are skipped; one that refuses the matrix is passed over
+ * (the next candidate of the rule is then tried).
  *
  * On the GPU the matrix is uploaded once and the candidates that have a
  * device builder (csr-*, ell, bell, hyb) are built from that copy, so a
  * candidate costs a device copy or kernel, not a host conversion and
- * another upload.  Each candidate is multiplied once to warm up and timed
- * once; when that product takes over AUTO_CUT x the best candidate so far
- * (and the best takes at least AUTO_CUT_MS) it is dropped there.  Otherwise
- * it is timed as `spk bench` times (batches of back-to-back products, CUDA
+ * another upload; a single candidate with a builder is made that way too.
+ * Each timed candidate is multiplied once to warm up and timed once; when
+ * that product takes over AUTO_CUT x the best candidate so far (and the
+ * best takes at least AUTO_CUT_MS) it is dropped there.  Otherwise it is
+ * timed as `spk bench` times (batches of back-to-back products, CUDA
  * events) until 0.3 ms or 30 samples have passed, at least 3; the median
  * decides.  Only the best candidate so far is kept.
  *
  * The whole selection is the backend's setup time; stats() names the
- * choice, every trial and that cost. */
+ * choice, every trial, that cost and the upload inside it (which the
+ * cusparse format pays as well). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,26 +66,33 @@
 #define AUTO_CUT 1.5
 #define AUTO_CUT_MS 0.05
 
-int spk_auto_candidates(const spk_csr *A, const char **names, int max)
+int spk_auto_candidates(const spk_csr *A, const char **names, int max, int *timed)
 {
     int n = 0, maxlen = 0;
     for (int i = 0; i < A->nrows; i++)
         if (A->rowptr[i + 1] - A->rowptr[i] > maxlen) maxlen = A->rowptr[i + 1] - A->rowptr[i];
     const double mean = A->nrows ? (double)A->nnz / A->nrows : 0;
     const int irregular = maxlen > 8 * mean;
-    static const char *const small_regular[] = {"csr-vector", "csr-scalar", NULL};
-    static const char *const mid_regular[] = {"csr-vector", "csr-scalar", "ell", NULL};
-    static const char *const small_irregular[] = {"csr-vector", "hyb", "coo", "cusparse", NULL};
+    /* rows padded to the longest keep >= 90 % of ELL's slots busy, short rows, many of them */
+    const int ell_shaped = maxlen > 0 && A->nnz >= 0.9 * (double)maxlen * A->nrows && mean <= 32 &&
+                           A->nrows >= 32768;
+    static const char *const small_regular[] = {"csr-vector", NULL};
+    static const char *const mid_stencil[] = {"ell", "csr-vector", NULL};
+    static const char *const small_irregular[] = {"csr-vector", "coo", "cusparse", NULL};
     static const char *const large_regular[] = {"bell", "csr-scalar", NULL};
     static const char *const large_regular_padded[] = {"hyb", "bell", "csr-scalar", NULL};
     static const char *const large_few_long[] = {"cusparse", "hyb", NULL};
     static const char *const large_spread[] = {"cusparse", NULL};
     const char *const *list;
+    int trials = 1; /* 0: the first candidate the executor has and accepts is the choice */
     if (A->nnz <= AUTO_SMALL_NNZ) {
-        list = irregular ? small_irregular : A->nnz >= AUTO_MID_NNZ ? mid_regular : small_regular;
+        list = irregular ? small_irregular : A->nnz >= AUTO_MID_NNZ && ell_shaped ? mid_stencil : small_regular;
+        trials = irregular;
     } else if (!irregular) { /* would ELL be refused by the padding bound? */
         const double ell = (double)maxlen * A->nrows;
-        list = ell > (double)SPK_PAD_FLOOR && ell > SPK_PAD_LIMIT * A->nnz ? large_regular_padded : large_regular;
+        const int padded = ell > (double)SPK_PAD_FLOOR && ell > SPK_PAD_LIMIT * A->nnz;
+        list = padded ? large_regular_padded : large_regular;
+        trials = padded;
     } else {
         long long in_long = 0;
         for (int i = 0; i < A->nrows; i++) {
@@ -83,6 +102,7 @@ int spk_auto_candidates(const spk_csr *A, const char **names, int max)
         list = 5 * in_long <= A->nnz ? large_few_long : large_spread;
     }
     for (; *list && n < max; list++) names[n++] = *list;
+    if (timed) *timed = trials && n > 1;
     return n;
 }
 
@@ -91,6 +111,7 @@ typedef struct auto_impl {
     const struct spk_spmv_ops *ops; /* the chosen format */
     void *impl;
     double setup;                   /* seconds: the whole selection */
+    double upload;                  /* seconds of it: the one upload of A (0: none) */
     double ms;                      /* the choice's trial time per product */
     spk_spmv_opts o;                /* the options of create(), for a re-creation */
     char detail[512];
@@ -117,10 +138,11 @@ static void auto_destroy(void *impl)
     free(a);
 }
 
-/* The selection among the candidates `given` (ngiven of them), or those of
- * spk_auto_candidates when given is NULL. */
+/* The selection among the candidates `given` (ngiven of them; timed: by
+ * trials, else the first accepted), or those of spk_auto_candidates when
+ * given is NULL. */
 static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, const struct spk_spmv_ops *const *given,
-                       int ngiven, void **impl)
+                       int ngiven, int given_timed, void **impl)
 {
     double t0 = spk_time_now();
     *impl = NULL;
@@ -129,8 +151,10 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
     a->e = e;
     if (o) a->o = *o;
     const char *names[16];
-    int nc = given ? (ngiven < 16 ? ngiven : 16) : spk_auto_candidates(A, names, 16), st = SPK_OK;
+    int timed = given_timed;
+    int nc = given ? (ngiven < 16 ? ngiven : 16) : spk_auto_candidates(A, names, 16, &timed), st = SPK_OK;
     for (int c = 0; given && c < nc; c++) names[c] = given[c]->name;
+    if (nc == 1) timed = 0; /* nothing to choose between */
     double *x = NULL, *y = NULL;
     spk_timer *tm = NULL;
     char tried[400] = "";
@@ -139,7 +163,16 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
     int uploaded = 0;
     double t_up = 0;
 #ifdef SPK_HAVE_CUDA
-    if (spk_exec_is_cuda(e) && nc > 1) {
+    /* one upload, from which the candidates are built on the device: always
+     * when trials will build several, else when the rule's first candidate
+     * has a device builder (a kernel instead of a host conversion) */
+    const struct spk_spmv_ops *first_ops = given ? given[0] : NULL;
+    if (!given && nc > 0) {
+        spk_err keep = *e->err;
+        if (spk_spmv_find(names[0], e, &first_ops, e->err) != SPK_OK) first_ops = NULL;
+        *e->err = keep;
+    }
+    if (spk_exec_is_cuda(e) && nc > 0 && (timed || (first_ops && first_ops->create_dev))) {
         dA.nrows = A->nrows;
         dA.ncols = A->ncols;
         dA.nnz = A->nnz;
@@ -149,14 +182,17 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
         SPK_CHECK(st, spk_cuda_upload(e, dA.rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof(int), "the matrix"));
         SPK_CHECK(st, spk_cuda_upload(e, dA.colind, A->colind, (size_t)A->nnz * sizeof(int), "the matrix"));
         SPK_CHECK(st, spk_cuda_upload(e, dA.val, A->val, (size_t)A->nnz * sizeof(double), "the matrix"));
+        SPK_CHECK(st, e->ops->sync(e));
         uploaded = 1;
         t_up = spk_time_now() - t0;
     }
 #endif
-    SPK_CHECK(st, spk_exec_alloc_vec(e, A->ncols, &x));
-    SPK_CHECK(st, spk_exec_alloc_vec(e, A->nrows, &y));
-    SPK_CHECK(st, e->ops->fill(e, A->ncols, 1.0, x));
-    SPK_CHECK(st, spk_timer_create(e, 0, &tm));
+    if (timed) { /* the trials' vectors and timer */
+        SPK_CHECK(st, spk_exec_alloc_vec(e, A->ncols, &x));
+        SPK_CHECK(st, spk_exec_alloc_vec(e, A->nrows, &y));
+        SPK_CHECK(st, e->ops->fill(e, A->ncols, 1.0, x));
+        SPK_CHECK(st, spk_timer_create(e, 0, &tm));
+    }
     for (int c = 0; c < nc; c++) {
         const struct spk_spmv_ops *ops = given ? given[c] : NULL;
         spk_err keep = *e->err;
@@ -179,11 +215,12 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
         tb = spk_time_now() - tb;
         double med = 0;
         int calls = 0;
-        if (nc == 1) { /* nothing to choose between: no trial */
+        if (!timed) { /* the rule's choice: no trial */
             a->ops = ops;
             a->impl = t.impl;
             a->ms = 0;
-            snprintf(tried, sizeof tried, "%s (the only candidate, not timed)", names[c]);
+            snprintf(tried + used, sizeof tried - used, "%s%s (%s, not timed; built in %.1f)", used ? ", " : "",
+                     names[c], nc == 1 ? "the only candidate" : "the rule's choice", tb * 1e3);
             break;
         }
         /* one warm-up and one timed product first: a candidate already
@@ -221,10 +258,16 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
         goto cleanup;
     }
     a->setup = spk_time_now() - t0;
-    snprintf(a->detail, sizeof a->detail,
-             "auto chose %s (%.4f ms per product); trials in ms per product (build ms): %s; upload %.1f ms, "
-             "selection %.2f ms",
-             a->ops->name, a->ms, tried, t_up * 1e3, a->setup * 1e3);
+    a->upload = t_up;
+    if (timed)
+        snprintf(a->detail, sizeof a->detail,
+                 "auto chose %s (%.4f ms per product); trials in ms per product (build ms): %s; upload %.1f ms, "
+                 "selection %.2f ms",
+                 a->ops->name, a->ms, tried, t_up * 1e3, a->setup * 1e3);
+    else
+        snprintf(a->detail, sizeof a->detail, "auto chose %s (by the rule on the row lengths): %s; upload %.1f ms, "
+                 "selection %.2f ms",
+                 a->ops->name, tried, t_up * 1e3, a->setup * 1e3);
     *impl = a;
 cleanup:
     spk_timer_destroy(tm);
@@ -243,16 +286,16 @@ cleanup:
 
 static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
 {
-    return auto_select(e, A, o, NULL, 0, impl);
+    return auto_select(e, A, o, NULL, 0, 1, impl);
 }
 
 int spk_auto_create_with(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
-                         const struct spk_spmv_ops *const *cands, int n, void **impl)
+                         const struct spk_spmv_ops *const *cands, int n, int timed, void **impl)
 {
     if (!e || !A || !cands || n < 1 || !impl)
         return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "spk_auto_create_with: bad arguments")
                  : SPK_ERR_INVALID_ARG;
-    return auto_select(e, A, o, cands, n, impl);
+    return auto_select(e, A, o, cands, n, timed, impl);
 }
 
 static int auto_apply(void *impl, double alpha, const double *x, double beta, double *y)
@@ -275,6 +318,7 @@ static void auto_stats(const void *impl, spk_spmv_stats *s)
     const auto_impl *a = impl;
     a->ops->stats(a->impl, s);
     s->setup_seconds = a->setup;
+    s->upload_seconds = a->upload;
     snprintf(s->detail, sizeof s->detail, "%s", a->detail);
 }
 
@@ -283,7 +327,7 @@ const char *spk_auto_choice(const void *impl)
     return ((const auto_impl *)impl)->ops->name;
 }
 
-#define AUTO_SUMMARY "the fastest of a few candidate formats, chosen by timing short trials"
+#define AUTO_SUMMARY "the fastest format for the matrix: a rule on its row lengths, then timed trials where the rule leaves several"
 const struct spk_spmv_ops spk_spmv_auto_host = {"auto", "host", AUTO_SUMMARY, auto_create, auto_apply,
                                                 auto_update, auto_destroy, auto_stats, NULL};
 #ifdef SPK_HAVE_CUDA

@@ -22,7 +22,7 @@ typedef struct cusp {
     void *buffer;
     size_t buffer_bytes;
     int preprocessed;
-    double setup;
+    double setup, upload; /* seconds: create(), and the upload inside it */
 } cusp;
 
 static void cusp_destroy(void *impl)
@@ -67,9 +67,11 @@ static int cusp_make(spk_exec *e, const spk_csr *A, const spk_csr *dA, void **im
         if (ci) SPK_CUDA_CHECK(st, err, cudaMemcpyAsync(c->colind, dA->colind, ci, cudaMemcpyDeviceToDevice, s));
         if (va) SPK_CUDA_CHECK(st, err, cudaMemcpyAsync(c->val, dA->val, va, cudaMemcpyDeviceToDevice, s));
     } else {
+        const double tu = spk_time_now();
         SPK_CHECK(st, spk_cuda_upload(e, c->rowptr, A->rowptr, rp, "CSR row pointers"));
         SPK_CHECK(st, spk_cuda_upload(e, c->colind, A->colind, ci, "CSR column indices"));
         SPK_CHECK(st, spk_cuda_upload(e, c->val, A->val, va, "CSR values"));
+        c->upload = spk_time_now() - tu;
     }
     if (c->nnz > 0 && c->nrows > 0 && c->ncols > 0) {
         double one = 1.0, zero = 0.0;
@@ -149,6 +151,7 @@ static void cusp_stats(const void *impl, spk_spmv_stats *s)
     s->bytes = ((size_t)c->nrows + 1) * sizeof(int) + (size_t)c->nnz * (sizeof(int) + sizeof(double)) +
                c->buffer_bytes;
     s->setup_seconds = c->setup;
+    s->upload_seconds = c->upload;
     snprintf(s->detail, sizeof s->detail, "cusparseSpMV CSR_ALG1, workspace %zu bytes", c->buffer_bytes);
 }
 

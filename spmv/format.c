@@ -19,7 +19,8 @@ typedef struct fmt_impl {
     int nrows, ncols, nnz;
     spk_spmv_opts o; /* the options of create(), reused by update() */
     size_t bytes;   /* array bytes held on the executor */
-    double setup;
+    double setup;   /* seconds: create() */
+    double upload;  /* seconds of it: the upload of the format's arrays (host conversion) */
     char detail[512];
 } fmt_impl;
 
@@ -115,6 +116,7 @@ static int upload(fmt_impl *m)
     int n = f->arrays(m->host, hl);
     f->arrays(m->dev, dl);
     for (int i = 0; i < n; i++) *dl[i].field = NULL; /* nothing allocated yet */
+    const double t0 = spk_time_now();
     for (int i = 0; i < n; i++) {
         char what[96];
         snprintf(what, sizeof what, "the '%s' matrix arrays", f->name);
@@ -122,6 +124,7 @@ static int upload(fmt_impl *m)
         SPK_TRY(spk_cuda_upload(m->e, *dl[i].field, *hl[i].field, hl[i].bytes, what));
         m->bytes += hl[i].bytes;
     }
+    m->upload = spk_time_now() - t0;
     return SPK_OK;
 }
 #endif
@@ -318,6 +321,7 @@ void spk_format_stats(const void *impl, spk_spmv_stats *s)
     memset(s, 0, sizeof *s);
     s->bytes = m->bytes;
     s->setup_seconds = m->setup;
+    s->upload_seconds = m->upload;
     snprintf(s->detail, sizeof s->detail, "%s", m->detail);
 }
 

@@ -27,6 +27,8 @@ typedef struct spk_spmv_opts {
 typedef struct spk_spmv_stats {
     size_t bytes;          /* storage held on the executor (matrix arrays only) */
     double setup_seconds;  /* conversion + upload at create() */
+    double upload_seconds; /* of which the upload of the matrix from the host (0: none, or not
+                              measured apart) */
     char detail[512];      /* format-specific description (split, widths, ...) */
 } spk_spmv_stats;
 
@@ -58,15 +60,19 @@ int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops
 const struct spk_spmv_ops *const *spk_spmv_list(void);
 
 /* The "auto" format (auto.c): the fastest of the candidates of
- * spk_auto_candidates, by timed trials. */
+ * spk_auto_candidates, by the rule or by timed trials. */
 extern const struct spk_spmv_ops spk_spmv_auto_host, spk_spmv_auto_cuda;
 /* For tests: an "auto" backend (destroyed through spk_spmv_auto_host's or
  * _cuda's ops) choosing among the n backends given, in that order, instead
- * of spk_auto_candidates' (those for another executor are skipped). */
+ * of spk_auto_candidates' (those for another executor are skipped): by
+ * timed trials, or (timed = 0) the first that accepts the matrix. */
 int spk_auto_create_with(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
-                         const struct spk_spmv_ops *const *cands, int n, void **impl);
-/* The candidate formats auto tries for A (at most max names); returns the count. */
-int spk_auto_candidates(const spk_csr *A, const char **names, int max);
+                         const struct spk_spmv_ops *const *cands, int n, int timed, void **impl);
+/* The candidate formats auto considers for A (at most max names); returns the
+ * count.  *timed (when not NULL) is 1 when trials decide among them, 0 when
+ * the first one the executor has and accepts is the choice (the others
+ * stand by in case it refuses the matrix). */
+int spk_auto_candidates(const spk_csr *A, const char **names, int max, int *timed);
 /* The format an "auto" backend chose. */
 const char *spk_auto_choice(const void *impl);
 

@@ -42,46 +42,58 @@ static void check_rule(void)
     spk_err e;
     spk_csr A = {0};
     const char *names[16];
+    int timed = -1;
     CHECK_OK(spk_gen_poisson3d7(20, &A, &e), e.msg); /* small, regular rows */
-    int n = spk_auto_candidates(&A, names, 16);
-    CHECK(n == 2 && !strcmp(names[0], "csr-vector") && !strcmp(names[1], "csr-scalar"), "small regular: %d", n);
+    int n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(n == 1 && !strcmp(names[0], "csr-vector") && timed == 0, "small regular: %d, timed %d", n, timed);
     spk_csr_free(&A);
-    CHECK_OK(spk_gen_poisson3d7(45, &A, &e), e.msg); /* 0.6M nonzeros, regular: ELL joins */
-    n = spk_auto_candidates(&A, names, 16);
-    CHECK(A.nnz >= 500000 && n == 3 && in_list("csr-vector", names, n) && in_list("csr-scalar", names, n) &&
-              in_list("ell", names, n),
-          "mid-size regular: %d", n);
+    CHECK_OK(spk_gen_poisson3d7(45, &A, &e), e.msg); /* 0.6M nonzeros, 91k rows of 7 or fewer: ELL's shape */
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(A.nnz >= 500000 && n == 2 && !strcmp(names[0], "ell") && !strcmp(names[1], "csr-vector") && timed == 0,
+          "mid-size stencil: %d, timed %d", n, timed);
+    spk_csr_free(&A);
+    /* 0.94M nonzeros in rows of 6, every tenth 40 long: regular, but ELL would pad 4x */
+    lengths(&A, 100000, 6, 10000, 40);
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(A.nnz >= 500000 && n == 1 && !strcmp(names[0], "csr-vector") && timed == 0,
+          "mid-size regular, uneven rows: %d (%s), timed %d", n, n ? names[0] : "", timed);
+    spk_csr_free(&A);
+    /* as ELL-shaped as the stencil, but 20k rows of 30: too few rows to fill the GPU row by row */
+    lengths(&A, 20000, 30, 1, 30);
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(A.nnz >= 500000 && n == 1 && !strcmp(names[0], "csr-vector"), "mid-size, few rows: %d (%s)", n,
+          n ? names[0] : "");
     spk_csr_free(&A);
     CHECK_OK(spk_gen_powerlaw(5000, 2.2, &A, &e), e.msg); /* small, irregular rows */
-    n = spk_auto_candidates(&A, names, 16);
-    CHECK(n == 4 && in_list("csr-vector", names, n) && in_list("hyb", names, n) && in_list("coo", names, n) &&
-              in_list("cusparse", names, n),
-          "small irregular: %d", n);
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(n == 3 && in_list("csr-vector", names, n) && in_list("coo", names, n) && in_list("cusparse", names, n) &&
+              timed == 1,
+          "small irregular: %d, timed %d", n, timed);
     spk_csr_free(&A);
     CHECK_OK(spk_gen_poisson3d7(70, &A, &e), e.msg); /* 2.4M nonzeros, regular rows */
-    n = spk_auto_candidates(&A, names, 16);
-    CHECK(A.nnz > 2000000 && n == 2 && in_list("bell", names, n) && in_list("csr-scalar", names, n),
-          "large regular matrix: %d candidates", n);
-    CHECK(spk_auto_candidates(&A, names, 1) == 1, "max not respected");
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(A.nnz > 2000000 && n == 2 && !strcmp(names[0], "bell") && in_list("csr-scalar", names, n) && timed == 0,
+          "large regular matrix: %d candidates, timed %d", n, timed);
+    CHECK(spk_auto_candidates(&A, names, 1, NULL) == 1, "max not respected");
     spk_csr_free(&A);
     CHECK_OK(spk_gen_powerlaw(150000, 2.2, &A, &e), e.msg); /* large, power-law rows */
-    n = spk_auto_candidates(&A, names, 16);
+    n = spk_auto_candidates(&A, names, 16, NULL);
     CHECK(A.nnz > 2000000 && n == 1 && !strcmp(names[0], "cusparse"),
           "large power-law matrix (%d nonzeros): %d candidates", A.nnz, n);
     spk_csr_free(&A);
     /* 2.4M nonzeros, 8 per row but 10 rows of 2000: few long rows, HYB is a candidate */
     lengths(&A, 300000, 8, 10, 2000);
-    n = spk_auto_candidates(&A, names, 16);
-    CHECK(n == 2 && in_list("cusparse", names, n) && in_list("hyb", names, n),
-          "large matrix with a few long rows: %d candidates", n);
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(n == 2 && in_list("cusparse", names, n) && in_list("hyb", names, n) && timed == 1,
+          "large matrix with a few long rows: %d candidates, timed %d", n, timed);
     spk_csr_free(&A);
     /* rows of 2, a tenth of them 15 long: regular (15 < 8 x 3.3) but ELL would
-     * pad beyond 3x, so HYB takes ELL's place */
+     * pad beyond 3x, so HYB takes ELL's place and trials decide */
     lengths(&A, 1100000, 2, 110000, 15);
-    n = spk_auto_candidates(&A, names, 16);
+    n = spk_auto_candidates(&A, names, 16, &timed);
     CHECK(A.nnz > 2000000 && n == 3 && in_list("hyb", names, n) && !in_list("ell", names, n) &&
-              in_list("bell", names, n) && in_list("csr-scalar", names, n),
-          "large regular matrix that ELL would refuse: %d candidates", n);
+              in_list("bell", names, n) && in_list("csr-scalar", names, n) && timed == 1,
+          "large regular matrix that ELL would refuse: %d candidates, timed %d", n, timed);
     spk_csr_free(&A);
 }
 
@@ -95,11 +107,15 @@ static void check_choice(const struct spk_spmv_ops *ops, spk_exec *ex, const spk
     spk_spmv_stats s;
     ops->stats(impl, &s);
     const char *names[16], *choice = spk_auto_choice(impl);
-    int n = spk_auto_candidates(A, names, 16);
+    int timed = 0;
+    int n = spk_auto_candidates(A, names, 16, &timed);
     CHECK(in_list(choice, names, n), "%s: auto chose %s, not a candidate", what, choice);
     char want[64];
     snprintf(want, sizeof want, "auto chose %s (", choice);
     CHECK(check_contains(s.detail, want) && check_contains(s.detail, "selection"), "%s: %s", what, s.detail);
+    /* trials: every candidate the executor has was timed or refused; the rule
+     * alone: the choice is the first of them the executor has that did not
+     * refuse, and nothing was timed */
     for (int i = 0; i < n; i++) {
         const struct spk_spmv_ops *c = NULL;
         spk_err keep = *ex->err;
@@ -108,7 +124,9 @@ static void check_choice(const struct spk_spmv_ops *ops, spk_exec *ex, const spk
             continue;
         }
         CHECK(check_contains(s.detail, names[i]), "%s: candidate %s missing from '%s'", what, names[i], s.detail);
+        if (!timed && strcmp(names[i], choice) == 0) break;
     }
+    CHECK(timed == !check_contains(s.detail, "not timed"), "%s: timed %d, but '%s'", what, timed, s.detail);
     if (must_refuse) {
         char r[64];
         snprintf(r, sizeof r, "%s refused", must_refuse);
@@ -222,7 +240,7 @@ static void check_cut(spk_exec *ex, const spk_csr *A)
     const struct spk_spmv_ops *order[2][2] = {{&fast_ops, &slow_ops}, {&slow_ops, &fast_ops}};
     for (int k = 0; k < 2; k++) {
         void *impl = NULL;
-        CHECK_OK(spk_auto_create_with(ex, A, NULL, order[k], 2, &impl), ex->err->msg);
+        CHECK_OK(spk_auto_create_with(ex, A, NULL, order[k], 2, 1, &impl), ex->err->msg);
         if (!impl) continue;
         spk_spmv_stats s;
         spk_spmv_auto_host.stats(impl, &s);
@@ -297,6 +315,21 @@ int main(void)
     check_choice(ops, ex, &D, "regular rows, ell too padded", "ell");
     check_choice(ops, ex, &D, "regular rows, bell too padded", "bell");
     spmv_compare(ops, ex, &D, "regular rows, ell too padded", 1);
+    { /* without trials, a refusing first candidate gives way to the next one */
+        const struct spk_spmv_ops *two[2] = {NULL, NULL};
+        CHECK_OK(spk_spmv_find("ell", ex, &two[0], &err), err.msg);
+        CHECK_OK(spk_spmv_find("csr-vector", ex, &two[1], &err), err.msg);
+        void *impl = NULL;
+        CHECK_OK(spk_auto_create_with(ex, &D, NULL, two, 2, 0, &impl), ex->err->msg);
+        if (impl) {
+            spk_spmv_stats s;
+            ops->stats(impl, &s);
+            CHECK(strcmp(spk_auto_choice(impl), "csr-vector") == 0 && check_contains(s.detail, "ell refused") &&
+                      check_contains(s.detail, "the rule's choice, not timed"),
+                  "untimed, ell refused: chose %s: %s", spk_auto_choice(impl), s.detail);
+            ops->destroy(impl);
+        }
+    }
 #ifdef SPK_TEST_CUDA
     check_device_builders(ex, &D, "regular rows, ell too padded");
     spk_csr E = {0}; /* an empty matrix and a power-law one */
