@@ -297,37 +297,59 @@ int spk_csr_transpose(const spk_csr *A, spk_csr *B, spk_err *e)
 }
 
 /* Compare A with its transpose entry by entry (both canonical, so rows merge). */
+/* One pair (or an entry without partner, whose partner value is 0). */
+static void symmetry_pair(double va, double vt, double rtol, int *vals)
+{
+    double m = fmax(fabs(va), fabs(vt));
+    if (fabs(va - vt) > rtol * m || va != va || vt != vt) *vals = 0;
+}
+
+/* A canonical matrix's rows are sorted, so the lower entries (c, r) of row c
+ * are met in the order of r when the rows r are walked in order: a cursor
+ * per row pairs each upper entry (r, c) with the next lower entry of row c
+ * (O(nnz), one int per row, no transpose).  Lower entries a cursor steps
+ * over, and those left at the end, have no partner. */
 int spk_csr_symmetry(const spk_csr *A, double rtol, int *pattern, int *values, spk_err *e)
 {
     int pat = 1, vals = 1;
-    spk_csr T = {0};
+    int *cur = NULL;
+    const int n = A->nrows;
     if (A->nrows != A->ncols) {
         pat = vals = 0;
         goto done;
     }
-    SPK_TRY(spk_csr_transpose(A, &T, e));
-    for (int i = 0; i < A->nrows && (pat || vals); i++) {
-        int ka = A->rowptr[i], ea = A->rowptr[i + 1];
-        int kt = T.rowptr[i], et = T.rowptr[i + 1];
-        while (ka < ea || kt < et) {
-            int ca = ka < ea ? A->colind[ka] : INT_MAX;
-            int ct = kt < et ? T.colind[kt] : INT_MAX;
-            double va = 0, vt = 0;
-            if (ca == ct) {
-                va = A->val[ka++];
-                vt = T.val[kt++];
-            } else if (ca < ct) {
+    if (!(cur = spk_malloc((size_t)n + 1, sizeof(int), "symmetry cursors", e))) return SPK_ERR_NOMEM;
+    memcpy(cur, A->rowptr, (size_t)n * sizeof(int));
+    for (int r = 0; r < n && (pat || vals); r++) {
+        for (int k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
+            const int c = A->colind[k];
+            if (c < r) continue; /* lower entries: met from their partners' rows */
+            if (c == r) {        /* its own partner (a NaN is not) */
+                symmetry_pair(A->val[k], A->val[k], rtol, &vals);
+                continue;
+            }
+            int q = cur[c];
+            const int end = A->rowptr[c + 1];
+            for (; q < end && A->colind[q] < r; q++) { /* (c, col < r): no (col, c) was stored */
                 pat = 0;
-                va = A->val[ka++];
+                symmetry_pair(A->val[q], 0.0, rtol, &vals);
+            }
+            if (q < end && A->colind[q] == r) {
+                symmetry_pair(A->val[k], A->val[q], rtol, &vals);
+                q++;
             } else {
                 pat = 0;
-                vt = T.val[kt++];
+                symmetry_pair(A->val[k], 0.0, rtol, &vals);
             }
-            double m = fmax(fabs(va), fabs(vt));
-            if (fabs(va - vt) > rtol * m || va != va || vt != vt) vals = 0;
+            cur[c] = q;
         }
     }
-    spk_csr_free(&T);
+    for (int c = 0; c < n && (pat || vals); c++) /* lower entries never paired */
+        for (int q = cur[c]; q < A->rowptr[c + 1] && A->colind[q] < c; q++) {
+            pat = 0;
+            symmetry_pair(A->val[q], 0.0, rtol, &vals);
+        }
+    free(cur);
 done:
     if (pattern) *pattern = pat;
     if (values) *values = vals;

@@ -158,6 +158,90 @@ static void test_transpose_symmetry(void)
     spk_csr_free(&A);
 }
 
+/* The definition of spk_csr_symmetry, by the transpose: both outputs. */
+static void symmetry_by_transpose(const spk_csr *A, double rtol, int *pat, int *vals)
+{
+    spk_err e;
+    spk_csr T = {0};
+    *pat = *vals = 1;
+    CHECK_OK(spk_csr_transpose(A, &T, &e), e.msg);
+    for (int i = 0; i < A->nrows; i++) {
+        int ka = A->rowptr[i], ea = A->rowptr[i + 1], kt = T.rowptr[i], et = T.rowptr[i + 1];
+        while (ka < ea || kt < et) {
+            int ca = ka < ea ? A->colind[ka] : INT_MAX, ct = kt < et ? T.colind[kt] : INT_MAX;
+            double va = 0, vt = 0;
+            if (ca == ct)
+                va = A->val[ka++], vt = T.val[kt++];
+            else if (ca < ct)
+                *pat = 0, va = A->val[ka++];
+            else
+                *pat = 0, vt = T.val[kt++];
+            if (fabs(va - vt) > rtol * fmax(fabs(va), fabs(vt)) || va != va || vt != vt) *vals = 0;
+        }
+    }
+    spk_csr_free(&T);
+}
+
+/* Random canonical matrices, symmetric and then disturbed (a partner dropped,
+ * a value changed, an unpaired zero, a NaN): the one-pass check agrees with
+ * the transpose on every one. */
+static void test_symmetry_random(void)
+{
+    spk_err e;
+    unsigned seed = 12345;
+    int agree = 0, kinds[4] = {0, 0, 0, 0};
+    for (int t = 0; t < 400; t++) {
+        const int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 40;
+        const int m = (int)((seed = seed * 1103515245u + 12345u) >> 16) % (3 * n + 1);
+        int *r = malloc((size_t)(2 * m + n) * sizeof(int)), *c = malloc((size_t)(2 * m + n) * sizeof(int));
+        double *v = malloc((size_t)(2 * m + n) * sizeof(double));
+        int q = 0;
+        for (int i = 0; i < n; i++) r[q] = c[q] = i, v[q++] = 4.0 + i;
+        for (int k = 0; k < m; k++) {
+            int i = (int)((seed = seed * 1103515245u + 12345u) >> 16) % n;
+            int j = (int)((seed = seed * 1103515245u + 12345u) >> 16) % n;
+            if (i == j) continue;
+            double x = -1.0 - (k % 5);
+            r[q] = i, c[q] = j, v[q++] = x;
+            r[q] = j, c[q] = i, v[q++] = x;
+        }
+        spk_csr A = {0};
+        CHECK_OK(spk_csr_from_coo(n, n, q, r, c, v, &A, &e), e.msg); /* sorted, duplicates summed */
+        const int what = t % 5, k = A.nnz ? (int)((seed = seed * 1103515245u + 12345u) >> 16) % A.nnz : 0;
+        if (A.nnz && what == 1) A.val[k] *= 1.0 + 1e-9;                     /* values differ */
+        if (A.nnz && what == 2) A.val[k] = NAN;                              /* NaN */
+        if (A.nnz > 1 && what >= 3) {                                        /* drop entry k */
+            int row = 0;
+            while (A.rowptr[row + 1] <= k) row++;
+            const int col = A.colind[k];
+            for (int p = k; p + 1 < A.nnz; p++) A.colind[p] = A.colind[p + 1], A.val[p] = A.val[p + 1];
+            for (int i = row + 1; i <= n; i++) A.rowptr[i]--;
+            A.nnz--;
+            if (what == 4) /* and zero the partner left behind: pattern no, values yes */
+                for (int p = A.rowptr[col]; p < A.rowptr[col + 1]; p++)
+                    if (A.colind[p] == row) A.val[p] = 0.0;
+        }
+        const double tols[2] = {0.0, 1e-6};
+        for (int ti = 0; ti < 2; ti++) {
+            int p1, v1, p2, v2;
+            CHECK_OK(spk_csr_symmetry(&A, tols[ti], &p1, &v1, &e), e.msg);
+            symmetry_by_transpose(&A, tols[ti], &p2, &v2);
+            CHECK(p1 == p2 && v1 == v2, "random matrix %d (n %d, nnz %d, change %d, rtol %g): pattern %d/%d values %d/%d",
+                  t, n, A.nnz, what, tols[ti], p1, p2, v1, v2);
+            agree += p1 == p2 && v1 == v2;
+            kinds[2 * p1 + v1]++;
+        }
+        spk_csr_free(&A);
+        free(r);
+        free(c);
+        free(v);
+    }
+    /* every combination of the two answers came up */
+    CHECK(kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0 && kinds[3] > 0, "outcomes %d %d %d %d", kinds[0], kinds[1],
+          kinds[2], kinds[3]);
+    CHECK(agree == 800, "%d of 800 agree", agree);
+}
+
 static void test_diagonal_stats(void)
 {
     spk_err e;
@@ -398,6 +482,7 @@ int main(void)
     test_validate();
     test_sort_sum_random();
     test_transpose_symmetry();
+    test_symmetry_random();
     test_diagonal_stats();
     test_tri_levels();
     test_multicolor_permute();
