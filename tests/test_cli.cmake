@@ -37,6 +37,12 @@ expect_in("${err}" "missing the matrix file" "solve without a file")
 spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --bogus)
 expect_in("${err}" "unknown option '--bogus'" "unknown option")
 spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --rtol abc)
+# a model problem made in memory: solved (IC(0) on the 7-point Laplacian); a bad spec named
+spk_run(0 out err solve gen:poisson3d-7:12 --device cpu)
+expect_in("${out}" "1728 x 1728" "solve gen: size")
+expect_in("${out}" "converged" "solve gen: converged")
+spk_run(1 out err solve gen:poisson9:4 --device cpu)
+expect_in("${err}" "unknown generator 'poisson9'" "solve gen: bad spec")
 # IC(0) with Jacobi sweeps for the triangular solves: named in the report; bad counts are usage errors
 spk_run(0 out err solve "${DATA}/nos3.mtx.gz" --precond-sweeps 3 --device cpu)
 expect_in("${out}" "cg + ic0-sweeps" "precond sweeps named")
