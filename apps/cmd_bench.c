@@ -67,6 +67,10 @@ static void help(void)
            "                      greedy coloring of A + A^T)\n"
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
+           "  --floors            also measure the executor's fixed costs (alone: without\n"
+           "                      matrices): an empty kernel back to back, queueing one, one\n"
+           "                      with a synchronize, with an 8-byte readback, inside a CUDA\n"
+           "                      graph, and uploads from pageable, pinned and registered memory\n"
            "  --csv FILE          one row per matrix and format\n"
            "  --json FILE         everything, for scripts/bench_plots.py\n"
            "  --quiet             no progress lines on stderr\n"
@@ -113,6 +117,8 @@ typedef struct bench {
     const struct spk_spmv_ops *fmts[64];
     int nfmts;
     int repeat, maxit, solve, quiet, sweeps, isai, reorder, reorder_block;
+    int floors;              /* --floors: measured (spk_exec_floors) */
+    spk_floors fl;
     double min_time, copy_gbs;
     size_t cache;
     char devname[128];
@@ -399,6 +405,20 @@ static void print_matrix(const bench *b, const mat_result *m)
     }
 }
 
+static void print_floors(const bench *b)
+{
+    const spk_floors *f = &b->fl;
+    const int gpu = !spk_exec_is_host(b->ex);
+    printf("floors (medians)%s\n", gpu ? "" : ": on the host a 'kernel' is a call through a function pointer");
+    printf("  empty kernel, back to back (GPU time)          %9.3f us\n", f->launch_us);
+    printf("  queueing one kernel (host time)                %9.3f us\n", f->issue_us);
+    printf("  kernel + stream synchronize (host wall)        %9.3f us\n", f->sync_us);
+    printf("  kernel + 8-byte readback + synchronize         %9.3f us\n", f->readback_us);
+    if (gpu) printf("  kernel in a CUDA graph, replayed (GPU time)    %9.3f us\n", f->graph_us);
+    printf("  upload %s: pageable %.1f GB/s, pinned %.1f GB/s, pinned for the copy %.1f GB/s\n\n",
+           gpu ? "256 MiB" : "(memcpy 64 MiB)", f->upload_pageable_gbs, f->upload_pinned_gbs, f->upload_register_gbs);
+}
+
 static int bench_matrix(bench *b, const char *name, spk_csr *A)
 {
     if (b->nm == b->cap) {
@@ -548,8 +568,20 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
     cli_json_string(f, b->devname);
     fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\"", b->ex->ops->name, baseline(b));
     json_num(f, "copy_gbs", b->copy_gbs);
-    fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d, \"matrices\": [", b->cache, b->min_time,
-            b->repeat);
+    fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d", b->cache, b->min_time, b->repeat);
+    if (b->floors) {
+        fprintf(f, ", \"floors\": {\"launch_us\": ");
+        cli_json_number(f, b->fl.launch_us);
+        json_num(f, "issue_us", b->fl.issue_us);
+        json_num(f, "sync_us", b->fl.sync_us);
+        json_num(f, "readback_us", b->fl.readback_us);
+        json_num(f, "graph_us", b->fl.graph_us);
+        json_num(f, "upload_pageable_gbs", b->fl.upload_pageable_gbs);
+        json_num(f, "upload_pinned_gbs", b->fl.upload_pinned_gbs);
+        json_num(f, "upload_register_gbs", b->fl.upload_register_gbs);
+        fprintf(f, "}");
+    }
+    fprintf(f, ", \"matrices\": [");
     for (int i = 0; i < b->nm; i++) {
         const mat_result *m = &b->m[i];
         fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
@@ -806,6 +838,8 @@ int cmd_bench(int argc, char **argv)
             if (r < 0) goto out;
         } else if (cli_flag(argv[i], "solve")) {
             b.solve = 1;
+        } else if (cli_flag(argv[i], "floors")) {
+            b.floors = 1;
         } else if (cli_flag(argv[i], "quiet")) {
             b.quiet = 1;
         } else if ((r = cli_opt_value(argc, argv, &i, "formats", &v))) {
@@ -875,8 +909,8 @@ int cmd_bench(int argc, char **argv)
             src[nsrc++] = argv[i];
         }
     }
-    if (!nsrc) {
-        cli_usage_error("bench", "no matrix: give files, gen:SPEC or --dir DIR");
+    if (!nsrc && !b.floors) {
+        cli_usage_error("bench", "no matrix: give files, gen:SPEC or --dir DIR (or --floors alone)");
         goto out;
     }
     rc = CLI_FAIL;
@@ -926,6 +960,13 @@ int cmd_bench(int argc, char **argv)
     }
     printf("spk bench on %s (%s executor): copy bandwidth %.0f GB/s (read + write), cache %.1f MB, baseline %s\n\n",
            b.devname, b.ex->ops->name, b.copy_gbs, (double)b.cache / 1e6, baseline(&b));
+    if (b.floors) {
+        if ((st = spk_exec_floors(b.ex, &b.fl))) {
+            fprintf(stderr, "spk bench: floors: %s\n", b.err.msg);
+            goto out;
+        }
+        print_floors(&b);
+    }
     int bad = 0;
     for (int i = 0; i < nsrc; i++) {
         int n = 1;
@@ -951,7 +992,7 @@ int cmd_bench(int argc, char **argv)
         }
         free(files);
     }
-    print_summary(&b);
+    if (b.nm || nsrc) print_summary(&b);
     if (json && write_json(&b, json, argc, argv)) {
         fprintf(stderr, "spk bench: cannot write %s\n", json);
         bad = 1;

@@ -26,6 +26,9 @@ cudaError_t spk_cuda_pivots(cudaStream_t s, int n, const int *rowptr, const int 
  * waiting for the host's launches. */
 cudaError_t spk_cuda_hold(cudaStream_t s, const int *release, unsigned long long timeout_ns);
 
+/* A kernel that does nothing: one block of one warp (the launch floor). */
+cudaError_t spk_cuda_empty(cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cuda_kernels.h"
+#include "timing.h"
 
 typedef struct cuda_impl {
     cudaStream_t stream;
@@ -366,5 +367,142 @@ cleanup:
     if (eb) cudaEventDestroy(eb);
     cudaFree(a);
     cudaFree(b);
+    return st;
+}
+
+/* ---- floors (timing.h) --------------------------------------------------- */
+
+static int floor_empty(void *arg)
+{
+    spk_exec *e = arg;
+    return spk_cuda_check(e->err, spk_cuda_empty(impl_of(e)->stream), "spk_cuda_empty");
+}
+
+typedef struct floor_graph {
+    spk_exec *e;
+    cudaGraphExec_t g;
+} floor_graph;
+
+static int floor_graph_launch(void *arg)
+{
+    floor_graph *fg = arg;
+    return spk_cuda_check(fg->e->err, cudaGraphLaunch(fg->g, impl_of(fg->e)->stream), "cudaGraphLaunch");
+}
+
+static int cmp_double_(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double_);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define FLOOR_GRAPH_KERNELS 32
+#define FLOOR_UPLOAD_BYTES ((size_t)256 << 20)
+
+int spk_cuda_floors(spk_exec *e, spk_floors *f)
+{
+    spk_err *err = e->err;
+    cudaStream_t s = impl_of(e)->stream;
+    void *timer = NULL, *dbuf = NULL;
+    double *dv = NULL, *pin = NULL, v[201];
+    char *hpage = NULL, *hpin = NULL;
+    cudaGraph_t graph = NULL;
+    floor_graph fg = {e, NULL};
+    int st = SPK_OK, registered = 0;
+    memset(f, 0, sizeof *f);
+    SPK_CHECK(st, spk_cuda_timer_create(e, 0, &timer));
+    for (int k = 0; k < 16; k++) SPK_CHECK(st, floor_empty(e)); /* module loaded, stream warm */
+    SPK_CUDA_CHECK(st, err, cudaStreamSynchronize(s));
+    /* GPU time per kernel, back to back */
+    for (int r = 0; r < 31; r++) SPK_CHECK(st, spk_cuda_timer_call(e, timer, floor_empty, e, 0, 256, &v[r]));
+    f->launch_us = median_of(v, 31) * 1e6;
+    /* host time to queue one */
+    for (int r = 0; r < 31; r++) {
+        double t0 = spk_time_now();
+        for (int k = 0; k < 200; k++) SPK_CHECK(st, floor_empty(e));
+        v[r] = (spk_time_now() - t0) / 200;
+        SPK_CUDA_CHECK(st, err, cudaStreamSynchronize(s));
+    }
+    f->issue_us = median_of(v, 31) * 1e6;
+    /* a kernel and a synchronize; and with an 8-byte readback */
+    SPK_CHECK(st, spk_cuda_alloc(e, sizeof(double), "a floor scalar", (void **)&dv));
+    SPK_CUDA_CHECK(st, err, cudaMemsetAsync(dv, 0, sizeof(double), s));
+    SPK_CUDA_CHECK(st, err, cudaHostAlloc((void **)&pin, sizeof(double), cudaHostAllocDefault));
+    for (int r = 0; r < 201; r++) {
+        double t0 = spk_time_now();
+        SPK_CHECK(st, floor_empty(e));
+        SPK_CUDA_CHECK(st, err, cudaStreamSynchronize(s));
+        v[r] = spk_time_now() - t0;
+    }
+    f->sync_us = median_of(v, 201) * 1e6;
+    for (int r = 0; r < 201; r++) {
+        double t0 = spk_time_now();
+        SPK_CHECK(st, floor_empty(e));
+        SPK_CUDA_CHECK(st, err, cudaMemcpyAsync(pin, dv, sizeof(double), cudaMemcpyDeviceToHost, s));
+        SPK_CUDA_CHECK(st, err, cudaStreamSynchronize(s));
+        v[r] = spk_time_now() - t0;
+    }
+    f->readback_us = median_of(v, 201) * 1e6;
+    /* a graph of empty kernels, replayed back to back */
+    SPK_CUDA_CHECK(st, err, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < FLOOR_GRAPH_KERNELS; k++) {
+        cudaError_t ce = spk_cuda_empty(s);
+        if (ce != cudaSuccess) {
+            cudaStreamEndCapture(s, &graph);
+            st = spk_cuda_check(err, ce, "spk_cuda_empty (graph capture)");
+            goto cleanup;
+        }
+    }
+    SPK_CUDA_CHECK(st, err, cudaStreamEndCapture(s, &graph));
+    SPK_CUDA_CHECK(st, err, cudaGraphInstantiate(&fg.g, graph, 0));
+    for (int k = 0; k < 3; k++) SPK_CHECK(st, floor_graph_launch(&fg));
+    SPK_CUDA_CHECK(st, err, cudaStreamSynchronize(s));
+    for (int r = 0; r < 31; r++) SPK_CHECK(st, spk_cuda_timer_call(e, timer, floor_graph_launch, &fg, 0, 8, &v[r]));
+    f->graph_us = median_of(v, 31) * 1e6 / FLOOR_GRAPH_KERNELS;
+    /* uploads of 256 MiB: pageable, pinned, pinned for the copy */
+    SPK_CHECK(st, spk_cuda_alloc(e, FLOOR_UPLOAD_BYTES, "the upload floor buffer", &dbuf));
+    if (!(hpage = malloc(FLOOR_UPLOAD_BYTES))) {
+        st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (upload floor buffer)");
+        goto cleanup;
+    }
+    memset(hpage, 1, FLOOR_UPLOAD_BYTES);
+    SPK_CUDA_CHECK(st, err, cudaHostAlloc((void **)&hpin, FLOOR_UPLOAD_BYTES, cudaHostAllocDefault));
+    memset(hpin, 1, FLOOR_UPLOAD_BYTES);
+    for (int which = 0; which < 3; which++) {
+        for (int r = 0; r < 5; r++) {
+            double t0 = spk_time_now();
+            if (which == 2) {
+                SPK_CUDA_CHECK(st, err, cudaHostRegister(hpage, FLOOR_UPLOAD_BYTES, cudaHostRegisterDefault));
+                registered = 1;
+            }
+            SPK_CUDA_CHECK(st, err, cudaMemcpyAsync(dbuf, which == 1 ? hpin : hpage, FLOOR_UPLOAD_BYTES,
+                                                    cudaMemcpyHostToDevice, s));
+            SPK_CUDA_CHECK(st, err, cudaStreamSynchronize(s));
+            if (which == 2) {
+                registered = 0;
+                SPK_CUDA_CHECK(st, err, cudaHostUnregister(hpage));
+            }
+            v[r] = (double)FLOOR_UPLOAD_BYTES / (spk_time_now() - t0) / 1e9;
+        }
+        double gbs = median_of(v, 5);
+        if (which == 0) f->upload_pageable_gbs = gbs;
+        if (which == 1) f->upload_pinned_gbs = gbs;
+        if (which == 2) f->upload_register_gbs = gbs;
+    }
+cleanup:
+    if (registered) cudaHostUnregister(hpage);
+    if (fg.g) cudaGraphExecDestroy(fg.g);
+    if (graph) cudaGraphDestroy(graph);
+    spk_cuda_timer_destroy(timer);
+    cudaFree(dv);
+    cudaFree(dbuf);
+    if (pin) cudaFreeHost(pin);
+    if (hpin) cudaFreeHost(hpin);
+    free(hpage);
     return st;
 }

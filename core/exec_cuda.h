@@ -34,6 +34,8 @@ int spk_cuda_timer_call(spk_exec *e, void *timer, int (*fn)(void *arg), void *ar
                         double *seconds);
 void spk_cuda_timer_destroy(void *timer);
 int spk_cuda_copy_bandwidth(spk_exec *e, double *gbs);
+struct spk_floors;
+int spk_cuda_floors(spk_exec *e, struct spk_floors *f);
 
 /* Status checks: turn a failed call into an spk error naming the call and
  * the cause; return SPK_OK when the call succeeded. */

@@ -180,3 +180,57 @@ int spk_exec_copy_bandwidth(spk_exec *e, double *gbs)
     free(b);
     return SPK_OK;
 }
+
+/* ---- floors ---------------------------------------------------------------- */
+
+static volatile int floor_sink;
+static void floor_nop(void)
+{
+    floor_sink++;
+}
+static void (*volatile floor_call)(void) = floor_nop;
+
+/* Median seconds per call of floor_call over `reps` samples of `per` calls. */
+static double host_call_seconds(int reps, int per)
+{
+    double v[64];
+    if (reps > 64) reps = 64;
+    for (int r = 0; r < reps; r++) {
+        double t0 = spk_time_now();
+        for (int k = 0; k < per; k++) floor_call();
+        v[r] = (spk_time_now() - t0) / per;
+    }
+    qsort(v, (size_t)reps, sizeof(double), cmp_double);
+    return v[reps / 2];
+}
+
+int spk_exec_floors(spk_exec *e, spk_floors *f)
+{
+    memset(f, 0, sizeof *f);
+#ifdef SPK_HAVE_CUDA
+    if (spk_exec_is_cuda(e)) return spk_cuda_floors(e, f);
+#endif
+    f->launch_us = f->issue_us = host_call_seconds(31, 10000) * 1e6;
+    f->sync_us = f->readback_us = f->launch_us;
+    const size_t bytes = (size_t)64 << 20;
+    char *a = malloc(bytes), *b = malloc(bytes);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (floor buffers)");
+    }
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    double v[7];
+    for (int k = 0; k < 7; k++) {
+        double t0 = spk_time_now();
+        memcpy(b, a, bytes);
+        v[k] = spk_time_now() - t0;
+        copy_sink += (unsigned char)b[(size_t)k * 4099 % bytes];
+    }
+    qsort(v + 2, 5, sizeof(double), cmp_double);
+    f->upload_pageable_gbs = f->upload_pinned_gbs = f->upload_register_gbs = (double)bytes / v[4] / 1e9;
+    free(a);
+    free(b);
+    return SPK_OK;
+}

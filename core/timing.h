@@ -41,6 +41,30 @@ void spk_timer_destroy(spk_timer *t);
  * cudaMemcpy of 256 MiB on the GPU, memcpy of 64 MiB on the host; median of
  * 10 after 2 warm-ups. */
 int spk_exec_copy_bandwidth(spk_exec *e, double *gbs);
+/* The fixed costs of an executor: the floor under a solver's step, and how
+ * fast a matrix reaches it.  On the GPU (times in microseconds, medians):
+ *   launch_us    GPU time per empty kernel, 256 run back to back behind a
+ *                hold (as spk_timer_median times a batch);
+ *   issue_us     host time to queue one empty kernel (1000 queued);
+ *   sync_us      host wall time of one empty kernel and a stream
+ *                synchronize: the floor of every step that waits for the GPU;
+ *   readback_us  the same with an 8-byte copy to pinned host memory before
+ *                the synchronize: a reduction's result reaching the host, as
+ *                in every iteration of a host-driven Krylov loop;
+ *   graph_us     GPU time per kernel of a CUDA graph of 32 empty kernels,
+ *                replayed;
+ *   upload       host-to-device copies of 256 MiB, in GB/s: from pageable
+ *                (malloc'd) memory, from pinned (cudaMallocHost) memory, and
+ *                from malloc'd memory pinned for the copy (cudaHostRegister,
+ *                copy, cudaHostUnregister, all timed).
+ * On the host: launch, issue, sync and readback are a call through a
+ * function pointer, graph_us is 0 and the uploads are memcpy of 64 MiB. */
+typedef struct spk_floors {
+    double launch_us, issue_us, sync_us, readback_us, graph_us;
+    double upload_pageable_gbs, upload_pinned_gbs, upload_register_gbs;
+} spk_floors;
+int spk_exec_floors(spk_exec *e, spk_floors *f);
+
 /* The last-level cache in bytes (the GPU's L2; the host's L3 or L2 when the
  * system reports it, else 0). */
 size_t spk_exec_cache_bytes(const spk_exec *e);

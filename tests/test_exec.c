@@ -91,6 +91,33 @@ static void test_timer(spk_exec *e, double *x, spk_err *err)
     spk_timer_destroy(t);
 }
 
+/* The floors are measured and sane: every time positive and finite; a
+ * synchronize costs at least what a kernel does and a readback at least half
+ * of a synchronize (both include one); uploads above 0.1 GB/s.  On the GPU
+ * (where the floors are microseconds) an empty kernel takes under 100 us
+ * and a CUDA graph's kernels no more than 2x the plain ones. */
+static void test_floors(spk_exec *e, spk_err *err)
+{
+    spk_floors f;
+    CHECK_OK(spk_exec_floors(e, &f), err->msg);
+    const double t[4] = {f.launch_us, f.issue_us, f.sync_us, f.readback_us};
+    for (int k = 0; k < 4; k++) CHECK(t[k] > 0 && isfinite(t[k]), "floor %d: %g us", k, t[k]);
+    CHECK(f.sync_us >= 0.5 * f.launch_us && f.readback_us >= 0.5 * f.sync_us, "sync %g, readback %g, launch %g",
+          f.sync_us, f.readback_us, f.launch_us);
+    CHECK(f.upload_pageable_gbs > 0.1 && f.upload_pinned_gbs > 0.1 && f.upload_register_gbs > 0.1,
+          "uploads %g %g %g GB/s", f.upload_pageable_gbs, f.upload_pinned_gbs, f.upload_register_gbs);
+    if (!spk_exec_is_host(e)) {
+        CHECK(f.launch_us < 100 && f.graph_us > 0 && f.graph_us <= 2 * f.launch_us + 1, "launch %g, graph %g us",
+              f.launch_us, f.graph_us);
+        printf("floors: launch %.2f us, queue %.2f us, sync %.2f us, readback %.2f us, graph %.2f us; upload "
+               "pageable %.1f, pinned %.1f, registered %.1f GB/s\n",
+               f.launch_us, f.issue_us, f.sync_us, f.readback_us, f.graph_us, f.upload_pageable_gbs,
+               f.upload_pinned_gbs, f.upload_register_gbs);
+    } else {
+        CHECK(f.graph_us == 0, "host graph floor %g", f.graph_us);
+    }
+}
+
 int main(void)
 {
     spk_err err;
@@ -163,6 +190,7 @@ int main(void)
     double t0 = spk_time_now(), t1 = spk_time_now();
     CHECK(t1 >= t0 && t0 > 0, "clock");
     test_timer(e, z, &err);
+    test_floors(e, &err);
     e->ops->free(e, x);
     e->ops->free(e, y);
     e->ops->free(e, z);
