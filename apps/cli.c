@@ -90,6 +90,23 @@ int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reor
     return 0;
 }
 
+int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops)
+{
+    const char *v = NULL;
+    int r = cli_opt_value(argc, argv, i, "vector-ops", &v);
+    if (!r) return 0;
+    if (r > 0 && strcmp(v, "fused") == 0) {
+        *ops = SPK_VECTOR_FUSED;
+        return 1;
+    }
+    if (r > 0 && (strcmp(v, "classic") == 0 || strcmp(v, "cublas") == 0)) {
+        *ops = SPK_VECTOR_CLASSIC;
+        return 1;
+    }
+    cli_usage_error(cmd, "--vector-ops needs fused or classic (cublas)");
+    return -1;
+}
+
 void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);

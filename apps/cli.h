@@ -29,6 +29,9 @@ int cli_parse_int(const char *s, int *out);
  * for subcommand cmd: 1 when one was taken (into *reorder, *block), 0 when
  * argv[*i] is neither, -1 after a usage error (printed). */
 int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reorder, int *block);
+/* --vector-ops fused|classic (cublas: classic) for solve and bench: 1 when
+ * argv[*i] was it (into *ops), 0 when not, -1 after a usage error. */
+int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops);
 
 /* The tile format options (--tile-te, --tile-th, --tile-defer-nnz), shared
  * by solve and info; zero means the format's default. */

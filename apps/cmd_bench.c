@@ -62,6 +62,9 @@ static void help(void)
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
            "                      solve (default 0: exact triangular solves)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
+           "  --vector-ops V      the solves' vector work: classic (default; also cublas) or fused\n"
+           "                      (see spk solve --help); fused adds the solves' launches and\n"
+           "                      waits as a column\n"
            "  --reorder R         the solves: none (default), multicolor or block-multicolor\n"
            "                      (rows, or blocks of --reorder-block B rows, ordered by a\n"
            "                      greedy coloring of A + A^T)\n"
@@ -98,6 +101,7 @@ typedef struct fmt_result {
     int colors, levels_lower, levels_upper; /* of the matrix solved (reordered or not) */
     char method[16], precond[16], solve_note[256];
     double true_relres, s_setup_ms, s_ms, s_spmv_ms, s_precond_ms, s_vector_ms;
+    double s_sync_ms;        /* fused vector steps: the solve's launches and waits */
 } fmt_result;
 
 typedef struct mat_result {
@@ -118,6 +122,7 @@ typedef struct bench {
     int nfmts;
     int repeat, maxit, solve, quiet, sweeps, isai, reorder, reorder_block;
     int floors;              /* --floors: measured (spk_exec_floors) */
+    int vector_ops;          /* the solves' spk_options.vector_ops */
     spk_floors fl;
     double min_time, copy_gbs;
     size_t cache;
@@ -216,6 +221,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     o.precond_isai = b->isai;
     o.reorder = b->reorder;
     o.reorder_block = b->reorder_block;
+    o.vector_ops = b->vector_ops;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -242,6 +248,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     r->s_spmv_ms = res.t_spmv * 1e3;
     r->s_precond_ms = res.t_precond * 1e3;
     r->s_vector_ms = res.t_vector * 1e3;
+    r->s_sync_ms = res.t_sync * 1e3;
     spk_solver_destroy(s);
 }
 
@@ -386,8 +393,9 @@ static void print_matrix(const bench *b, const mat_result *m)
     }
     if (!b->solve) return;
     const double bs = base && base->solved && !base->solve_status ? base->s_ms : NAN;
-    printf("  %-11s %-15s %6s %11s %9s %10s %9s %7s %7s %7s %7s\n", "solve with", "method", "iters", "true res",
-           "setup ms", "solve ms", "ms/iter", "spmv", "precond", "vector", "x");
+    const int fused = b->vector_ops == SPK_VECTOR_FUSED;
+    printf("  %-11s %-15s %6s %11s %9s %10s %9s %7s %7s %7s %7s%s\n", "solve with", "method", "iters", "true res",
+           "setup ms", "solve ms", "ms/iter", "spmv", "precond", "vector", "x", fused ? "    sync" : "");
     for (int k = 0; k < m->nf; k++) {
         const fmt_result *f = &m->f[k];
         if (!f->solved) continue;
@@ -395,12 +403,13 @@ static void print_matrix(const bench *b, const mat_result *m)
             printf("  %-11s %s\n", f->ops->name, f->solve_note);
             continue;
         }
-        char meth[40];
+        char meth[40], sync[32] = "";
         snprintf(meth, sizeof meth, "%s+%s", f->method, f->precond);
         double it = f->iterations > 0 ? f->iterations : 1;
-        printf("  %-11s %-15s %6d %11.3e %9.2f %10.2f %9.4f %7.4f %7.4f %7.4f %7.2f%s%s\n", f->ops->name, meth,
+        if (fused) snprintf(sync, sizeof sync, " %7.4f", f->s_sync_ms / it);
+        printf("  %-11s %-15s %6d %11.3e %9.2f %10.2f %9.4f %7.4f %7.4f %7.4f %7.2f%s%s%s\n", f->ops->name, meth,
                f->iterations, f->true_relres, f->s_setup_ms, f->s_ms, f->s_ms / it, f->s_spmv_ms / it,
-               f->s_precond_ms / it, f->s_vector_ms / it, bs / f->s_ms, f->solve_status ? "  " : "",
+               f->s_precond_ms / it, f->s_vector_ms / it, bs / f->s_ms, sync, f->solve_status ? "  " : "",
                f->solve_status ? spk_status_name(f->solve_status) : "");
     }
 }
@@ -569,6 +578,7 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
     fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\"", b->ex->ops->name, baseline(b));
     json_num(f, "copy_gbs", b->copy_gbs);
     fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d", b->cache, b->min_time, b->repeat);
+    fprintf(f, ", \"vector_ops\": \"%s\"", b->vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic");
     if (b->floors) {
         fprintf(f, ", \"floors\": {\"launch_us\": ");
         cli_json_number(f, b->fl.launch_us);
@@ -641,6 +651,7 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
                 json_num(f, "spmv_ms", r->s_spmv_ms);
                 json_num(f, "precond_ms", r->s_precond_ms);
                 json_num(f, "vector_ms", r->s_vector_ms);
+                json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "ms_per_iteration", r->iterations > 0 ? r->s_ms / r->iterations : NAN);
                 json_num(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
                                            ? base->s_ms / r->s_ms
@@ -834,6 +845,8 @@ int cmd_bench(int argc, char **argv)
             goto out;
         } else if (cli_flag(argv[i], "precond-isai")) {
             b.isai = 1;
+        } else if ((r = cli_vector_ops_option("bench", argc, argv, &i, &b.vector_ops))) {
+            if (r < 0) goto out;
         } else if ((r = cli_reorder_option("bench", argc, argv, &i, &b.reorder, &b.reorder_block))) {
             if (r < 0) goto out;
         } else if (cli_flag(argv[i], "solve")) {

@@ -13,6 +13,58 @@
 
 typedef struct spk_exec spk_exec;
 
+/* Fused vector steps of the CG and BiCGStab iterations, with the scalars
+ * kept on the executor (optional: spk_exec_ops.krylov is NULL where an
+ * executor has none, and the drivers then use the plain operations).  The
+ * scalars live in SPK_KRYLOV_SLOTS slots of the executor; s[i] below is
+ * slot i.  A reduction adds in an order fixed by n alone, so a run repeats
+ * to the bit; on the host every operation does the arithmetic of the plain
+ * operations it replaces, in their order, so a fused solve there equals the
+ * plain one to the bit.  A step whose guard fails changes no vector and
+ * sets its result slot to NaN.  The ratios below are computed where they
+ * are used, from the slots (s[a] / s[b]), as the plain drivers compute them
+ * on the host. */
+#define SPK_KRYLOV_SLOTS 16
+enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
+struct spk_exec_krylov_ops {
+    /* s[o] = x'y */
+    int (*dot)(spk_exec *e, int n, const double *x, const double *y, int o);
+    /* s[o1] = x'x, s[o2] = x'y */
+    int (*dot2)(spk_exec *e, int n, const double *x, const double *y, int o1, int o2);
+    /* s[o] = v (a value the host computed) */
+    int (*set)(spk_exec *e, int o, double v);
+    /* CG: a = s[rz] / s[pq], guard s[rz] > 0, s[pq] > 0, a finite:
+     * x += a p; r += (-a) q; s[o] = r'r */
+    int (*cg_update)(spk_exec *e, int n, int rz, int pq, const double *p, const double *q, double *x, double *r,
+                     int o);
+    /* CG: b = s[num] / s[den], guard b finite: p = z + b p */
+    int (*cg_direction)(spk_exec *e, int n, int num, int den, const double *z, double *p);
+    /* BiCGStab: fresh: p = r; else, guard s[rho] finite and nonzero and beta
+     * finite: beta = (s[rho] / s[rho_old]) * ((s[rho_old] / s[r0v]) / (s[ts] / s[tt])),
+     * p = r + beta (p + (-omega) v) with omega = s[ts] / s[tt] (the previous
+     * iteration's alpha and omega) */
+    int (*bicg_direction)(spk_exec *e, int n, int fresh, int rho, int rho_old, int r0v, int ts, int tt,
+                          const double *r, const double *v, double *p);
+    /* BiCGStab: a = s[rho] / s[r0v], guard a finite: r += (-a) v; s[o] = r'r */
+    int (*bicg_s)(spk_exec *e, int n, int rho, int r0v, const double *v, double *r, int o);
+    /* y += (s[num] / s[den]) x, guard the ratio finite */
+    int (*axpy_ratio)(spk_exec *e, int n, int num, int den, const double *x, double *y);
+    /* BiCGStab: a = s[rho] / s[r0v], w = s[ts] / s[tt], guard s[tt] nonzero
+     * and a, w, s[ts], s[tt] finite: x = (x + a ph) + w sh; r += (-w) t; s[o] = r'r */
+    int (*bicg_update)(spk_exec *e, int n, int rho, int r0v, int ts, int tt, const double *ph, const double *sh,
+                       const double *t, double *x, double *r, int o);
+    /* host[i] = s[slots[i]] for i < count: one transfer after the queued work */
+    int (*read)(spk_exec *e, const int *slots, int count, double *host);
+    /* Phase times without a wait per phase: mark(e, ph) says that the work
+     * queued since the previous mark belongs to phase ph (SPK_PHASE_*);
+     * mark(e, -1) only sets a starting point.  collect waits for the work
+     * marked so far and adds to seconds[SPK_PHASES] the time of each phase
+     * since the last collect (on the GPU the time the GPU spent, from events;
+     * on the host wall time); the last mark stays the next starting point. */
+    int (*mark)(spk_exec *e, int ph);
+    int (*collect)(spk_exec *e, double *seconds);
+};
+
 struct spk_exec_ops {
     const char *name; /* "host", "cuda" */
     int (*alloc)(spk_exec *e, size_t bytes, void **p);
@@ -36,6 +88,8 @@ struct spk_exec_ops {
     /* wait for queued work (timing); NULL-safe no-op on the host */
     int (*sync)(spk_exec *e);
     void (*destroy)(spk_exec *e);
+    /* the fused steps (NULL: none) */
+    const struct spk_exec_krylov_ops *krylov;
 };
 
 struct spk_exec {

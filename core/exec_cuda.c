@@ -9,13 +9,27 @@
 #include <string.h>
 
 #include "cuda_kernels.h"
+#include "krylov_kernels.h"
 #include "timing.h"
+
+#define KRYLOV_EVENTS 64 /* phase marks between two collects before one waits */
+
+/* The fused Krylov steps' state, made at their first use. */
+typedef struct krylov_state {
+    spk_krylov_dev d;        /* slots, block sums, ticket (device) */
+    double *hslots;          /* pinned copy of the slots for read */
+    cudaEvent_t ev[KRYLOV_EVENTS];
+    int tag[KRYLOV_EVENTS];  /* the phase of each mark (-1: a starting point) */
+    int nev;                 /* marks recorded since the last collect (ev[0] the starting point) */
+    double acc[SPK_PHASES];  /* seconds of marks already added up */
+} krylov_state;
 
 typedef struct cuda_impl {
     cudaStream_t stream;
     cublasHandle_t blas;
     cusparseHandle_t sparse;
     int device;
+    krylov_state *ks;
 } cuda_impl;
 
 static cuda_impl *impl_of(const spk_exec *e)
@@ -178,6 +192,15 @@ static void cu_destroy(spk_exec *e)
     if (!e) return;
     cuda_impl *c = impl_of(e);
     if (c) {
+        if (c->ks) {
+            for (int i = 0; i < KRYLOV_EVENTS; i++)
+                if (c->ks->ev[i]) cudaEventDestroy(c->ks->ev[i]);
+            cudaFree(c->ks->d.slots);
+            cudaFree(c->ks->d.part);
+            cudaFree(c->ks->d.ticket);
+            if (c->ks->hslots) cudaFreeHost(c->ks->hslots);
+            free(c->ks);
+        }
         if (c->sparse) cusparseDestroy(c->sparse);
         if (c->blas) cublasDestroy(c->blas);
         if (c->stream) cudaStreamDestroy(c->stream);
@@ -186,9 +209,174 @@ static void cu_destroy(spk_exec *e)
     free(e);
 }
 
+/* ---- fused Krylov steps (exec.h; kernels in krylov_kernels.cu) ---------- */
+
+/* The state, made on first use; NULL after an error (message set). */
+static krylov_state *kstate(spk_exec *e)
+{
+    cuda_impl *c = impl_of(e);
+    if (c->ks) return c->ks;
+    krylov_state *k = calloc(1, sizeof *k);
+    if (!k) {
+        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (Krylov state)");
+        return NULL;
+    }
+    int st;
+    SPK_CHECK(st, spk_cuda_alloc(e, SPK_KRYLOV_SLOTS * sizeof(double), "the Krylov scalars", (void **)&k->d.slots));
+    SPK_CHECK(st, spk_cuda_alloc(e, 2 * KRYLOV_MAX_BLOCKS * sizeof(double), "the reduction block sums",
+                                 (void **)&k->d.part));
+    SPK_CHECK(st, spk_cuda_alloc(e, sizeof(unsigned), "the reduction ticket", (void **)&k->d.ticket));
+    SPK_CUDA_CHECK(st, e->err, cudaMemsetAsync(k->d.ticket, 0, sizeof(unsigned), c->stream));
+    SPK_CUDA_CHECK(st, e->err, cudaMemsetAsync(k->d.slots, 0, SPK_KRYLOV_SLOTS * sizeof(double), c->stream));
+    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc((void **)&k->hslots, SPK_KRYLOV_SLOTS * sizeof(double),
+                                             cudaHostAllocDefault));
+    for (int i = 0; i < KRYLOV_EVENTS; i++) SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&k->ev[i]));
+    c->ks = k;
+    return k;
+cleanup:
+    for (int i = 0; i < KRYLOV_EVENTS; i++)
+        if (k->ev[i]) cudaEventDestroy(k->ev[i]);
+    cudaFree(k->d.slots);
+    cudaFree(k->d.part);
+    cudaFree(k->d.ticket);
+    if (k->hslots) cudaFreeHost(k->hslots);
+    free(k);
+    return NULL;
+}
+
+#define KS(e, k)                                   \
+    krylov_state *k = kstate(e);                   \
+    if (!k) return (e)->err->code ? (e)->err->code : SPK_ERR_DEVICE
+#define KLAUNCH(e, call) SPK_CUDA_TRY((e)->err, call)
+
+static int ck_dot(spk_exec *e, int n, const double *x, const double *y, int o)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_dot(impl_of(e)->stream, &k->d, n, x, y, o));
+    return SPK_OK;
+}
+
+static int ck_dot2(spk_exec *e, int n, const double *x, const double *y, int o1, int o2)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_dot2(impl_of(e)->stream, &k->d, n, x, y, o1, o2));
+    return SPK_OK;
+}
+
+static int ck_set(spk_exec *e, int o, double v)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_set(impl_of(e)->stream, k->d.slots, o, v));
+    return SPK_OK;
+}
+
+static int ck_cg_update(spk_exec *e, int n, int rz, int pq, const double *p, const double *q, double *x, double *r,
+                        int o)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_cg_update(impl_of(e)->stream, &k->d, n, rz, pq, p, q, x, r, o));
+    return SPK_OK;
+}
+
+static int ck_cg_direction(spk_exec *e, int n, int num, int den, const double *z, double *p)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_cg_direction(impl_of(e)->stream, &k->d, n, num, den, z, p));
+    return SPK_OK;
+}
+
+static int ck_bicg_direction(spk_exec *e, int n, int fresh, int rho, int rho_old, int r0v, int ts, int tt,
+                             const double *r, const double *v, double *p)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_bicg_direction(impl_of(e)->stream, &k->d, n, fresh, rho, rho_old, r0v, ts, tt, r, v, p));
+    return SPK_OK;
+}
+
+static int ck_bicg_s(spk_exec *e, int n, int rho, int r0v, const double *v, double *r, int o)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_bicg_s(impl_of(e)->stream, &k->d, n, rho, r0v, v, r, o));
+    return SPK_OK;
+}
+
+static int ck_axpy_ratio(spk_exec *e, int n, int num, int den, const double *x, double *y)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_axpy_ratio(impl_of(e)->stream, &k->d, n, num, den, x, y));
+    return SPK_OK;
+}
+
+static int ck_bicg_update(spk_exec *e, int n, int rho, int r0v, int ts, int tt, const double *ph, const double *sh,
+                          const double *t, double *x, double *r, int o)
+{
+    KS(e, k);
+    KLAUNCH(e, spk_krylov_bicg_update(impl_of(e)->stream, &k->d, n, rho, r0v, ts, tt, ph, sh, t, x, r, o));
+    return SPK_OK;
+}
+
+static int ck_read(spk_exec *e, const int *which, int count, double *host)
+{
+    KS(e, k);
+    cudaStream_t s = impl_of(e)->stream;
+    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(k->hslots, k->d.slots, SPK_KRYLOV_SLOTS * sizeof(double),
+                                         cudaMemcpyDeviceToHost, s));
+    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(s));
+    for (int i = 0; i < count; i++) host[i] = k->hslots[which[i]];
+    return SPK_OK;
+}
+
+/* Add the times of the recorded marks to k->acc; the last mark becomes ev[0]. */
+static int marks_add(spk_exec *e, krylov_state *k)
+{
+    if (k->nev == 0) return SPK_OK;
+    SPK_CUDA_TRY(e->err, cudaEventSynchronize(k->ev[k->nev - 1]));
+    for (int i = 1; i < k->nev; i++) {
+        if (k->tag[i] < 0) continue;
+        float ms = 0;
+        SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, k->ev[i - 1], k->ev[i]));
+        k->acc[k->tag[i]] += ms * 1e-3;
+    }
+    cudaEvent_t last = k->ev[k->nev - 1];
+    k->ev[k->nev - 1] = k->ev[0];
+    k->ev[0] = last;
+    k->tag[0] = -1;
+    k->nev = 1;
+    return SPK_OK;
+}
+
+static int ck_mark(spk_exec *e, int ph)
+{
+    KS(e, k);
+    if (k->nev == KRYLOV_EVENTS) SPK_TRY(marks_add(e, k)); /* full: wait for what is queued */
+    if (ph < 0) { /* a new starting point: the marks before it are added up first */
+        SPK_TRY(marks_add(e, k));
+        k->nev = 0;
+    }
+    SPK_CUDA_TRY(e->err, cudaEventRecord(k->ev[k->nev], impl_of(e)->stream));
+    k->tag[k->nev++] = ph < SPK_PHASES ? ph : -1;
+    return SPK_OK;
+}
+
+static int ck_collect(spk_exec *e, double *seconds)
+{
+    KS(e, k);
+    SPK_TRY(marks_add(e, k));
+    for (int p = 0; p < SPK_PHASES; p++) {
+        seconds[p] += k->acc[p];
+        k->acc[p] = 0;
+    }
+    return SPK_OK;
+}
+
+static const struct spk_exec_krylov_ops cuda_krylov = {
+    ck_dot,       ck_dot2,       ck_set,         ck_cg_update, ck_cg_direction, ck_bicg_direction,
+    ck_bicg_s,    ck_axpy_ratio, ck_bicg_update, ck_read,      ck_mark,         ck_collect,
+};
+
 static const struct spk_exec_ops cuda_ops = {
-    "cuda",  cu_alloc, cu_free, cu_upload, cu_download, cu_dot,  cu_nrm2,
-    cu_axpy, cu_axpby, cu_scal, cu_copy,   cu_fill,     cu_sync, cu_destroy,
+    "cuda",  cu_alloc, cu_free, cu_upload, cu_download, cu_dot,  cu_nrm2,    cu_axpy,
+    cu_axpby, cu_scal, cu_copy, cu_fill,   cu_sync,     cu_destroy, &cuda_krylov,
 };
 
 int spk_exec_cuda_create(spk_err *err, spk_exec **out)

@@ -48,6 +48,7 @@ module spk
      integer(c_int) :: reorder         ! 0 none, 1 multicolor (rows ordered by a greedy coloring),
                                        ! 2 block multicolor (blocks of reorder_block rows colored)
      integer(c_int) :: reorder_block   ! rows per block (0: 16)
+     integer(c_int) :: vector_ops      ! 0 classic (one operation per dot product and update), 1 fused
   end type spk_options
 
   ! struct spk_result
@@ -60,6 +61,7 @@ module spk
      real(c_double) :: t_setup, t_spmv, t_precond, t_vector, t_total
      integer(c_int) :: history_len
      type(c_ptr) :: history
+     real(c_double) :: t_sync          ! fused vector steps: launches and waits of the loop
   end type spk_result
 
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &

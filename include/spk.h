@@ -158,7 +158,17 @@ typedef struct spk_options {
                                   closer to the natural order's iterations.  x is returned in
                                   the caller's order */
     int reorder_block;         /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR (default 0: 16) */
+    int vector_ops;            /* SPK_VECTOR_CLASSIC (default): one executor operation per dot
+                                  product, norm and update, each scalar back on the host (cuBLAS
+                                  on the GPU); SPK_VECTOR_FUSED: the updates and reductions of an
+                                  iteration fused into a few steps, the scalars kept on the
+                                  executor and read once per CG iteration (twice per BiCGStab
+                                  iteration); the same iterations, tests and outcomes (on the
+                                  host the same numbers to the bit) */
 } spk_options;
+
+#define SPK_VECTOR_CLASSIC 0
+#define SPK_VECTOR_FUSED 1
 
 #define SPK_REORDER_NONE 0
 #define SPK_REORDER_MULTICOLOR 1
@@ -185,6 +195,10 @@ typedef struct spk_result {
     int history_len;           /* entries in history (keep_history), else 0 */
     const double *history;     /* ||r_k||_2, k = 0..history_len-1; owned by the solver,
                                   valid until the next spk_solve or spk_solver_destroy */
+    double t_sync;             /* SPK_VECTOR_FUSED: seconds of the iteration loop outside the
+                                  three phases above (launches, waits for the device, host
+                                  work), whose times then come from the device's clock;
+                                  0 with SPK_VECTOR_CLASSIC, whose phases include their waits */
 } spk_result;
 
 /* Properties of a matrix, as spk_matrix_info reports them. */

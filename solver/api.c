@@ -462,6 +462,10 @@ static int check_options(const spk_options *o, spk_err *e)
                            o->reorder_block);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
+    if (o->vector_ops != SPK_VECTOR_CLASSIC && o->vector_ops != SPK_VECTOR_FUSED)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "vector_ops must be SPK_VECTOR_CLASSIC (0) or SPK_VECTOR_FUSED (1) (got %d)",
+                           o->vector_ops);
     if (o->precond_isai && o->precond_sweeps)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "precond_isai and precond_sweeps are two ways to apply IC(0)/ILU(0): choose one");
@@ -797,6 +801,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         r.t_spmv += first.t_spmv;
         r.t_precond += first.t_precond;
         r.t_vector += first.t_vector;
+        r.t_sync += first.t_sync;
     }
     if (s->b) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
     if (s->perm)

@@ -40,5 +40,10 @@ void spk_krylov_free(spk_krylov *k);
 int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
 /* Right-preconditioned BiCGStab. */
 int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
+/* The same iterations with fused vector steps and the scalars on the
+ * executor (fused.c): spk_cg and spk_bicgstab call them when
+ * o->vector_ops is SPK_VECTOR_FUSED and the executor has the steps. */
+int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
+int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
 
 #endif

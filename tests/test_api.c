@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "iter_match.h"
 
 /* 2D Laplacian on a g x g grid as caller-owned CSR, rows given in reverse
  * column order with the diagonal split into two duplicate entries. */
@@ -457,6 +458,12 @@ static void reorder_multicolor(void)
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s,
           "reorder 7 accepted");
     CHECK(check_contains(spk_last_error(ctx), "reorder"), "message: %s", spk_last_error(ctx));
+    o.reorder = SPK_REORDER_NONE;
+    o.vector_ops = 2;
+    CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s &&
+              check_contains(spk_last_error(ctx), "vector_ops"),
+          "vector_ops 2: %s", spk_last_error(ctx));
+    o.vector_ops = SPK_VECTOR_CLASSIC;
     /* a zero pivot of the reordered matrix is named by its row in A too:
      * tridiagonal without a diagonal entry in row 4, red-black order puts it
      * third (0, 2, 4, ...) with no earlier row to fill it in */
@@ -495,9 +502,94 @@ static void reorder_multicolor(void)
     spk_context_destroy(ctx);
 }
 
+/* Fused vector steps through the API on the device under test (the run the
+ * GPU's racecheck and synccheck see): CG without a preconditioner and with
+ * Jacobi, BiCGStab with ILU(0) of a tridiagonal (exact: it stops at the half
+ * step) and without a preconditioner on a nonsymmetric matrix (full steps):
+ * every fused step runs; each answer is right and takes the classic
+ * solve's iterations (within iter_match's bound off the host). */
+static void fused_solves(void)
+{
+    spk_context *ctx = test_context();
+    const int g = 16, n = g * g;
+    int *rp, *ci;
+    double *v;
+    laplacian_unsorted(g, &rp, &ci, &v);
+    spk_matrix *A = NULL, *N = NULL;
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &A), spk_last_error(ctx));
+    /* a nonsymmetric one: the Laplacian with a convection term on the off-diagonals */
+    for (int i = 0; i < n; i++)
+        for (int k = rp[i]; k < rp[i + 1]; k++)
+            if (ci[k] == i + 1) v[k] = -1.3;
+            else if (ci[k] == i - 1) v[k] = -0.7;
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &N), spk_last_error(ctx));
+    /* a tridiagonal, whose ILU(0) is exact */
+    int trp[65], tci[3 * 64];
+    double tv[3 * 64];
+    int q = 0;
+    for (int i = 0; i < 64; i++) {
+        trp[i] = q;
+        if (i > 0) tci[q] = i - 1, tv[q++] = -1.2;
+        tci[q] = i, tv[q++] = 4;
+        if (i < 63) tci[q] = i + 1, tv[q++] = -0.8;
+    }
+    trp[64] = q;
+    spk_matrix *T = NULL;
+    CHECK_OK(spk_matrix_from_csr(ctx, 64, 64, trp, tci, tv, &T), spk_last_error(ctx));
+    const struct {
+        spk_matrix *M;
+        int n;
+        spk_solver_kind kind;
+        spk_precond_kind pc;
+        const char *what;
+    } cases[] = {{A, n, SPK_SOLVER_CG, SPK_PRECOND_NONE, "CG"},
+                 {A, n, SPK_SOLVER_CG, SPK_PRECOND_JACOBI, "CG + Jacobi"},
+                 {T, 64, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, "BiCGStab + ILU(0), tridiagonal"},
+                 {N, n, SPK_SOLVER_BICGSTAB, SPK_PRECOND_NONE, "BiCGStab, nonsymmetric"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int m = cases[c].n;
+        double *xs = malloc((size_t)m * sizeof(double)), *b = malloc((size_t)m * sizeof(double));
+        double *x = calloc((size_t)m, sizeof(double));
+        for (int i = 0; i < m; i++) xs[i] = 1.0 + (i % 5) * 0.25;
+        CHECK_OK(spk_matrix_multiply(cases[c].M, xs, b), spk_last_error(ctx));
+        int iters[2] = {0, 0};
+        for (int f = 0; f < 2; f++) {
+            spk_options o;
+            spk_options_default(&o);
+            o.rtol = 1e-10;
+            o.vector_ops = f ? SPK_VECTOR_FUSED : SPK_VECTOR_CLASSIC;
+            spk_solver *s = NULL;
+            spk_result r;
+            memset(x, 0, (size_t)m * sizeof(double));
+            CHECK_OK(spk_solver_create(ctx, cases[c].M, cases[c].kind, cases[c].pc, &o, &s), spk_last_error(ctx));
+            CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+            CHECK(r.reason == SPK_CONVERGED_RTOL && max_err(x, xs, m) < 1e-7, "%s (%s): %s, error %g", cases[c].what,
+                  f ? "fused" : "classic", spk_reason_name(r.reason), max_err(x, xs, m));
+            CHECK(f ? r.t_sync >= 0 : r.t_sync == 0, "%s: t_sync %g", cases[c].what, r.t_sync);
+            iters[f] = r.iterations;
+            spk_solver_destroy(s);
+        }
+        const char *mname = cases[c].kind == SPK_SOLVER_CG ? "cg" : "bicgstab";
+        CHECK(iter_match(mname, iters[1], iters[0]), "%s: %d iterations fused, %d classic", cases[c].what, iters[1],
+              iters[0]);
+        if (cases[c].pc == SPK_PRECOND_ILU0) CHECK(iters[1] == 1, "%s: %d iterations", cases[c].what, iters[1]);
+        free(xs);
+        free(b);
+        free(x);
+    }
+    spk_matrix_destroy(A);
+    spk_matrix_destroy(N);
+    spk_matrix_destroy(T);
+    free(rp);
+    free(ci);
+    free(v);
+    spk_context_destroy(ctx);
+}
+
 int main(void)
 {
     matrices_and_solves();
+    fused_solves();
     format_name_copied();
     auto_switch();
     bad_input();

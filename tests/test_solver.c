@@ -65,6 +65,13 @@ static const struct spk_spmv_ops nan_ops_cuda = {"nan-after", "cuda", "test", na
                                                   NULL, nan_destroy, nan_stats, NULL};
 
 static spk_exec *g_host, *g_dev; /* the host executor and the one under test */
+static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, then SPK_VECTOR_FUSED */
+
+static void test_options(spk_options *o)
+{
+    spk_options_default(o);
+    o->vector_ops = g_vector_ops;
+}
 
 /* Solve A x = b with the drivers on executor ex (b, x on the host; x holds
  * x0 on entry); aops NULL: the executor's default SpMV. */
@@ -154,7 +161,7 @@ static void known_solution(const char *spec, int method, const char *pc)
     int n = P.n;
     double *xs = P.xs, *b = P.b, *x = P.x;
     spk_options o;
-    spk_options_default(&o);
+    test_options(&o);
     o.rtol = 1e-10;
     o.keep_history = 1;
     spk_result r;
@@ -221,7 +228,7 @@ static void expect(const char *what, int n, const double *dense, const double *b
     double x[8];
     for (int i = 0; i < n; i++) x[i] = x0 ? x0[i] : 0;
     spk_options o;
-    spk_options_default(&o);
+    test_options(&o);
     o.maxit = maxit;
     spk_result r;
     CHECK_OK(run(&A, NULL, pc, method, b, x, &o, &r, &err), err.msg);
@@ -318,7 +325,7 @@ static void divergence(void)
     spk_csr A = {0};
     small(n, dense, &A);
     spk_options o;
-    spk_options_default(&o);
+    test_options(&o);
     CHECK(o.dtol == 1e8, "default dtol %g", o.dtol);
     o.maxit = 5000;
     o.dtol = 1e3;
@@ -345,7 +352,7 @@ static void nan_midway(void)
     double *b = malloc(400 * sizeof(double)), *x = calloc(400, sizeof(double));
     for (int i = 0; i < 400; i++) b[i] = 1;
     spk_options o;
-    spk_options_default(&o);
+    test_options(&o);
     spk_result r;
     for (int method = CG; method <= BICGSTAB; method++) {
         nan_after_calls = 4;
@@ -397,8 +404,9 @@ static void monitor(void)
     double b[100], x[100] = {0};
     for (int i = 0; i < 100; i++) b[i] = i % 3;
     spk_options o;
-    spk_options_default(&o);
+    test_options(&o);
     o.monitor = mon;
+    mon_calls = 0, mon_last = -1, mon_ordered = 1;
     spk_result r;
     CHECK_OK(run(&A, NULL, "ic0", CG, b, x, &o, &r, &err), err.msg);
     CHECK(mon_calls == r.iterations + 1 && mon_ordered, "monitor: %d calls for %d iterations",
@@ -419,7 +427,7 @@ static void every_format(const char *spec, int method, const char *pc)
     int n = P.n;
     double *b = P.b, *x = P.x;
     spk_options o;
-    spk_options_default(&o);
+    test_options(&o);
     spk_result base, r;
     CHECK_OK(run(&A, NULL, pc, method, b, x, &o, &base, &err), err.msg);
     const char *mname = method == CG ? "cg" : "bicgstab";
@@ -436,6 +444,63 @@ static void every_format(const char *spec, int method, const char *pc)
     problem_free(&P);
 }
 
+/* The fused vector steps against the plain operations on one problem: the
+ * same outcome; on the host the same iterations and the same x to the bit
+ * (the fused steps do the plain operations' arithmetic in their order;
+ * where the compiler may contract a*b+c into one rounding, within 1e-13);
+ * on the GPU (other summation orders) iterations within iter_match's bound
+ * and the true residual met.  The fused solve's times: phases and t_sync
+ * non-negative, their sum within the loop's wall time. */
+static void fused_vs_classic(const char *spec, int method, const char *pc)
+{
+    spk_err err;
+    spk_err_clear(&err);
+    problem P;
+    problem_make(spec, &P, &err);
+    const int n = P.n;
+    const char *mname = method == CG ? "cg" : "bicgstab";
+    spk_options o;
+    spk_options_default(&o);
+    o.rtol = 1e-10;
+    spk_result rc, rf;
+    double *xc = calloc((size_t)n, sizeof(double)), *xf = calloc((size_t)n, sizeof(double));
+    CHECK_OK(run(&P.A, NULL, pc, method, P.b, xc, &o, &rc, &err), err.msg);
+    o.vector_ops = SPK_VECTOR_FUSED;
+    const double t0 = spk_time_now();
+    CHECK_OK(run(&P.A, NULL, pc, method, P.b, xf, &o, &rf, &err), err.msg);
+    const double wall = spk_time_now() - t0; /* setup and all: the solve's phases fit in it */
+    CHECK(rc.reason == rf.reason, "%s %s+%s: classic %s, fused %s", spec, mname, pc, spk_reason_name(rc.reason),
+          spk_reason_name(rf.reason));
+    CHECK(rf.true_relres <= 10 * o.rtol, "%s %s+%s fused: true relres %g", spec, mname, pc, rf.true_relres);
+    if (g_dev == g_host) {
+        double d = 0, xn = 0;
+        for (int i = 0; i < n; i++) d = fmax(d, fabs(xc[i] - xf[i])), xn = fmax(xn, fabs(xc[i]));
+        CHECK(rc.iterations == rf.iterations && rc.restarts == rf.restarts,
+              "%s %s+%s: %d iterations (%d restarts) classic, %d (%d) fused", spec, mname, pc, rc.iterations,
+              rc.restarts, rf.iterations, rf.restarts);
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__FMA__)
+        CHECK(memcmp(xc, xf, (size_t)n * sizeof(double)) == 0 && rc.rnorm == rf.rnorm,
+              "%s %s+%s: fused x differs from classic by %g (bitwise expected)", spec, mname, pc, d);
+#else
+        CHECK(d <= 1e-13 * xn, "%s %s+%s: fused x differs from classic by %g", spec, mname, pc, d);
+#endif
+    } else {
+        CHECK(iter_match(mname, rf.iterations, rc.iterations), "%s %s+%s: %d iterations classic, %d fused", spec,
+              mname, pc, rc.iterations, rf.iterations);
+    }
+    CHECK(rf.t_spmv > 0 && rf.t_vector > 0 && rf.t_sync >= 0 &&
+              rf.t_spmv + rf.t_precond + rf.t_vector + rf.t_sync <= wall,
+          "%s fused times: spmv %g precond %g vector %g sync %g in %g s", spec, rf.t_spmv, rf.t_precond, rf.t_vector,
+          rf.t_sync, wall);
+    CHECK(strcmp(pc, "none") == 0 ? rf.t_precond == 0 : rf.t_precond > 0, "%s fused: precond time %g", spec,
+          rf.t_precond);
+    printf("%-16s %-8s %-6s classic %4d, fused %4d iterations (%s)\n", spec, mname, pc, rc.iterations,
+           rf.iterations, TEST_DEVICE_NAME);
+    free(xc);
+    free(xf);
+    problem_free(&P);
+}
+
 int main(void)
 {
     static spk_err herr, derr;
@@ -445,32 +510,42 @@ int main(void)
     spk_exec_destroy(g_dev);
     g_dev = g_host;
 #endif
-    known_solution("poisson2d-5:24", CG, "none");
-    known_solution("poisson2d-5:24", CG, "jacobi");
-    known_solution("poisson2d-5:24", CG, "ic0");
-    known_solution("poisson2d-5:24", BICGSTAB, "none");
-    known_solution("poisson2d-5:24", BICGSTAB, "jacobi");
-    known_solution("poisson2d-5:24", BICGSTAB, "ilu0");
-    known_solution("poisson3d-7:12", CG, "ic0");
-    known_solution("poisson3d-27:8", CG, "ic0");
-    known_solution("convdiff3d-7:12", BICGSTAB, "none");
-    known_solution("convdiff3d-7:12", BICGSTAB, "jacobi");
-    known_solution("convdiff3d-7:12", BICGSTAB, "ilu0");
-    known_solution("convdiff3d-7:10:1000", BICGSTAB, "ilu0");
-    /* IC(0) / ILU(0) with 3 Jacobi sweeps per triangular solve (the default of spk_precond_opts) */
-    known_solution("poisson3d-7:12", CG, "ic0-sweeps");
-    known_solution("poisson3d-27:8", CG, "ic0-sweeps");
-    known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-sweeps");
-    /* ... and with the factors' approximate inverses */
-    known_solution("poisson3d-7:12", CG, "ic0-isai");
-    known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-isai");
-    every_format("poisson3d-7:10", CG, "ic0");
-    every_format("convdiff3d-7:10", BICGSTAB, "ilu0");
-    every_format("poisson2d-5:30", BICGSTAB, "jacobi");
-    breakdowns();
-    nan_midway();
-    divergence();
-    monitor();
+    for (g_vector_ops = SPK_VECTOR_CLASSIC; g_vector_ops <= SPK_VECTOR_FUSED; g_vector_ops++) {
+        printf("-- vector operations: %s\n", g_vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic");
+        known_solution("poisson2d-5:24", CG, "none");
+        known_solution("poisson2d-5:24", CG, "jacobi");
+        known_solution("poisson2d-5:24", CG, "ic0");
+        known_solution("poisson2d-5:24", BICGSTAB, "none");
+        known_solution("poisson2d-5:24", BICGSTAB, "jacobi");
+        known_solution("poisson2d-5:24", BICGSTAB, "ilu0");
+        known_solution("poisson3d-7:12", CG, "ic0");
+        known_solution("poisson3d-27:8", CG, "ic0");
+        known_solution("convdiff3d-7:12", BICGSTAB, "none");
+        known_solution("convdiff3d-7:12", BICGSTAB, "jacobi");
+        known_solution("convdiff3d-7:12", BICGSTAB, "ilu0");
+        known_solution("convdiff3d-7:10:1000", BICGSTAB, "ilu0");
+        /* IC(0) / ILU(0) with 3 Jacobi sweeps per triangular solve (the default of spk_precond_opts) */
+        known_solution("poisson3d-7:12", CG, "ic0-sweeps");
+        known_solution("poisson3d-27:8", CG, "ic0-sweeps");
+        known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-sweeps");
+        /* ... and with the factors' approximate inverses */
+        known_solution("poisson3d-7:12", CG, "ic0-isai");
+        known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-isai");
+        every_format("poisson3d-7:10", CG, "ic0");
+        every_format("convdiff3d-7:10", BICGSTAB, "ilu0");
+        every_format("poisson2d-5:30", BICGSTAB, "jacobi");
+        breakdowns();
+        nan_midway();
+        divergence();
+        monitor();
+    }
+    g_vector_ops = SPK_VECTOR_CLASSIC;
+    fused_vs_classic("poisson2d-5:24", CG, "none");
+    fused_vs_classic("poisson2d-5:24", CG, "ic0");
+    fused_vs_classic("poisson3d-27:8", CG, "jacobi");
+    fused_vs_classic("convdiff3d-7:12", BICGSTAB, "none");
+    fused_vs_classic("convdiff3d-7:12", BICGSTAB, "ilu0");
+    fused_vs_classic("poisson2d-5:24", BICGSTAB, "jacobi");
     if (g_dev != g_host) spk_exec_destroy(g_dev);
     spk_exec_destroy(g_host);
     return check_exit();

@@ -30,6 +30,7 @@ _MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 
 
 _REORDER = {"none": 0, "multicolor": 1, "block-multicolor": 2}
+_VECTOR_OPS = {"classic": 0, "cublas": 0, "fused": 1}
 
 
 class _Options(ctypes.Structure):
@@ -39,7 +40,7 @@ class _Options(ctypes.Structure):
                 ("allow_shift", ctypes.c_int), ("shift_init", ctypes.c_double), ("shift_max", ctypes.c_double),
                 ("keep_history", ctypes.c_int), ("monitor", ctypes.c_void_p), ("monitor_user", ctypes.c_void_p),
                 ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int), ("precond_isai", ctypes.c_int),
-                ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int)]
+                ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int), ("vector_ops", ctypes.c_int)]
 
 
 class _Result(ctypes.Structure):
@@ -48,7 +49,7 @@ class _Result(ctypes.Structure):
                 ("restarts", ctypes.c_int), ("shift", ctypes.c_double), ("switched", ctypes.c_int),
                 ("t_setup", ctypes.c_double), ("t_spmv", ctypes.c_double), ("t_precond", ctypes.c_double),
                 ("t_vector", ctypes.c_double), ("t_total", ctypes.c_double), ("history_len", ctypes.c_int),
-                ("history", ctypes.POINTER(ctypes.c_double))]
+                ("history", ctypes.POINTER(ctypes.c_double)), ("t_sync", ctypes.c_double)]
 
 
 def _load():
@@ -142,6 +143,7 @@ class SolveInfo:
     t_spmv: float
     t_precond: float
     t_vector: float
+    t_sync: float
     method: str
     precond: str
     format: str
@@ -179,13 +181,18 @@ class Solver:
     the factors' approximate inverses, one SpMV each), reorder ("none" |
     "multicolor": rows ordered by a greedy coloring of A + A^T, one
     triangular-solve level per color; "block-multicolor": blocks of
-    reorder_block rows colored, default 16; x comes back in A's order)."""
+    reorder_block rows colored, default 16; x comes back in A's order),
+    vector_ops ("classic", also "cublas": one operation per dot product and
+    update, each scalar back on the host; "fused": each iteration's vector
+    work in a few fused steps, the scalars kept on the device)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
                  device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
-                 precond_isai=False, reorder="none", reorder_block=0):
+                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="classic"):
         if reorder not in _REORDER:
             raise ValueError("spk: unknown reorder '%s' (one of %s)" % (reorder, ", ".join(_REORDER)))
+        if vector_ops not in _VECTOR_OPS:
+            raise ValueError("spk: unknown vector_ops '%s' (one of %s)" % (vector_ops, ", ".join(_VECTOR_OPS)))
         for what, val, table in (("method", method, _METHODS), ("precond", precond, _PRECONDS),
                                  ("device", device, _DEVICES)):
             if val not in table:
@@ -216,6 +223,7 @@ class Solver:
         o.precond_isai = 1 if precond_isai else 0
         o.reorder = _REORDER[reorder]
         o.reorder_block = int(reorder_block)
+        o.vector_ops = _VECTOR_OPS[vector_ops]
         self._format = format.encode() if format else None
         o.format = self._format
         solver = _P()
@@ -252,7 +260,7 @@ class Solver:
                          reason=_s(_lib.spk_reason_name(r.reason)), iterations=r.iterations,
                          relres=r.relres, true_relres=r.true_relres, rnorm0=r.rnorm0, restarts=r.restarts,
                          shift=r.shift, switched=bool(r.switched), t_setup=r.t_setup, t_solve=r.t_total,
-                         t_spmv=r.t_spmv, t_precond=r.t_precond, t_vector=r.t_vector,
+                         t_spmv=r.t_spmv, t_precond=r.t_precond, t_vector=r.t_vector, t_sync=r.t_sync,
                          method=_s(_lib.spk_solver_method(self._solver)),
                          precond=_s(_lib.spk_solver_precond(self._solver)),
                          format=_s(_lib.spk_solver_format(self._solver)),

@@ -206,3 +206,19 @@ def test_reorder_multicolor():
     with pytest.raises(ValueError) as e:
         spk.solve(A, A @ xt, reorder="rcm", device=DEVICE)
     assert "reorder" in str(e.value)
+
+
+def test_vector_ops_fused():
+    g = 12
+    T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(g, g))
+    A = (sp.kron(sp.identity(g), T) + sp.kron(T, sp.identity(g))).tocsr()
+    xt = np.linspace(1.0, 2.0, g * g)
+    for method in ("cg", "bicgstab"):
+        xc, infoc = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE)
+        xf, infof = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE, vector_ops="fused")
+        assert infof.converged and np.allclose(xf, xt, rtol=1e-7)
+        assert abs(infof.iterations - infoc.iterations) <= max(3, infoc.iterations // 10)
+        assert infof.t_sync >= 0 and infoc.t_sync == 0
+    with pytest.raises(ValueError) as e:
+        spk.solve(A, A @ xt, vector_ops="turbo", device=DEVICE)
+    assert "vector_ops" in str(e.value)

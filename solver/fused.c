@@ -1,0 +1,268 @@
+/* fused.c -- CG and BiCGStab with fused vector steps and the scalars kept on
+ * the executor (spk_options.vector_ops = SPK_VECTOR_FUSED, on an executor
+ * with spk_exec_ops.krylov): the iterations of cg.c and bicgstab.c, the same
+ * tests in the same order with the same outcomes, but each iteration queues
+ * its work without waiting and reads its scalars back once (CG) or twice
+ * (BiCGStab, at the half step and at the end), instead of after every dot
+ * product and norm.
+ *
+ * CG, one iteration (slots: rz, its successor, pq, rr):
+ *   q = A p; pq = p'q; [a = rz/pq; x += a p; r -= a q; rr = r'r]
+ *   read rz, pq, rr  -> the plain driver's tests on rz, pq, then ||r||
+ *   z = M^-1 r; rz' = r'z (or ||r||^2 without M); [p = z + (rz'/rz) p]
+ * BiCGStab, one iteration (slots: rho and its predecessor, r0v, ss, tt, ts, rr):
+ *   rho = r0'r; [p = r + beta (p - omega v)]; ph = M^-1 p; v = A ph; r0v = r0'v;
+ *   [s = r - (rho/r0v) v; ss = s's]  read rho, r0v, ss  -> tests, ||s||
+ *   sh = M^-1 s; t = A sh; tt = t't, ts = t's;
+ *   [x += alpha ph + omega sh; r = s - omega t; rr = r'r]  read tt, ts, rr -> tests, ||r||
+ * Brackets are single fused steps; each is guarded on the device (exec.h),
+ * so a step after a breakdown changes nothing and the host, reading the
+ * scalars, stops with the plain driver's reason.  The work a plain driver
+ * would skip after a breakdown (an SpMV or an apply) is queued here before
+ * the test that stops: it costs time once, never the answer.
+ *
+ * Norms: ||r|| is sqrt(r'r) as nrm2 computes it when r'r is finite and
+ * above 1e-290; otherwise the executor's nrm2 (which rescales) is called, as
+ * in the plain drivers.
+ *
+ * Times: SpMV, preconditioner and vector phases from the executor's marks
+ * (GPU time on the GPU); res->t_sync gets the rest of the loop's wall time:
+ * launches, waits and the host's work. */
+#include "krylov_common.h"
+
+enum { CG_RZ0, CG_RZ1, CG_PQ, CG_RR, BI_RHO0, BI_RHO1, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR };
+
+#define K(k) ((k)->e->ops->krylov)
+/* an SpMV, an apply or vector work, queued, then marked as its phase */
+#define F_SPMV(k, alpha, x, beta, y)                                       \
+    do {                                                                   \
+        SPK_TRY((k)->A_ops->apply((k)->A, alpha, x, beta, y));             \
+        SPK_TRY(K(k)->mark((k)->e, SPK_PHASE_SPMV));                       \
+    } while (0)
+#define F_PREC(k, r, z)                                                    \
+    do {                                                                   \
+        SPK_TRY((k)->M_ops->apply((k)->M, r, z));                          \
+        SPK_TRY(K(k)->mark((k)->e, SPK_PHASE_PRECOND));                    \
+    } while (0)
+#define F_VEC(k, op, ...)                                                  \
+    do {                                                                   \
+        SPK_TRY(K(k)->op((k)->e, __VA_ARGS__));                            \
+        SPK_TRY(K(k)->mark((k)->e, SPK_PHASE_VECTOR));                     \
+    } while (0)
+
+/* The phases' times so far into res, and the loop's other time into t_sync. */
+static int fused_times(spk_krylov *k, spk_result *res, double t0, double *phases_before)
+{
+    double sec[SPK_PHASES] = {0, 0, 0};
+    SPK_TRY(K(k)->collect(k->e, sec));
+    res->t_spmv += sec[SPK_PHASE_SPMV];
+    res->t_precond += sec[SPK_PHASE_PRECOND];
+    res->t_vector += sec[SPK_PHASE_VECTOR];
+    *phases_before += sec[SPK_PHASE_SPMV] + sec[SPK_PHASE_PRECOND] + sec[SPK_PHASE_VECTOR];
+    double other = (spk_time_now() - t0) - *phases_before;
+    res->t_sync = other > 0 ? other : 0;
+    return SPK_OK;
+}
+
+/* ||v|| from v'v as the plain drivers get it (nrm2's fast path, else nrm2). */
+static int norm_of(spk_krylov *k, spk_result *res, int n, const double *v, double vv, double *out)
+{
+    if (vv != 0 && isfinite(vv) && vv > 1e-290) {
+        *out = sqrt(vv);
+        return SPK_OK;
+    }
+    SPK_VEC(k, res, nrm2, n, v, out);
+    return SPK_OK;
+}
+
+int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+{
+    const int n = k->n, ident = spk_krylov_identity(k);
+    double *r = k->w[0], *p = k->w[1], *q = k->w[2];
+    double *z = ident ? r : k->w[3];
+    double bnorm, rnorm;
+    int done, cur = CG_RZ0; /* the slot of rz */
+
+    SPK_TRY(spk_krylov_start(k, b, x, r, o, res, &bnorm, &done));
+    if (done) return spk_krylov_finish(k, b, x, q, res, bnorm);
+
+    const double t0 = spk_time_now();
+    double marked = 0;
+    SPK_TRY(K(k)->mark(k->e, -1));
+    rnorm = res->rnorm;
+    if (ident) {
+        F_VEC(k, set, cur, rnorm * rnorm);
+    } else {
+        F_PREC(k, r, z);
+        F_VEC(k, dot, n, r, z, cur);
+    }
+    SPK_VEC(k, res, copy, n, z, p);
+    res->reason = SPK_DIVERGED_MAXIT;
+    for (int it = 1; it <= o->maxit; it++) {
+        const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
+        F_SPMV(k, 1.0, p, 0.0, q);
+        F_VEC(k, dot, n, p, q, CG_PQ);
+        F_VEC(k, cg_update, n, cur, CG_PQ, p, q, x, r, CG_RR);
+        const int want[3] = {cur, CG_PQ, CG_RR};
+        double h[3];
+        F_VEC(k, read, want, 3, h);
+        const double rz = h[0], pq = h[1], rr = h[2];
+        if (!isfinite(rz)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (rz <= 0) {
+            res->reason = SPK_BREAKDOWN_PRECOND;
+            break;
+        }
+        if (!isfinite(pq)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (pq <= 0) {
+            res->reason = SPK_BREAKDOWN_INDEFINITE;
+            break;
+        }
+        SPK_TRY(norm_of(k, res, n, r, rr, &rnorm));
+        res->iterations = it;
+        res->rnorm = rnorm;
+        res->relres = rnorm / bnorm;
+        spk_krylov_record(k, o, res, it, rnorm, bnorm);
+        if (!isfinite(rnorm)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
+        if (ident) {
+            F_VEC(k, set, next, rnorm * rnorm);
+        } else {
+            F_PREC(k, r, z);
+            F_VEC(k, dot, n, r, z, next);
+        }
+        F_VEC(k, cg_direction, n, next, cur, z, p);
+        cur = next;
+        SPK_TRY(fused_times(k, res, t0, &marked));
+    }
+    SPK_TRY(fused_times(k, res, t0, &marked));
+    return spk_krylov_finish(k, b, x, q, res, bnorm);
+}
+
+/* r = b - A x, r0 = r, ||r||: a fresh Lanczos sequence (bicgstab.c's restart,
+ * with the plain operations: it is rare). */
+static int restart(spk_krylov *k, const double *b, double *x, double *r, double *r0, const spk_options *o,
+                   spk_result *res, int it, double bnorm, double *rnorm, int *done)
+{
+    SPK_TRY(spk_krylov_residual(k, res, b, x, r));
+    SPK_VEC(k, res, nrm2, k->n, r, rnorm);
+    SPK_VEC(k, res, copy, k->n, r, r0);
+    res->restarts++;
+    res->rnorm = *rnorm;
+    res->relres = *rnorm / bnorm;
+    *done = isfinite(*rnorm) && spk_krylov_converged(o, res, *rnorm, bnorm);
+    if (*done) spk_krylov_record(k, o, res, it, *rnorm, bnorm);
+    return SPK_OK;
+}
+
+int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+{
+    const int n = k->n, ident = spk_krylov_identity(k);
+    double *r = k->w[0], *r0 = k->w[1], *p = k->w[2], *v = k->w[3], *t = k->w[4];
+    double *ph = ident ? p : k->w[5];
+    double *s = r; /* s overwrites r, as in bicgstab.c */
+    double *sh = ident ? s : k->w[6];
+    double bnorm, rnorm, snorm;
+    int done, fresh = 1, seq = 0, cur = BI_RHO0;
+
+    SPK_TRY(spk_krylov_start(k, b, x, r, o, res, &bnorm, &done));
+    if (done) return spk_krylov_finish(k, b, x, t, res, bnorm);
+
+    const double t0 = spk_time_now();
+    double marked = 0;
+    SPK_TRY(K(k)->mark(k->e, -1));
+    SPK_VEC(k, res, copy, n, r, r0);
+    res->reason = SPK_DIVERGED_MAXIT;
+    for (int it = 1; it <= o->maxit; it++) {
+        const int old = cur == BI_RHO0 ? BI_RHO1 : BI_RHO0;
+        int broke = 0;
+        F_VEC(k, dot, n, r0, r, cur);
+        F_VEC(k, bicg_direction, n, fresh, cur, old, BI_R0V, BI_TS, BI_TT, r, v, p);
+        if (!ident) F_PREC(k, p, ph);
+        F_SPMV(k, 1.0, ph, 0.0, v);
+        F_VEC(k, dot, n, r0, v, BI_R0V);
+        F_VEC(k, bicg_s, n, cur, BI_R0V, v, s, BI_SS);
+        const int want1[3] = {cur, BI_R0V, BI_SS};
+        double h[3];
+        F_VEC(k, read, want1, 3, h);
+        const double rho = h[0], r0v = h[1], ss = h[2];
+        if (!isfinite(rho)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (rho == 0) {
+            broke = SPK_BREAKDOWN_RHO;
+        } else {
+            fresh = 0;
+            if (!isfinite(r0v)) {
+                res->reason = SPK_DIVERGED_NAN;
+                break;
+            }
+            const double alpha = r0v != 0 ? rho / r0v : INFINITY;
+            if (!isfinite(alpha)) broke = SPK_BREAKDOWN_R0V;
+        }
+        if (broke) {
+            if (res->restarts >= SPK_BICGSTAB_RESTARTS || seq == 0) {
+                res->reason = (spk_reason)broke;
+                break;
+            }
+            SPK_TRY(restart(k, b, x, r, r0, o, res, it - 1, bnorm, &rnorm, &done));
+            if (done) break;
+            fresh = 1;
+            seq = 0;
+            it--; /* the restart is not an iteration */
+            continue;
+        }
+        SPK_TRY(norm_of(k, res, n, s, ss, &snorm));
+        res->iterations = it;
+        if (isfinite(snorm) && spk_krylov_converged(o, res, snorm, bnorm)) {
+            F_VEC(k, axpy_ratio, n, cur, BI_R0V, ph, x);
+            res->rnorm = snorm;
+            res->relres = snorm / bnorm;
+            spk_krylov_record(k, o, res, it, snorm, bnorm);
+            break;
+        }
+        if (!ident) F_PREC(k, s, sh);
+        F_SPMV(k, 1.0, sh, 0.0, t);
+        F_VEC(k, dot2, n, t, s, BI_TT, BI_TS);
+        F_VEC(k, bicg_update, n, cur, BI_R0V, BI_TS, BI_TT, ph, sh, t, x, r, BI_RR);
+        const int want2[3] = {BI_TT, BI_TS, BI_RR};
+        F_VEC(k, read, want2, 3, h);
+        const double tt = h[0], ts = h[1], rr = h[2];
+        if (!isfinite(tt) || !isfinite(ts)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (tt == 0) {
+            res->reason = SPK_BREAKDOWN_OMEGA;
+            break;
+        }
+        const double omega = ts / tt;
+        SPK_TRY(norm_of(k, res, n, r, rr, &rnorm));
+        res->rnorm = rnorm;
+        res->relres = rnorm / bnorm;
+        spk_krylov_record(k, o, res, it, rnorm, bnorm);
+        if (!isfinite(rnorm)) {
+            res->reason = SPK_DIVERGED_NAN;
+            break;
+        }
+        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
+        if (omega == 0) {
+            res->reason = SPK_BREAKDOWN_OMEGA;
+            break;
+        }
+        cur = old; /* this rho becomes rho_old */
+        seq++;
+        SPK_TRY(fused_times(k, res, t0, &marked));
+    }
+    SPK_TRY(fused_times(k, res, t0, &marked));
+    return spk_krylov_finish(k, b, x, t, res, bnorm);
+}
