@@ -28,20 +28,28 @@
  * r 3n, nrm2(r) n = 27n. */
 #include "krylov_common.h"
 
-/* r = b - A x, r0 = r, ||r||: the start of a fresh Lanczos sequence after a
- * breakdown.  *done = 1 when the recomputed residual already meets the test. */
-static int bicgstab_restart(spk_krylov *k, const double *b, double *x, double *r, double *r0,
-                            const spk_options *o, spk_result *res, int it, double bnorm,
-                            double *rnorm, int *done)
+int spk_bicgstab_broke(spk_krylov *k, const double *b, double *x, double *r, double *r0, const spk_options *o,
+                       spk_result *res, int it, double bnorm, int broke, int *seq, int *fresh, int *stop)
 {
+    double rnorm;
+    *stop = 1;
+    if (res->restarts >= SPK_BICGSTAB_RESTARTS || *seq == 0) {
+        res->reason = (spk_reason)broke;
+        return SPK_OK;
+    }
     SPK_TRY(spk_krylov_residual(k, res, b, x, r));
-    SPK_VEC(k, res, nrm2, k->n, r, rnorm);
+    SPK_VEC(k, res, nrm2, k->n, r, &rnorm);
     SPK_VEC(k, res, copy, k->n, r, r0);
     res->restarts++;
-    res->rnorm = *rnorm;
-    res->relres = *rnorm / bnorm;
-    *done = isfinite(*rnorm) && spk_krylov_converged(o, res, *rnorm, bnorm);
-    if (*done) spk_krylov_record(k, o, res, it, *rnorm, bnorm);
+    res->rnorm = rnorm;
+    res->relres = rnorm / bnorm;
+    if (isfinite(rnorm) && spk_krylov_converged(o, res, rnorm, bnorm)) {
+        spk_krylov_record(k, o, res, it - 1, rnorm, bnorm);
+        return SPK_OK;
+    }
+    *stop = 0;
+    *fresh = 1;
+    *seq = 0;
     return SPK_OK;
 }
 
@@ -90,15 +98,9 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
             if (!isfinite(alpha)) broke = SPK_BREAKDOWN_R0V;
         }
         if (broke) {
-            /* right after a (re)start a restart would rebuild the same r0 */
-            if (res->restarts >= SPK_BICGSTAB_RESTARTS || seq == 0) {
-                res->reason = (spk_reason)broke;
-                break;
-            }
-            SPK_TRY(bicgstab_restart(k, b, x, r, r0, o, res, it - 1, bnorm, &rnorm, &done));
-            if (done) break;
-            fresh = 1;
-            seq = 0;
+            int stop;
+            SPK_TRY(spk_bicgstab_broke(k, b, x, r, r0, o, res, it, bnorm, broke, &seq, &fresh, &stop));
+            if (stop) break;
             it--; /* the restart is not an iteration */
             continue;
         }
@@ -129,14 +131,7 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
         SPK_VEC(k, res, axpy, n, omega, sh, x);
         SPK_VEC(k, res, axpy, n, -omega, t, r); /* r = s - omega t (s lives in r) */
         SPK_VEC(k, res, nrm2, n, r, &rnorm);
-        res->rnorm = rnorm;
-        res->relres = rnorm / bnorm;
-        spk_krylov_record(k, o, res, it, rnorm, bnorm);
-        if (!isfinite(rnorm)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
+        if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm)) break;
         if (omega == 0) {
             res->reason = SPK_BREAKDOWN_OMEGA;
             break;

@@ -36,37 +36,16 @@ int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_
     SPK_VEC(k, res, copy, n, z, p);
     res->reason = SPK_DIVERGED_MAXIT;
     for (int it = 1; it <= o->maxit; it++) {
-        if (!isfinite(rz)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (rz <= 0) {
-            res->reason = SPK_BREAKDOWN_PRECOND;
-            break;
-        }
+        if (spk_cg_bad_rz(res, rz)) break;
         SPK_SPMV(k, res, 1.0, p, 0.0, q);
         SPK_VEC(k, res, dot, n, p, q, &pq);
-        if (!isfinite(pq)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (pq <= 0) {
-            res->reason = SPK_BREAKDOWN_INDEFINITE;
-            break;
-        }
+        if (spk_cg_bad_pq(res, pq)) break;
         double alpha = rz / pq;
         SPK_VEC(k, res, axpy, n, alpha, p, x);
         SPK_VEC(k, res, axpy, n, -alpha, q, r);
         SPK_VEC(k, res, nrm2, n, r, &rnorm);
         res->iterations = it;
-        res->rnorm = rnorm;
-        res->relres = rnorm / bnorm;
-        spk_krylov_record(k, o, res, it, rnorm, bnorm);
-        if (!isfinite(rnorm)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
+        if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm)) break;
         if (ident) {
             rz_new = rnorm * rnorm;
         } else {

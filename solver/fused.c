@@ -106,33 +106,10 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
         const int want[3] = {cur, CG_PQ, CG_RR};
         double h[3];
         F_VEC(k, read, want, 3, h);
-        const double rz = h[0], pq = h[1], rr = h[2];
-        if (!isfinite(rz)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (rz <= 0) {
-            res->reason = SPK_BREAKDOWN_PRECOND;
-            break;
-        }
-        if (!isfinite(pq)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (pq <= 0) {
-            res->reason = SPK_BREAKDOWN_INDEFINITE;
-            break;
-        }
-        SPK_TRY(norm_of(k, res, n, r, rr, &rnorm));
+        if (spk_cg_bad_rz(res, h[0]) || spk_cg_bad_pq(res, h[1])) break;
+        SPK_TRY(norm_of(k, res, n, r, h[2], &rnorm));
         res->iterations = it;
-        res->rnorm = rnorm;
-        res->relres = rnorm / bnorm;
-        spk_krylov_record(k, o, res, it, rnorm, bnorm);
-        if (!isfinite(rnorm)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
+        if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm)) break;
         if (ident) {
             F_VEC(k, set, next, rnorm * rnorm);
         } else {
@@ -145,22 +122,6 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
     }
     SPK_TRY(fused_times(k, res, t0, &marked));
     return spk_krylov_finish(k, b, x, q, res, bnorm);
-}
-
-/* r = b - A x, r0 = r, ||r||: a fresh Lanczos sequence (bicgstab.c's restart,
- * with the plain operations: it is rare). */
-static int restart(spk_krylov *k, const double *b, double *x, double *r, double *r0, const spk_options *o,
-                   spk_result *res, int it, double bnorm, double *rnorm, int *done)
-{
-    SPK_TRY(spk_krylov_residual(k, res, b, x, r));
-    SPK_VEC(k, res, nrm2, k->n, r, rnorm);
-    SPK_VEC(k, res, copy, k->n, r, r0);
-    res->restarts++;
-    res->rnorm = *rnorm;
-    res->relres = *rnorm / bnorm;
-    *done = isfinite(*rnorm) && spk_krylov_converged(o, res, *rnorm, bnorm);
-    if (*done) spk_krylov_record(k, o, res, it, *rnorm, bnorm);
-    return SPK_OK;
 }
 
 int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
@@ -210,14 +171,9 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
             if (!isfinite(alpha)) broke = SPK_BREAKDOWN_R0V;
         }
         if (broke) {
-            if (res->restarts >= SPK_BICGSTAB_RESTARTS || seq == 0) {
-                res->reason = (spk_reason)broke;
-                break;
-            }
-            SPK_TRY(restart(k, b, x, r, r0, o, res, it - 1, bnorm, &rnorm, &done));
-            if (done) break;
-            fresh = 1;
-            seq = 0;
+            int stop;
+            SPK_TRY(spk_bicgstab_broke(k, b, x, r, r0, o, res, it, bnorm, broke, &seq, &fresh, &stop));
+            if (stop) break;
             it--; /* the restart is not an iteration */
             continue;
         }
@@ -247,14 +203,7 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
         }
         const double omega = ts / tt;
         SPK_TRY(norm_of(k, res, n, r, rr, &rnorm));
-        res->rnorm = rnorm;
-        res->relres = rnorm / bnorm;
-        spk_krylov_record(k, o, res, it, rnorm, bnorm);
-        if (!isfinite(rnorm)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm)) break;
+        if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm)) break;
         if (omega == 0) {
             res->reason = SPK_BREAKDOWN_OMEGA;
             break;

@@ -70,6 +70,45 @@ static inline int spk_krylov_diverged(const spk_options *o, spk_result *res, dou
     return 0;
 }
 
+/* The end of an iteration with residual norm rnorm: record it; 1 when the
+ * loop stops there (res->reason set: NaN, converged or diverged). */
+static inline int spk_krylov_end_step(spk_krylov *k, const spk_options *o, spk_result *res, int it, double rnorm,
+                                      double bnorm)
+{
+    res->rnorm = rnorm;
+    res->relres = rnorm / bnorm;
+    spk_krylov_record(k, o, res, it, rnorm, bnorm);
+    if (!isfinite(rnorm)) {
+        res->reason = SPK_DIVERGED_NAN;
+        return 1;
+    }
+    return spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm);
+}
+
+/* CG's tests on r'z (M must be positive definite) and p'q (A must be):
+ * 1 when the loop stops (res->reason set). */
+static inline int spk_cg_bad_rz(spk_result *res, double rz)
+{
+    if (isfinite(rz) && rz > 0) return 0;
+    res->reason = !isfinite(rz) ? SPK_DIVERGED_NAN : SPK_BREAKDOWN_PRECOND;
+    return 1;
+}
+static inline int spk_cg_bad_pq(spk_result *res, double pq)
+{
+    if (isfinite(pq) && pq > 0) return 0;
+    res->reason = !isfinite(pq) ? SPK_DIVERGED_NAN : SPK_BREAKDOWN_INDEFINITE;
+    return 1;
+}
+
+/* BiCGStab after a breakdown `broke` (SPK_BREAKDOWN_RHO or _R0V) at
+ * iteration it: stop with it when the restarts are used up or none can help
+ * (seq == 0: right after a (re)start a restart would rebuild the same r0),
+ * else restart: r = b - A x, r0 = r, a fresh first step (*fresh = 1,
+ * *seq = 0).  *stop = 1 when the loop ends (the reason set, or the restart's
+ * residual already meets the test); else the caller repeats iteration it. */
+int spk_bicgstab_broke(spk_krylov *k, const double *b, double *x, double *r, double *r0, const spk_options *o,
+                       spk_result *res, int it, double bnorm, int broke, int *seq, int *fresh, int *stop);
+
 /* r = b - A x (one SpMV and one copy). */
 static inline int spk_krylov_residual(spk_krylov *k, spk_result *res, const double *b,
                                       const double *x, double *r)
