@@ -177,10 +177,11 @@ __global__ void axpy_ratio_kernel(int n, int num, int den, const double *__restr
     for (int i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) y[i] += a * x[i];
 }
 
+// sh is r itself without a preconditioner (s lives in r): no __restrict__ on
+// either, and sh[i] is read before r[i] is written.
 __global__ void bicg_update_kernel(int n, int rho, int r0v, int ts, int tt, const double *__restrict__ ph,
-                                   const double *__restrict__ sh, const double *__restrict__ t,
-                                   double *__restrict__ x, double *__restrict__ r, double *slots, int o,
-                                   double *part, unsigned *ticket)
+                                   const double *sh, const double *__restrict__ t, double *__restrict__ x, double *r,
+                                   double *slots, int o, double *part, unsigned *ticket)
 {
     const double stt = slots[tt], sts = slots[ts], a = slots[rho] / slots[r0v], w = sts / stt;
     if (!(stt != 0 && finite(stt) && finite(sts) && finite(a) && finite(w))) {
@@ -189,7 +190,8 @@ __global__ void bicg_update_kernel(int n, int rho, int r0v, int ts, int tt, cons
     }
     double acc = 0;
     for (int i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
-        x[i] = (x[i] + a * ph[i]) + w * sh[i];
+        const double si = sh[i];
+        x[i] = (x[i] + a * ph[i]) + w * si;
         const double ri = r[i] - w * t[i];
         r[i] = ri;
         acc += ri * ri;
