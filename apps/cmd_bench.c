@@ -70,6 +70,13 @@ static void help(void)
            "                      greedy coloring of A + A^T)\n"
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
+           "  --solve-config C    NAME[:key=value,...]: solve each matrix in this configuration\n"
+           "                      (repeatable, at most 8; keys format=NAME, vector=classic|fused,\n"
+           "                      sweeps=K, isai=0|1, reorder=none|multicolor|block-multicolor,\n"
+           "                      block=B); reports each one's time to solution (setup + solve),\n"
+           "                      iterations, true residual and split, and its speedup over the\n"
+           "                      first configuration, with a summary (geometric mean, least,\n"
+           "                      least above 1M nonzeros, largest ratio of iterations)\n"
            "  --floors            also measure the executor's fixed costs (alone: without\n"
            "                      matrices): an empty kernel back to back, queueing one, one\n"
            "                      with a synchronize, with an 8-byte readback, inside a CUDA\n"
@@ -104,6 +111,16 @@ typedef struct fmt_result {
     double s_sync_ms;        /* fused vector steps: the solve's launches and waits */
 } fmt_result;
 
+#define MAX_CONFIGS 8
+
+/* A solve configuration (--solve-config NAME:key=value,...): the options of
+ * spk_options that make a solver's speed, compared in one run. */
+typedef struct solve_cfg {
+    char name[32];
+    char format[32];         /* the SpMV format ("": the executor's default) */
+    int vector_ops, sweeps, isai, reorder, reorder_block;
+} solve_cfg;
+
 typedef struct mat_result {
     char name[256];
     int rows, cols, nnz;
@@ -111,6 +128,7 @@ typedef struct mat_result {
     int cache_regime;
     int nf;
     fmt_result f[64];
+    fmt_result c[MAX_CONFIGS]; /* the solves of the configurations (ops unused) */
 } mat_result;
 
 typedef struct bench {
@@ -122,6 +140,8 @@ typedef struct bench {
     int nfmts;
     int repeat, maxit, solve, quiet, sweeps, isai, reorder, reorder_block;
     int floors;              /* --floors: measured (spk_exec_floors) */
+    solve_cfg cfg[MAX_CONFIGS]; /* --solve-config: solves compared by configuration */
+    int ncfg;
     int vector_ops;          /* the solves' spk_options.vector_ops */
     spk_floors fl;
     double min_time, copy_gbs;
@@ -210,18 +230,34 @@ static void bench_format(bench *b, const spk_csr *A, const double *ref, double s
     r->ops->destroy(impl);
 }
 
-/* Solve A x = A*1 with format r->ops as the SpMV. */
-static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, int n, fmt_result *r)
+/* The configuration of the per-format solves: the bench's options and format f. */
+static solve_cfg format_cfg(const bench *b, const char *f)
+{
+    solve_cfg c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "%s", f);
+    snprintf(c.format, sizeof c.format, "%s", f);
+    c.vector_ops = b->vector_ops;
+    c.sweeps = b->sweeps;
+    c.isai = b->isai;
+    c.reorder = b->reorder;
+    c.reorder_block = b->reorder_block;
+    return c;
+}
+
+/* Solve A x = A*1 in configuration c. */
+static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, int n, const solve_cfg *c,
+                        fmt_result *r)
 {
     spk_options o;
     spk_options_default(&o);
-    o.format = r->ops->name;
+    o.format = c->format[0] ? c->format : NULL;
     o.maxit = b->maxit;
-    o.precond_sweeps = b->sweeps;
-    o.precond_isai = b->isai;
-    o.reorder = b->reorder;
-    o.reorder_block = b->reorder_block;
-    o.vector_ops = b->vector_ops;
+    o.precond_sweeps = c->sweeps;
+    o.precond_isai = c->isai;
+    o.reorder = c->reorder;
+    o.reorder_block = c->reorder_block;
+    o.vector_ops = c->vector_ops;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -352,6 +388,129 @@ static void progress(const bench *b, const mat_result *m, const fmt_result *f, c
                 f->iterations, f->s_ms);
 }
 
+/* ---- solve configurations ------------------------------------------------- */
+
+/* setup + solve of a converged configuration solve (NAN otherwise) */
+static double cfg_total(const fmt_result *f)
+{
+    return f->solved && !f->solve_status ? f->s_setup_ms + f->s_ms : NAN;
+}
+
+static void print_configs(const bench *b, const mat_result *m)
+{
+    const double rt = cfg_total(&m->c[0]);
+    printf("  %-12s %-20s %6s %11s %9s %10s %10s %9s %7s %7s %7s %7s %8s\n", "config", "method", "iters",
+           "true res", "setup ms", "solve ms", "total ms", "ms/iter", "spmv", "precond", "vector", "sync",
+           "x total");
+    for (int k = 0; k < b->ncfg; k++) {
+        const fmt_result *f = &m->c[k];
+        if (!f->solved) continue;
+        if (f->solve_status && f->iterations == 0) {
+            printf("  %-12s %s\n", b->cfg[k].name, f->solve_note);
+            continue;
+        }
+        char meth[40];
+        snprintf(meth, sizeof meth, "%s+%s", f->method, f->precond);
+        const double it = f->iterations > 0 ? f->iterations : 1;
+        printf("  %-12s %-20s %6d %11.3e %9.2f %10.2f %10.2f %9.4f %7.4f %7.4f %7.4f %7.4f %8.2f%s%s\n",
+               b->cfg[k].name, meth, f->iterations, f->true_relres, f->s_setup_ms, f->s_ms,
+               f->s_setup_ms + f->s_ms, f->s_ms / it, f->s_spmv_ms / it, f->s_precond_ms / it, f->s_vector_ms / it,
+               f->s_sync_ms / it, rt / cfg_total(f), f->solve_status ? "  " : "",
+               f->solve_status ? spk_status_name(f->solve_status) : "");
+    }
+}
+
+/* Configuration k against the first over the matrices where both converged:
+ * geometric mean and least speedup of the time to solution, the least over
+ * the matrices above 1M nonzeros (*big of them), the largest ratio of
+ * iterations; returns the number of matrices. */
+static int cfg_summary(const bench *b, int k, double *geo, double *least, double *least_big, int *big,
+                       double *iter_ratio)
+{
+    double lg = 0;
+    int n = 0;
+    *least = *least_big = INFINITY;
+    *iter_ratio = 0;
+    *big = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const fmt_result *r = &b->m[i].c[0], *f = &b->m[i].c[k];
+        const double sp = cfg_total(r) / cfg_total(f);
+        if (!(sp > 0) || !isfinite(sp)) continue;
+        lg += log(sp);
+        n++;
+        *least = fmin(*least, sp);
+        if (b->m[i].nnz > 1000000) {
+            *least_big = fmin(*least_big, sp);
+            (*big)++;
+        }
+        if (r->iterations > 0) *iter_ratio = fmax(*iter_ratio, (double)f->iterations / r->iterations);
+    }
+    *geo = n ? exp(lg / n) : NAN;
+    if (!n) *least = NAN;
+    if (!*big) *least_big = NAN;
+    return n;
+}
+
+static void print_config_summary(const bench *b)
+{
+    printf("\nconfigurations: time to solution (setup + solve) against '%s', over the matrices where both "
+           "converged\n",
+           b->cfg[0].name);
+    printf("  %-12s %9s %9s %14s %12s %9s\n", "config", "geomean", "least", "least >1M nnz", "iter ratio",
+           "matrices");
+    for (int k = 0; k < b->ncfg; k++) {
+        double geo, least, least_big, ir;
+        int big, n = cfg_summary(b, k, &geo, &least, &least_big, &big, &ir);
+        char lb[32];
+        snprintf(lb, sizeof lb, "%.2f (%d)", least_big, big);
+        printf("  %-12s %9.2f %9.2f %14s %12.2f %9d\n", b->cfg[k].name, geo, least, lb, ir, n);
+    }
+}
+
+/* Parse NAME:key=value,... into c; 0, or a usage message's return. */
+static int parse_cfg(const char *spec, solve_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    const char *colon = strchr(spec, ':');
+    size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (nl == 0 || nl >= sizeof c->name)
+        return cli_usage_error("bench", "--solve-config needs NAME[:key=value,...] with a name of 1-31 characters");
+    memcpy(c->name, spec, nl);
+    if (!colon) return 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", colon + 1);
+    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) return cli_usage_error("bench", "--solve-config %s: '%s' is not key=value", c->name, kv);
+        *eq = '\0';
+        const char *key = kv, *val = eq + 1;
+        int iv = 0;
+        if (strcmp(key, "format") == 0 && strlen(val) < sizeof c->format) {
+            snprintf(c->format, sizeof c->format, "%s", val);
+        } else if (strcmp(key, "vector") == 0 && (!strcmp(val, "fused") || !strcmp(val, "classic") ||
+                                                   !strcmp(val, "cublas"))) {
+            c->vector_ops = strcmp(val, "fused") == 0 ? SPK_VECTOR_FUSED : SPK_VECTOR_CLASSIC;
+        } else if (strcmp(key, "sweeps") == 0 && !cli_parse_int(val, &iv) && iv >= 0 && iv <= 1000) {
+            c->sweeps = iv;
+        } else if (strcmp(key, "isai") == 0 && !cli_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
+            c->isai = iv;
+        } else if (strcmp(key, "reorder") == 0 && (!strcmp(val, "none") || !strcmp(val, "multicolor") ||
+                                                    !strcmp(val, "block-multicolor"))) {
+            c->reorder = !strcmp(val, "none")         ? SPK_REORDER_NONE
+                         : !strcmp(val, "multicolor") ? SPK_REORDER_MULTICOLOR
+                                                      : SPK_REORDER_BLOCK_MULTICOLOR;
+        } else if (strcmp(key, "block") == 0 && !cli_parse_int(val, &iv) && iv >= 1 && iv <= 1000000) {
+            c->reorder_block = iv;
+        } else {
+            return cli_usage_error("bench",
+                                   "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused, "
+                                   "sweeps=K, isai=0|1, reorder=none|multicolor|block-multicolor, block=B)",
+                                   c->name, key, val);
+        }
+    }
+    return 0;
+}
+
 /* ---- one matrix --------------------------------------------------------------- */
 
 static void print_matrix(const bench *b, const mat_result *m)
@@ -391,6 +550,7 @@ static void print_matrix(const bench *b, const mat_result *m)
         if (p.solve_products >= 0) printf("; its solve made %d: %s", p.solve_products, p.paid ? "paid back" : "not paid back");
         printf("\n");
     }
+    if (b->ncfg) print_configs(b, m);
     if (!b->solve) return;
     const double bs = base && base->solved && !base->solve_status ? base->s_ms : NAN;
     const int fused = b->vector_ops == SPK_VECTOR_FUSED;
@@ -470,30 +630,41 @@ static int bench_matrix(bench *b, const char *name, spk_csr *A)
         bench_format(b, A, ref, scale, x, y, hy, f);
         progress(b, m, f, "spmv");
     }
-    if (b->solve) {
+    if (b->solve || b->ncfg) {
         spk_matrix *M = NULL;
         double *rhs = malloc(((size_t)nr + 1) * sizeof(double)), *xs = malloc(((size_t)nc + 1) * sizeof(double));
         if (!rhs || !xs || nr != nc) {
-            for (int k = 0; k < m->nf; k++) {
-                m->f[k].solved = 1;
-                m->f[k].solve_status = nr != nc ? SPK_ERR_INVALID_MATRIX : SPK_ERR_NOMEM;
-                snprintf(m->f[k].solve_note, sizeof m->f[k].solve_note, "%s",
+            for (int k = b->solve ? 0 : m->nf; k < m->nf + b->ncfg; k++) {
+                fmt_result *f = k < m->nf ? &m->f[k] : &m->c[k - m->nf];
+                f->solved = 1;
+                f->solve_status = nr != nc ? SPK_ERR_INVALID_MATRIX : SPK_ERR_NOMEM;
+                snprintf(f->solve_note, sizeof f->solve_note, "%s",
                          nr != nc ? "not square: no linear system" : "out of host memory");
             }
         } else if (spk_matrix_from_csr(b->ctx, nr, nc, A->rowptr, A->colind, A->val, &M)) {
-            for (int k = 0; k < m->nf; k++) {
-                m->f[k].solved = 1;
-                m->f[k].solve_status = SPK_ERR_INVALID_MATRIX;
-                snprintf(m->f[k].solve_note, sizeof m->f[k].solve_note, "%s", spk_last_error(b->ctx));
+            for (int k = b->solve ? 0 : m->nf; k < m->nf + b->ncfg; k++) {
+                fmt_result *f = k < m->nf ? &m->f[k] : &m->c[k - m->nf];
+                f->solved = 1;
+                f->solve_status = SPK_ERR_INVALID_MATRIX;
+                snprintf(f->solve_note, sizeof f->solve_note, "%s", spk_last_error(b->ctx));
             }
         } else {
             spk_rhs_known_solution(A, xs, rhs);
-            for (int k = 0; k < m->nf; k++) {
+            for (int k = 0; b->solve && k < m->nf; k++) {
                 if (m->f[k].status) continue; /* the format refused the matrix */
                 /* the solver's "auto" is csr on the host: that solve is already the baseline's */
                 if (spk_exec_is_host(b->ex) && strcmp(m->f[k].ops->name, "auto") == 0) continue;
-                bench_solve(b, M, rhs, xs, nc, &m->f[k]);
+                const solve_cfg c = format_cfg(b, m->f[k].ops->name);
+                bench_solve(b, M, rhs, xs, nc, &c, &m->f[k]);
                 progress(b, m, &m->f[k], "solve");
+            }
+            for (int k = 0; k < b->ncfg; k++) {
+                bench_solve(b, M, rhs, xs, nc, &b->cfg[k], &m->c[k]);
+                if (!b->quiet)
+                    fprintf(stderr, "spk bench: [%d/%d] %s config %s: %s, %d iterations, %.2f ms\n", b->nm + 1,
+                            b->total, m->name, b->cfg[k].name,
+                            m->c[k].solve_status ? spk_status_name(m->c[k].solve_status) : "converged",
+                            m->c[k].iterations, m->c[k].s_setup_ms + m->c[k].s_ms);
             }
         }
         spk_matrix_destroy(M);
@@ -579,6 +750,20 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
     json_num(f, "copy_gbs", b->copy_gbs);
     fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d", b->cache, b->min_time, b->repeat);
     fprintf(f, ", \"vector_ops\": \"%s\"", b->vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic");
+    static const char *const reorders[] = {"none", "multicolor", "block-multicolor"};
+    fprintf(f, ", \"solve_configs\": [");
+    for (int k = 0; k < b->ncfg; k++) {
+        const solve_cfg *c = &b->cfg[k];
+        fprintf(f, "%s{\"name\": ", k ? ", " : "");
+        cli_json_string(f, c->name);
+        fprintf(f, ", \"format\": ");
+        cli_json_string(f, c->format[0] ? c->format : "auto");
+        fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
+                   "\"reorder_block\": %d}",
+                c->vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic", c->sweeps, c->isai, reorders[c->reorder],
+                c->reorder_block);
+    }
+    fprintf(f, "]");
     if (b->floors) {
         fprintf(f, ", \"floors\": {\"launch_us\": ");
         cli_json_number(f, b->fl.launch_us);
@@ -662,7 +847,33 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
             }
             fprintf(f, "}");
         }
-        fprintf(f, "]}");
+        fprintf(f, "]");
+        if (b->ncfg) {
+            fprintf(f, ", \"configs\": [");
+            const double rt = cfg_total(&m->c[0]);
+            for (int k = 0; k < b->ncfg; k++) {
+                const fmt_result *r = &m->c[k];
+                fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+                cli_json_string(f, b->cfg[k].name);
+                fprintf(f, ", \"status\": \"%s\", \"method\": \"%s\", \"precond\": \"%s\", \"iterations\": %d",
+                        !r->solved ? "not run" : r->solve_status ? spk_status_name(r->solve_status) : "converged",
+                        r->method, r->precond, r->iterations);
+                json_num(f, "true_relres", r->true_relres);
+                json_num(f, "setup_ms", r->s_setup_ms);
+                json_num(f, "solve_ms", r->s_ms);
+                json_num(f, "total_ms", cfg_total(r));
+                json_num(f, "spmv_ms", r->s_spmv_ms);
+                json_num(f, "precond_ms", r->s_precond_ms);
+                json_num(f, "vector_ms", r->s_vector_ms);
+                json_num(f, "sync_ms", r->s_sync_ms);
+                json_num(f, "speedup_total", rt / cfg_total(r));
+                fprintf(f, ", \"note\": ");
+                cli_json_string(f, r->solve_note);
+                fprintf(f, "}");
+            }
+            fprintf(f, "]");
+        }
+        fprintf(f, "}");
     }
     fprintf(f, "\n], \"summary\": [");
     for (int k = 0; k < b->nfmts; k++) {
@@ -679,7 +890,21 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
     auto_accuracy(b, &ok, &of);
     auto_paid(b, &pk, &pof);
     fprintf(f, "\n], \"auto_within_5pct\": %d, \"auto_matrices\": %d", ok, of); /* by the chosen format's own time */
-    fprintf(f, ", \"auto_paid_back\": %d, \"auto_solves\": %d}\n", pk, pof);
+    fprintf(f, ", \"auto_paid_back\": %d, \"auto_solves\": %d", pk, pof);
+    fprintf(f, ", \"config_summary\": [");
+    for (int k = 0; k < b->ncfg; k++) {
+        double geo, least, least_big, ir;
+        int big, n = cfg_summary(b, k, &geo, &least, &least_big, &big, &ir);
+        fprintf(f, "%s{\"name\": ", k ? ", " : "");
+        cli_json_string(f, b->cfg[k].name);
+        json_num(f, "geomean_speedup_total", geo);
+        json_num(f, "least_speedup_total", least);
+        json_num(f, "least_speedup_total_above_1M", least_big);
+        fprintf(f, ", \"matrices_above_1M\": %d", big);
+        json_num(f, "max_iteration_ratio", ir);
+        fprintf(f, ", \"matrices\": %d}", n);
+    }
+    fprintf(f, "]}\n");
     return fclose(f) != 0;
 }
 
@@ -853,6 +1078,14 @@ int cmd_bench(int argc, char **argv)
             b.solve = 1;
         } else if (cli_flag(argv[i], "floors")) {
             b.floors = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "solve-config", &v))) {
+            if (r < 0 || b.ncfg == MAX_CONFIGS) {
+                cli_usage_error("bench", r < 0 ? "--solve-config needs NAME[:key=value,...]"
+                                               : "at most 8 --solve-config");
+                goto out;
+            }
+            if (parse_cfg(v, &b.cfg[b.ncfg])) goto out;
+            b.ncfg++;
         } else if (cli_flag(argv[i], "quiet")) {
             b.quiet = 1;
         } else if ((r = cli_opt_value(argc, argv, &i, "formats", &v))) {
@@ -1006,6 +1239,7 @@ int cmd_bench(int argc, char **argv)
         free(files);
     }
     if (b.nm || nsrc) print_summary(&b);
+    if (b.ncfg) print_config_summary(&b);
     if (json && write_json(&b, json, argc, argv)) {
         fprintf(stderr, "spk bench: cannot write %s\n", json);
         bad = 1;

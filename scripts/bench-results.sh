@@ -16,7 +16,12 @@
 # bench-PART-sweepsK.*; give them their own OUTDIR, as report merges every
 # bench-*.json of one), ISAI=1 (--precond-isai, files bench-PART-isai.*),
 # REORDER=multicolor|block-multicolor (--reorder, files bench-PART-REORDER.*;
-# REORDER_BLOCK=B adds --reorder-block B, files bench-PART-REORDER-B.*).
+# REORDER_BLOCK=B adds --reorder-block B, files bench-PART-REORDER-B.*),
+# SOLVE_CONFIGS="NAME:key=value,... ..." (one --solve-config each, files
+# bench-PART-configs.*; SOLVE=0 then drops the per-format solves).
+# Part gen-target: the generated problems at the sizes of the cuSPARSE
+# reference run (../shared/baseline-h100): poisson3d-7:64, poisson3d-7:160,
+# poisson3d-27:100, convdiff3d-7:128.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -42,6 +47,7 @@ run)
   gen-poisson27) args=(gen:poisson3d-27:157) ;;    # 103M nonzeros
   gen-convdiff) args=(gen:convdiff3d-7:245) ;;     # 103M nonzeros
   gen-powerlaw) args=(gen:powerlaw:6500000) ;;     # about 102M nonzeros
+  gen-target) args=(gen:poisson3d-7:64 gen:poisson3d-7:160 gen:poisson3d-27:100 gen:convdiff3d-7:128) ;;
   *) echo "unknown part '$part'" >&2; exit 2 ;;
   esac
   name=$part extra=()
@@ -49,8 +55,14 @@ run)
   if [ -n "${ISAI:-}" ]; then name=$part-isai extra=(--precond-isai); fi
   if [ -n "${REORDER:-}" ]; then name=$name-$REORDER extra+=(--reorder "$REORDER"); fi
   if [ -n "${REORDER_BLOCK:-}" ]; then name=$name-$REORDER_BLOCK extra+=(--reorder-block "$REORDER_BLOCK"); fi
+  solve=(--solve)
+  if [ -n "${SOLVE_CONFIGS:-}" ]; then
+    name=$name-configs
+    for c in $SOLVE_CONFIGS; do extra+=(--solve-config "$c"); done
+    [ "${SOLVE:-1}" = 0 ] && solve=()
+  fi
   start=$(date +%s) rc=0
-  "$spk" bench --formats "${FORMATS:-all}" --solve --min-time "$min" --maxit "$maxit" "${extra[@]}" \
+  "$spk" bench --formats "${FORMATS:-all}" "${solve[@]}" --min-time "$min" --maxit "$maxit" "${extra[@]}" \
     --json "$out/bench-$name.json" --csv "$out/bench-$name.csv" "${args[@]}" > "$out/bench-$name.txt" \
     2> "$out/bench-$name.err" || rc=$?
   echo "part $name: $(( $(date +%s) - start )) s" | tee -a "$out/bench-$name.txt"
@@ -60,6 +72,6 @@ report)
   out=${2:?outdir}
   python3 scripts/bench_plots.py "$out"/bench-*.json "$out/charts" ;;
 *)
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
   exit 2 ;;
 esac

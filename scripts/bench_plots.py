@@ -127,6 +127,47 @@ def fmt_ratio(v):
     return "" if v is None or not (v > 0) else "%.2f" % v
 
 
+def config_tables(matrices):
+    """The --solve-config solves: per matrix each configuration's time to solution (setup +
+    solve), iterations and speedup over the first configuration, then the geometric mean, the
+    least speedup and the least above 1M nonzeros (empty when no run had configurations)."""
+    ms = [m for m in matrices if m.get("configs")]
+    if not ms:
+        return []
+    names = [c["name"] for c in ms[0]["configs"]]
+    out = ["### Solve configurations: time to solution (setup + solve) against `%s`" % names[0], "",
+           "| matrix | nnz | " + " | ".join("%s: iterations, ms, ×" % n for n in names) + " |",
+           "| --- | ---: | " + " | ".join("---:" for _ in names) + " |"]
+    logs = {n: [] for n in names}
+    big = {n: [] for n in names}
+    for m in ms:
+        by = {c["name"]: c for c in m["configs"]}
+        ref = by.get(names[0])
+        cells = []
+        for n in names:
+            c = by.get(n)
+            if not c or c["status"] != "converged":
+                cells.append("%s" % (c["status"] if c else "—"))
+                continue
+            sp = ref["total_ms"] / c["total_ms"] if ref and ref["status"] == "converged" else None
+            cells.append("%d, %.2f, %s" % (c["iterations"], c["total_ms"], "%.2f" % sp if sp else "—"))
+            if sp:
+                logs[n].append(math.log(sp))
+                if m["nnz"] > 1000000:
+                    big[n].append(sp)
+        out.append("| %s | %d | %s |" % (m["name"].replace(".mtx.gz", ""), m["nnz"], " | ".join(cells)))
+    out.append("")
+    out.append("| configuration | geometric mean | least | least above 1M nonzeros | matrices |")
+    out.append("| --- | ---: | ---: | ---: | ---: |")
+    for n in names:
+        geo = math.exp(sum(logs[n]) / len(logs[n])) if logs[n] else float("nan")
+        least = math.exp(min(logs[n])) if logs[n] else float("nan")
+        lb = "%.2f (%d)" % (min(big[n]), len(big[n])) if big[n] else "—"
+        out.append("| %s | %.2f | %.2f | %s | %d |" % (n, geo, least, lb, len(logs[n])))
+    out.append("")
+    return out
+
+
 def summary(runs_head, base, matrices, formats, paths):
     """The Markdown tables (geometric means over the matrices where both ran)."""
     out = []
@@ -220,6 +261,7 @@ def summary(runs_head, base, matrices, formats, paths):
                 "%s+%s" % (b["method"], b["precond"]) if b and b.get("method") else "—", outcome(b),
                 "%.2f" % b["solve_ms"] if b and b["status"] == "converged" else "—", " | ".join(cells)))
     out.append("")
+    out.extend(config_tables(matrices))
     out.append("Runs (paths shortened to file names): " + "; ".join(
         "`%s`" % " ".join(os.path.basename(w) if "/" in w else w for w in read_json(p)["command"].split())
         for p in paths))

@@ -51,6 +51,17 @@ spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --vector-ops turbo)
 expect_in("${err}" "--vector-ops needs fused or classic" "bad --vector-ops")
 spk_run(0 out err bench --device cpu --solve --vector-ops fused --formats csr "${DATA}/nos3.mtx.gz" --min-time 0)
 expect_in("${out}" "    sync" "bench --vector-ops fused: sync column")
+# solve configurations compared in one run: each one's time to solution against the first, the
+# summary and the JSON; a bad configuration is a usage error
+spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --solve-config ref
+        --solve-config fast:vector=fused,sweeps=3 "${DATA}/nos3.mtx.gz" --json "${WORK}/configs.json")
+expect_in("${out}" "configurations: time to solution (setup + solve) against 'ref'" "bench configs summary")
+expect_in("${out}" "cg+ic0-sweeps" "bench configs: the sweeps configuration ran")
+file(READ "${WORK}/configs.json" cj)
+expect_in("${cj}" "\"config_summary\": [{\"name\": \"ref\"" "bench configs JSON summary")
+expect_in("${cj}" "\"precond_sweeps\": 3" "bench configs JSON definition")
+spk_run(2 out err bench --device cpu --solve-config "x:sweeps=-1" "${DATA}/nos3.mtx.gz")
+expect_in("${err}" "bad 'sweeps=-1'" "bench bad config")
 # the executor's floors, alone (no matrix needed) and in the JSON
 spk_run(0 out err bench --floors --device cpu --json "${WORK}/floors.json")
 expect_in("${out}" "floors (medians)" "bench --floors")
