@@ -729,10 +729,23 @@ static void json_num(FILE *f, const char *key, double v)
     cli_json_number(f, v);
 }
 
-static int write_json(const bench *b, const char *path, int argc, char **argv)
+/* Close the in-memory report f and write it to path as spk writes files
+ * (temporary file, renamed when complete); the message in b->err. */
+static int report_close(bench *b, FILE *f, char **mem, size_t *len, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return 1;
+    int st = fclose(f) != 0 ? spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (report)")
+                            : spk_write_file(path, *mem, *len, &b->err);
+    free(*mem);
+    *mem = NULL;
+    return st;
+}
+
+static int write_json(bench *b, const char *path, int argc, char **argv)
+{
+    char *mem = NULL;
+    size_t memlen = 0;
+    FILE *f = open_memstream(&mem, &memlen); /* the report is written whole, then to path (report_close) */
+    if (!f) return spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (report)");
     char date[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
@@ -905,13 +918,15 @@ static int write_json(const bench *b, const char *path, int argc, char **argv)
         fprintf(f, ", \"matrices\": %d}", n);
     }
     fprintf(f, "]}\n");
-    return fclose(f) != 0;
+    return report_close(b, f, &mem, &memlen, path);
 }
 
-static int write_csv(const bench *b, const char *path)
+static int write_csv(bench *b, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return 1;
+    char *mem = NULL;
+    size_t memlen = 0;
+    FILE *f = open_memstream(&mem, &memlen); /* the report is written whole, then to path (report_close) */
+    if (!f) return spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (report)");
     fprintf(f, "matrix,rows,cols,nnz,regime,format,status,setup_ms,device_mb,hot_ms,hot_calls,cold_ms,cold_calls,"
                "gflops_hot,gbs_csr_hot,gbs_own_hot,frac_copy_hot,frac_copy_cold,speedup_hot,speedup_cold,rel_err,"
                "auto_choice,solve_status,method,precond,iterations,true_relres,solve_setup_ms,solve_ms,"
@@ -944,7 +959,7 @@ static int write_csv(const bench *b, const char *path)
             }
         }
     }
-    return fclose(f) != 0;
+    return report_close(b, f, &mem, &memlen, path);
 }
 
 static void print_summary(const bench *b)
@@ -1241,11 +1256,11 @@ int cmd_bench(int argc, char **argv)
     if (b.nm || nsrc) print_summary(&b);
     if (b.ncfg) print_config_summary(&b);
     if (json && write_json(&b, json, argc, argv)) {
-        fprintf(stderr, "spk bench: cannot write %s\n", json);
+        fprintf(stderr, "spk bench: %s\n", b.err.msg);
         bad = 1;
     }
     if (csv && write_csv(&b, csv)) {
-        fprintf(stderr, "spk bench: cannot write %s\n", csv);
+        fprintf(stderr, "spk bench: %s\n", b.err.msg);
         bad = 1;
     }
     rc = bad ? CLI_FAIL : CLI_OK;

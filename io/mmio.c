@@ -1372,3 +1372,11 @@ int spk_mm_write_dense(const char *path, int nrows, int ncols, const double *v, 
 cleanup:
     return mm_out_close(&o, st, e);
 }
+
+int spk_write_file(const char *path, const char *data, size_t len, spk_err *e)
+{
+    mm_out o;
+    if (!path || (len && !data)) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_write_file: NULL argument");
+    SPK_TRY(mm_out_open(&o, path, e));
+    return mm_out_close(&o, mm_out_puts(&o, data, len, e), e);
+}

@@ -50,4 +50,10 @@ int spk_mm_write_csr(const char *path, const spk_csr *A, int symmetric, const ch
 int spk_mm_write_dense(const char *path, int nrows, int ncols, const double *v,
                        const char *comment, spk_err *e);
 
+/* Write len bytes to path as the writers above write (every file spk writes):
+ * into a temporary file beside it, renamed over path once complete, so that
+ * a failed write leaves a previous file of that name as it was; ".gz"
+ * compresses.  For reports (bench JSON and CSV). */
+int spk_write_file(const char *path, const char *data, size_t len, spk_err *e);
+
 #endif

@@ -62,6 +62,10 @@ expect_in("${cj}" "\"config_summary\": [{\"name\": \"ref\"" "bench configs JSON 
 expect_in("${cj}" "\"precond_sweeps\": 3" "bench configs JSON definition")
 spk_run(2 out err bench --device cpu --solve-config "x:sweeps=-1" "${DATA}/nos3.mtx.gz")
 expect_in("${err}" "bad 'sweeps=-1'" "bench bad config")
+# a report that cannot be written is named, with exit 1
+spk_run(1 out err bench --device cpu --quiet --formats csr --min-time 0 "${DATA}/nos3.mtx.gz"
+        --json /nonexistent-spk-dir/r.json)
+expect_in("${err}" "cannot open '/nonexistent-spk-dir/r.json' for writing" "bench --json unwritable")
 # the executor's floors, alone (no matrix needed) and in the JSON
 spk_run(0 out err bench --floors --device cpu --json "${WORK}/floors.json")
 expect_in("${out}" "floors (medians)" "bench --floors")

@@ -1014,6 +1014,53 @@ static void test_write_roundtrip(const char *dir)
 /* A write that fails part way (here: the file size limit) reports the error
  * and leaves the previous file as it was, with no temporary file left beside
  * it; a successful write replaces it. */
+/* spk_write_file (bench reports): writes and replaces a file, compresses
+ * ".gz"; a write that fails part way (the file size limit) leaves the
+ * previous file as it was and no temporary file; a missing folder is named. */
+static void test_write_file(const char *dir)
+{
+    spk_err e;
+    char path[1024];
+    join(path, sizeof path, dir, "report.json");
+    CHECK_OK(spk_write_file(path, "{\"a\": 1}\n", 9, &e), e.msg);
+    size_t len = 0;
+    char *txt = read_all(path, &len);
+    CHECK(txt && len == 9 && memcmp(txt, "{\"a\": 1}\n", 9) == 0, "report: %s", txt ? txt : "(none)");
+    free(txt);
+    const size_t big = (size_t)3 << 20;
+    char *data = malloc(big);
+    memset(data, 'x', big);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) { /* under a 1 MB file size limit the 3 MB report cannot be written */
+        struct rlimit rl = {1 << 20, 1 << 20};
+        signal(SIGXFSZ, SIG_IGN);
+        setrlimit(RLIMIT_FSIZE, &rl);
+        spk_err ce;
+        int st = spk_write_file(path, data, big, &ce);
+        _exit(st == SPK_ERR_IO && strstr(ce.msg, "report.json") ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "a report past the file size limit did not fail with an error naming the file");
+    txt = read_all(path, &len);
+    CHECK(txt && len == 9, "the previous report was not kept (%zu bytes)", len);
+    free(txt);
+    DIR *d = opendir(dir);
+    int leftovers = 0;
+    for (struct dirent *de; d && (de = readdir(d));) leftovers += strstr(de->d_name, "report.json.tmp") != NULL;
+    if (d) closedir(d);
+    CHECK(leftovers == 0, "%d temporary files left after a failed report", leftovers);
+    CHECK_OK(spk_write_file(path, data, big, &e), e.msg); /* without the limit: replaced */
+    txt = read_all(path, &len);
+    CHECK(txt && len == big, "the new report has %zu bytes", len);
+    free(txt);
+    free(data);
+    CHECK(spk_write_file("/nonexistent-spk-dir/r.json", "x", 1, &e) == SPK_ERR_IO &&
+              check_contains(e.msg, "cannot open '/nonexistent-spk-dir/r.json' for writing"),
+          "missing folder: %s", e.msg);
+}
+
 static void test_write_keeps_old_file(const char *dir)
 {
     spk_err e;
@@ -1188,6 +1235,7 @@ int main(void)
     test_write_roundtrip(dir);
     test_dense_roundtrip(dir);
     test_write_keeps_old_file(dir);
+    test_write_file(dir);
     test_data_dir();
     remove_dir(dir);
     return check_exit();
