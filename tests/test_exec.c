@@ -94,8 +94,9 @@ static void test_timer(spk_exec *e, double *x, spk_err *err)
 /* The floors are measured and sane: every time positive and finite; a
  * synchronize costs at least what a kernel does and a readback at least half
  * of a synchronize (both include one); uploads above 0.1 GB/s.  On the GPU
- * (where the floors are microseconds) an empty kernel takes under 100 us
- * and a CUDA graph's kernels no more than 2x the plain ones. */
+ * (where the floors are microseconds, unless a sanitizer serializes the
+ * launches) an empty kernel takes under 100 us and a CUDA graph's kernels
+ * no more than 2x the plain ones. */
 static void test_floors(spk_exec *e, spk_err *err)
 {
     spk_floors f;
@@ -107,8 +108,17 @@ static void test_floors(spk_exec *e, spk_err *err)
     CHECK(f.upload_pageable_gbs > 0.1 && f.upload_pinned_gbs > 0.1 && f.upload_register_gbs > 0.1,
           "uploads %g %g %g GB/s", f.upload_pageable_gbs, f.upload_pinned_gbs, f.upload_register_gbs);
     if (!spk_exec_is_host(e)) {
-        CHECK(f.launch_us < 100 && f.graph_us > 0 && f.graph_us <= 2 * f.launch_us + 1, "launch %g, graph %g us",
-              f.launch_us, f.graph_us);
+        CHECK(f.graph_us > 0, "graph %g us", f.graph_us);
+        /* under a sanitizer every launch is serialized and instrumented: an
+         * empty kernel and its synchronize then take milliseconds, and the
+         * bounds below do not apply (said, not checked) */
+        if (f.sync_us > 1000)
+            printf("launches serialized (%.0f us for an empty kernel and a synchronize): the floors' bounds are not "
+                   "checked\n",
+                   f.sync_us);
+        else
+            CHECK(f.launch_us < 100 && f.graph_us <= 2 * f.launch_us + 1, "launch %g, graph %g us", f.launch_us,
+                  f.graph_us);
         printf("floors: launch %.2f us, queue %.2f us, sync %.2f us, readback %.2f us, graph %.2f us; upload "
                "pageable %.1f, pinned %.1f, registered %.1f GB/s\n",
                f.launch_us, f.issue_us, f.sync_us, f.readback_us, f.graph_us, f.upload_pageable_gbs,
