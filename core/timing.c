@@ -212,25 +212,9 @@ int spk_exec_floors(spk_exec *e, spk_floors *f)
 #endif
     f->launch_us = f->issue_us = host_call_seconds(31, 10000) * 1e6;
     f->sync_us = f->readback_us = f->launch_us;
-    const size_t bytes = (size_t)64 << 20;
-    char *a = malloc(bytes), *b = malloc(bytes);
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (floor buffers)");
-    }
-    memset(a, 1, bytes);
-    memset(b, 2, bytes);
-    double v[7];
-    for (int k = 0; k < 7; k++) {
-        double t0 = spk_time_now();
-        memcpy(b, a, bytes);
-        v[k] = spk_time_now() - t0;
-        copy_sink += (unsigned char)b[(size_t)k * 4099 % bytes];
-    }
-    qsort(v + 2, 5, sizeof(double), cmp_double);
-    f->upload_pageable_gbs = f->upload_pinned_gbs = f->upload_register_gbs = (double)bytes / v[4] / 1e9;
-    free(a);
-    free(b);
+    /* an upload on the host is a memcpy: the copy bandwidth, whose bytes count twice (read + write) */
+    double gbs = 0;
+    SPK_TRY(spk_exec_copy_bandwidth(e, &gbs));
+    f->upload_pageable_gbs = f->upload_pinned_gbs = f->upload_register_gbs = gbs / 2;
     return SPK_OK;
 }

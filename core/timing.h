@@ -58,7 +58,8 @@ int spk_exec_copy_bandwidth(spk_exec *e, double *gbs);
  *                from malloc'd memory pinned for the copy (cudaHostRegister,
  *                copy, cudaHostUnregister, all timed).
  * On the host: launch, issue, sync and readback are a call through a
- * function pointer, graph_us is 0 and the uploads are memcpy of 64 MiB. */
+ * function pointer, graph_us is 0 and the uploads are a memcpy: half of
+ * spk_exec_copy_bandwidth, which counts bytes read and written. */
 typedef struct spk_floors {
     double launch_us, issue_us, sync_us, readback_us, graph_us;
     double upload_pageable_gbs, upload_pinned_gbs, upload_register_gbs;
