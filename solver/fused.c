@@ -26,8 +26,9 @@
  * in the plain drivers.
  *
  * Times: SpMV, preconditioner and vector phases from the executor's marks
- * (GPU time on the GPU); res->t_sync gets the rest of the loop's wall time:
- * launches, waits and the host's work. */
+ * (GPU time on the GPU), collected right after each read, when no work is
+ * queued (so collecting waits for nothing); res->t_sync gets the rest of the
+ * loop's wall time: launches, waits and the host's work. */
 #include "krylov_common.h"
 
 enum { CG_RZ0, CG_RZ1, CG_PQ, CG_RR, BI_RHO0, BI_RHO1, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR };
@@ -106,6 +107,7 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
         const int want[3] = {cur, CG_PQ, CG_RR};
         double h[3];
         F_VEC(k, read, want, 3, h);
+        SPK_TRY(fused_times(k, res, t0, &marked)); /* now, while nothing is queued: no wait */
         if (spk_cg_bad_rz(res, h[0]) || spk_cg_bad_pq(res, h[1])) break;
         SPK_TRY(norm_of(k, res, n, r, h[2], &rnorm));
         res->iterations = it;
@@ -118,7 +120,6 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
         }
         F_VEC(k, cg_direction, n, next, cur, z, p);
         cur = next;
-        SPK_TRY(fused_times(k, res, t0, &marked));
     }
     SPK_TRY(fused_times(k, res, t0, &marked));
     return spk_krylov_finish(k, b, x, q, res, bnorm);
@@ -154,6 +155,7 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
         const int want1[3] = {cur, BI_R0V, BI_SS};
         double h[3];
         F_VEC(k, read, want1, 3, h);
+        SPK_TRY(fused_times(k, res, t0, &marked));
         const double rho = h[0], r0v = h[1], ss = h[2];
         if (!isfinite(rho)) {
             res->reason = SPK_DIVERGED_NAN;
@@ -192,6 +194,7 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
         F_VEC(k, bicg_update, n, cur, BI_R0V, BI_TS, BI_TT, ph, sh, t, x, r, BI_RR);
         const int want2[3] = {BI_TT, BI_TS, BI_RR};
         F_VEC(k, read, want2, 3, h);
+        SPK_TRY(fused_times(k, res, t0, &marked));
         const double tt = h[0], ts = h[1], rr = h[2];
         if (!isfinite(tt) || !isfinite(ts)) {
             res->reason = SPK_DIVERGED_NAN;
@@ -210,7 +213,6 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
         }
         cur = old; /* this rho becomes rho_old */
         seq++;
-        SPK_TRY(fused_times(k, res, t0, &marked));
     }
     SPK_TRY(fused_times(k, res, t0, &marked));
     return spk_krylov_finish(k, b, x, t, res, bnorm);
