@@ -58,6 +58,51 @@ __global__ void hold_kernel(const volatile int *release, unsigned long long time
 // Nothing: the cost of a kernel launch itself (spk_exec_floors).
 __global__ void empty_kernel() {}
 
+/* Position of column c in ci[lo, hi) (sorted), or -1. */
+__device__ __forceinline__ int find_col(const int *ci, int lo, int hi, int c)
+{
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        const int v = ci[mid];
+        if (v == c) return mid;
+        if (v < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* Each row against its partners in the transpose (a binary search in the
+ * partner's row); a flag is only ever cleared. */
+__global__ void symmetry_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
+                                const double *__restrict__ val, double rtol, int *flags)
+{
+    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+        int pat = 1, vals = 1, diag = 0;
+        for (int k = rp[r], e = rp[r + 1]; k < e; k++) {
+            const int c = ci[k];
+            const double a = val[k];
+            if (c == r) {
+                diag = a > 0;
+                if (a != a) vals = 0;
+                continue;
+            }
+            const int q = find_col(ci, rp[c], rp[c + 1], r);
+            if (q < 0) { /* no partner: compared with 0, as spk_csr_symmetry does */
+                pat = 0;
+                if (fabs(a) > rtol * fabs(a) || a != a) vals = 0;
+            } else if (c > r) { /* each pair once */
+                const double t = val[q];
+                if (fabs(a - t) > rtol * fmax(fabs(a), fabs(t)) || a != a || t != t) vals = 0;
+            }
+        }
+        if (!pat) flags[0] = 0;
+        if (!vals) flags[1] = 0;
+        if (!diag) flags[2] = 0;
+    }
+}
+
 }  // namespace
 
 extern "C" cudaError_t spk_cuda_axpby(cudaStream_t s, int n, double a, const double *x, double b,
@@ -100,5 +145,13 @@ extern "C" cudaError_t spk_cuda_hold(cudaStream_t s, const int *release, unsigne
 extern "C" cudaError_t spk_cuda_empty(cudaStream_t s)
 {
     empty_kernel<<<1, 32, 0, s>>>();
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_cuda_symmetry(cudaStream_t s, int n, const int *rowptr, const int *colind,
+                                         const double *val, double rtol, int *flags)
+{
+    if (n == 0) return cudaSuccess;
+    symmetry_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, rowptr, colind, val, rtol, flags);
     return cudaGetLastError();
 }

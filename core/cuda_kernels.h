@@ -26,6 +26,13 @@ cudaError_t spk_cuda_pivots(cudaStream_t s, int n, const int *rowptr, const int 
  * waiting for the host's launches. */
 cudaError_t spk_cuda_hold(cudaStream_t s, const int *release, unsigned long long timeout_ns);
 
+/* Is the canonical CSR matrix symmetric (pattern, and values to rtol as
+ * spk_csr_symmetry), with every diagonal entry stored and positive?  flags[0]
+ * (pattern), flags[1] (values), flags[2] (positive diagonal) must be 1 on
+ * entry; each is set to 0 when the answer is no. */
+cudaError_t spk_cuda_symmetry(cudaStream_t s, int n, const int *rowptr, const int *colind,
+                              const double *val, double rtol, int *flags);
+
 /* A kernel that does nothing: one block of one warp (the launch floor). */
 cudaError_t spk_cuda_empty(cudaStream_t s);
 

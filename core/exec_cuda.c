@@ -106,6 +106,57 @@ int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const
     return st;
 }
 
+int spk_cuda_csr_upload(spk_exec *e, const spk_csr *A, spk_csr *dA, const char *what)
+{
+    memset(dA, 0, sizeof *dA);
+    dA->nrows = A->nrows;
+    dA->ncols = A->ncols;
+    dA->nnz = A->nnz;
+    int st = spk_cuda_alloc(e, ((size_t)A->nrows + 1) * sizeof(int), what, (void **)&dA->rowptr);
+    if (!st) st = spk_cuda_alloc(e, (size_t)A->nnz * sizeof(int), what, (void **)&dA->colind);
+    if (!st) st = spk_cuda_alloc(e, (size_t)A->nnz * sizeof(double), what, (void **)&dA->val);
+    if (!st) st = spk_cuda_upload(e, dA->rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof(int), what);
+    if (!st) st = spk_cuda_upload(e, dA->colind, A->colind, (size_t)A->nnz * sizeof(int), what);
+    if (!st) st = spk_cuda_upload(e, dA->val, A->val, (size_t)A->nnz * sizeof(double), what);
+    if (st) spk_cuda_csr_free(dA);
+    return st;
+}
+
+void spk_cuda_csr_free(spk_csr *dA)
+{
+    if (!dA) return;
+    cudaFree(dA->rowptr);
+    cudaFree(dA->colind);
+    cudaFree(dA->val);
+    memset(dA, 0, sizeof *dA);
+}
+
+int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *pattern, int *values, int *posdiag)
+{
+    cuda_impl *c = impl_of(e);
+    int flags[3] = {1, 1, 1}, *dflags = NULL;
+    const int square = dA->nrows == dA->ncols;
+    if (square && dA->nrows > 0) {
+        SPK_TRY(spk_cuda_alloc(e, sizeof flags, "the symmetry flags", (void **)&dflags));
+        int st = spk_cuda_check(e->err, cudaMemcpyAsync(dflags, flags, sizeof flags, cudaMemcpyHostToDevice, c->stream),
+                                "cudaMemcpyAsync (host to device)");
+        if (!st)
+            st = spk_cuda_check(e->err, spk_cuda_symmetry(c->stream, dA->nrows, dA->rowptr, dA->colind, dA->val, rtol,
+                                                          dflags),
+                                "spk_cuda_symmetry");
+        if (!st)
+            st = spk_cuda_check(e->err, cudaMemcpyAsync(flags, dflags, sizeof flags, cudaMemcpyDeviceToHost, c->stream),
+                                "cudaMemcpyAsync (device to host)");
+        if (!st) st = spk_cuda_check(e->err, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+        cudaFree(dflags);
+        SPK_TRY(st);
+    }
+    if (pattern) *pattern = square && flags[0];
+    if (values) *values = square && flags[1];
+    if (posdiag) *posdiag = square && dA->nrows > 0 && flags[2];
+    return SPK_OK;
+}
+
 static int cu_alloc(spk_exec *e, size_t bytes, void **p)
 {
     return spk_cuda_alloc(e, bytes, NULL, p);

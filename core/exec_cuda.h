@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
+#include "csr.h"
 #include "exec.h"
 
 /* Is a CUDA device usable?  On no, *why (may be NULL) says why. */
@@ -25,6 +26,16 @@ void spk_exec_cuda_handles(const spk_exec *e, cudaStream_t *stream, cublasHandle
 int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p);
 /* cudaMemcpy host -> device on the executor's stream, synchronously. */
 int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what);
+
+/* A's CSR arrays in device memory (dA gets the sizes and three device
+ * arrays; `what` names them in an error); spk_cuda_csr_free releases them
+ * (NULL-safe, dA zeroed). */
+int spk_cuda_csr_upload(spk_exec *e, const spk_csr *A, spk_csr *dA, const char *what);
+void spk_cuda_csr_free(spk_csr *dA);
+/* spk_csr_symmetry (rtol) on a canonical matrix in device memory, and
+ * whether every diagonal entry is stored and positive (0 for 0 x 0); any
+ * output may be NULL. */
+int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *pattern, int *values, int *posdiag);
 
 /* Timing on the executor's stream (core/timing.c dispatches here). */
 size_t spk_cuda_l2_bytes(const spk_exec *e);

@@ -196,7 +196,7 @@ static void describe_diag(const spk_factor *f, int i, char *buf, size_t len)
 }
 
 /* Record the failure of the factorization in exec->err. */
-static int report(const spk_factor *f, const spk_factor_fail *first, int hopeless_first,
+int spk_factor_report(const spk_factor *f, const spk_factor_fail *first, int hopeless_first,
                   int tries, double alpha_last, const spk_factor_fail *last, int hopeless_last)
 {
     const spk_factor_kind *k = f->kind;
@@ -251,7 +251,7 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
         return SPK_OK;
     }
     int hopeless = k->hopeless(f, first.row);
-    if (!f->opts.allow_shift || hopeless) return report(f, &first, hopeless, 0, 0, &first, 0);
+    if (!f->opts.allow_shift || hopeless) return spk_factor_report(f, &first, hopeless, 0, 0, &first, 0);
     double alpha = f->opts.shift_init;
     int tries = 0;
     for (;;) {
@@ -268,7 +268,7 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
         if (hopeless || alpha >= f->opts.shift_max) break;
         alpha = 2 * alpha < f->opts.shift_max ? 2 * alpha : f->opts.shift_max;
     }
-    return report(f, &first, 0, tries, alpha, &last, hopeless);
+    return spk_factor_report(f, &first, 0, tries, alpha, &last, hopeless);
 }
 
 void spk_factor_free(spk_factor *f)

@@ -87,6 +87,12 @@ int spk_factor_load(spk_factor *f, const spk_csr *A);
 int spk_factor_run(spk_factor *f, const spk_csr *A);
 /* Release everything (NULL-safe). */
 void spk_factor_free(spk_factor *f);
+/* Record in f->exec->err why the factorization failed: first (hopeless_first:
+ * no shift can cure it) with shifting off or hopeless, else after `tries`
+ * shifted attempts up to alpha_last, the last failing as `last`.  Reads
+ * f->kind, f->opts, f->adiag and f->missing.  Returns SPK_ERR_ZERO_PIVOT. */
+int spk_factor_report(const spk_factor *f, const spk_factor_fail *first, int hopeless_first, int tries,
+                      double alpha_last, const spk_factor_fail *last, int hopeless_last);
 
 /* The spk_precond_ops entries ILU(0) and IC(0) share: create = setup + run,
  * refactor = run (numeric only, shift loop from 0), destroy, shift; and the

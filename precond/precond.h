@@ -29,6 +29,10 @@ struct spk_precond_ops {
     void (*destroy)(void *impl);
     /* alpha of the shifted factorization in use, 0 when none was needed */
     double (*shift)(const void *impl);
+    /* Optional (GPU): the same as create, from A's CSR arrays already in
+     * device memory (dA; A on the host gives the sizes and must hold the
+     * same matrix), with no host pass over A; NULL where there is none. */
+    int (*create_dev)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, void **impl);
 };
 
 /* Default options: shifting allowed, alpha from 1e-3 doubling up to 1. */
@@ -46,8 +50,9 @@ extern const struct spk_precond_ops spk_precond_none_cuda;
 extern const struct spk_precond_ops spk_precond_jacobi_cuda;
 extern const struct spk_precond_ops spk_precond_ilu0_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_cuda;
-/* ILU(0) / IC(0) with each triangular solve replaced by `sweeps` Jacobi sweeps,
- * each one SpMV in any format (sweep.c), on the host and the GPU. */
+/* ILU(0) / IC(0) with each triangular solve replaced by `sweeps` Jacobi sweeps:
+ * on the host each one SpMV in any format (sweep.c); on the GPU resident on
+ * the device from the matrix to the apply (devsweep.c). */
 extern const struct spk_precond_ops spk_precond_ilu0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda;

@@ -370,11 +370,12 @@ static double sweep_shift(const void *impl)
 }
 
 /* One variant: its create (the factor kind, sweeps or approximate inverses)
- * and its host and CUDA entries, which differ only in the executor named. */
+ * and its host entry; with_cuda: also a CUDA entry, which differs only in the
+ * executor named (the GPU sweeps have their own, devsweep.c). */
 #ifdef SPK_HAVE_CUDA
 #define SWEEP_CUDA_ENTRY(sym, name)                                                                                   \
     const struct spk_precond_ops spk_precond_##sym##_cuda = {                                                         \
-        name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,                          \
+        name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL,                    \
     };
 #else
 #define SWEEP_CUDA_ENTRY(sym, name)
@@ -385,11 +386,12 @@ static double sweep_shift(const void *impl)
         return sweep_create(e, A, o, &kind, isai, impl);                                                              \
     }                                                                                                                 \
     const struct spk_precond_ops spk_precond_##sym##_host = {                                                         \
-        name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift,                          \
-    };                                                                                                                \
-    SWEEP_CUDA_ENTRY(sym, name)
+        name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL,                    \
+    };
 
 SWEEP_VARIANT(ilu0_sweeps, "ilu0-sweeps", spk_ilu0_kind, 0)
 SWEEP_VARIANT(ic0_sweeps, "ic0-sweeps", spk_ic0_kind, 0)
 SWEEP_VARIANT(ilu0_isai, "ilu0-isai", spk_ilu0_kind, 1)
 SWEEP_VARIANT(ic0_isai, "ic0-isai", spk_ic0_kind, 1)
+SWEEP_CUDA_ENTRY(ilu0_isai, "ilu0-isai")
+SWEEP_CUDA_ENTRY(ic0_isai, "ic0-isai")

@@ -53,6 +53,8 @@ struct spk_solver {
     int *pmap;                /* entry k of PA is entry pmap[k] of A (for new values) */
     int ncolors;
     double *pb, *px;          /* host b and x in the solver's order */
+    const spk_csr *dA;        /* during setup on the GPU: the matrix in device memory, shared by
+                                 the SpMV format and the preconditioner (NULL: none) */
 };
 
 /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR when reorder_block is 0 */
@@ -509,7 +511,10 @@ static int setup_precond(spk_solver *s)
     char name[32];
     snprintf(name, sizeof name, "%s%s", spk_precond_kind_name(s->pkind), how);
     SPK_TRY(spk_precond_find(name, e, &ops, e->err));
-    SPK_TRY(ops->create(e, work_matrix(s), &s->popts, &s->k.M));
+    if (s->dA && ops->create_dev)
+        SPK_TRY(ops->create_dev(e, work_matrix(s), s->dA, &s->popts, &s->k.M));
+    else
+        SPK_TRY(ops->create(e, work_matrix(s), &s->popts, &s->k.M));
     s->k.M_ops = ops;
     return SPK_OK;
 }
@@ -529,24 +534,24 @@ static int with_original_row(spk_solver *s, int st)
 }
 
 /* Resolve AUTO, check the matrix fits the method, build SpMV and preconditioner. */
-static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
+static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
 {
     spk_err *e = &s->ctx->err;
     spk_exec *ex = s->ctx->exec;
     const spk_csr *A = work_matrix(s);
-    double t0 = spk_time_now();
-    if (A->nrows != A->ncols)
-        return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
-                           "the matrix is %d x %d: a linear system needs a square matrix",
-                           A->nrows, A->ncols);
     int need_sym = kind == SPK_SOLVER_AUTO || kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0;
-    int sym = 0;
-    if (need_sym) SPK_TRY(spk_csr_symmetry(A, 1e-12, NULL, &sym, e));
-    if (kind == SPK_SOLVER_AUTO) {
-        int posdiag;
-        SPK_TRY(positive_diagonal(A, &posdiag, e));
-        kind = sym && posdiag ? SPK_SOLVER_CG : SPK_SOLVER_BICGSTAB;
+    int sym = 0, posdiag = 0;
+#ifdef SPK_HAVE_CUDA
+    if (s->dA && need_sym) {
+        SPK_TRY(spk_cuda_csr_symmetry(ex, s->dA, 1e-12, NULL, &sym, &posdiag));
+        need_sym = 0;
     }
+#endif
+    if (need_sym) {
+        SPK_TRY(spk_csr_symmetry(A, 1e-12, NULL, &sym, e));
+        if (kind == SPK_SOLVER_AUTO) SPK_TRY(positive_diagonal(A, &posdiag, e));
+    }
+    if (kind == SPK_SOLVER_AUTO) kind = sym && posdiag ? SPK_SOLVER_CG : SPK_SOLVER_BICGSTAB;
     if (pkind == SPK_PRECOND_AUTO) pkind = kind == SPK_SOLVER_CG ? SPK_PRECOND_IC0 : SPK_PRECOND_ILU0;
     if (!sym && (kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0))
         return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
@@ -560,7 +565,10 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
     spmv_opts_of(&s->opts, &so);
     const struct spk_spmv_ops *aops;
     SPK_TRY(spk_spmv_find(s->opts.format, ex, &aops, e));
-    SPK_TRY(aops->create(ex, A, &so, &s->k.A));
+    if (s->dA && aops->create_dev)
+        SPK_TRY(aops->create_dev(ex, A, s->dA, &so, &s->k.A));
+    else
+        SPK_TRY(aops->create(ex, A, &so, &s->k.A));
     s->k.A_ops = aops;
 
     int st = with_original_row(s, setup_precond(s));
@@ -578,6 +586,33 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
         return spk_err_set(e, st, "%.900s; the matrix is probably not positive definite: use BiCGStab "
                                   "with ILU(0) (--solver bicgstab)", why);
     }
+    return st;
+}
+
+/* The setup; on the GPU the matrix is uploaded once and the checks, the
+ * format and the preconditioner are built from that copy where they can. */
+static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
+{
+    spk_err *e = &s->ctx->err;
+    const spk_csr *A = work_matrix(s);
+    double t0 = spk_time_now();
+    if (A->nrows != A->ncols)
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
+                           "the matrix is %d x %d: a linear system needs a square matrix",
+                           A->nrows, A->ncols);
+    int st = SPK_OK;
+#ifdef SPK_HAVE_CUDA
+    spk_csr dA;
+    if (spk_exec_is_cuda(s->ctx->exec)) {
+        SPK_TRY(spk_cuda_csr_upload(s->ctx->exec, A, &dA, "the matrix"));
+        s->dA = &dA;
+    }
+#endif
+    st = solver_setup_with(s, kind, pkind);
+#ifdef SPK_HAVE_CUDA
+    if (s->dA) spk_cuda_csr_free(&dA);
+    s->dA = NULL;
+#endif
     if (st) return st;
     s->version = s->M->version;
     s->t_setup = spk_time_now() - t0;

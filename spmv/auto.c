@@ -142,7 +142,7 @@ static void auto_destroy(void *impl)
  * trials, else the first accepted), or those of spk_auto_candidates when
  * given is NULL. */
 static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, const struct spk_spmv_ops *const *given,
-                       int ngiven, int given_timed, void **impl)
+                       int ngiven, int given_timed, const spk_csr *ext, void **impl)
 {
     double t0 = spk_time_now();
     *impl = NULL;
@@ -172,16 +172,11 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
         if (spk_spmv_find(names[0], e, &first_ops, e->err) != SPK_OK) first_ops = NULL;
         *e->err = keep;
     }
-    if (spk_exec_is_cuda(e) && nc > 0 && (timed || (first_ops && first_ops->create_dev))) {
-        dA.nrows = A->nrows;
-        dA.ncols = A->ncols;
-        dA.nnz = A->nnz;
-        SPK_CHECK(st, spk_cuda_alloc(e, ((size_t)A->nrows + 1) * sizeof(int), "the matrix for auto", (void **)&dA.rowptr));
-        SPK_CHECK(st, spk_cuda_alloc(e, (size_t)A->nnz * sizeof(int), "the matrix for auto", (void **)&dA.colind));
-        SPK_CHECK(st, spk_cuda_alloc(e, (size_t)A->nnz * sizeof(double), "the matrix for auto", (void **)&dA.val));
-        SPK_CHECK(st, spk_cuda_upload(e, dA.rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof(int), "the matrix"));
-        SPK_CHECK(st, spk_cuda_upload(e, dA.colind, A->colind, (size_t)A->nnz * sizeof(int), "the matrix"));
-        SPK_CHECK(st, spk_cuda_upload(e, dA.val, A->val, (size_t)A->nnz * sizeof(double), "the matrix"));
+    if (ext && spk_exec_is_cuda(e)) { /* the caller's device copy: no upload, not freed here */
+        dA = *ext;
+        uploaded = 1;
+    } else if (spk_exec_is_cuda(e) && nc > 0 && (timed || (first_ops && first_ops->create_dev))) {
+        SPK_CHECK(st, spk_cuda_csr_upload(e, A, &dA, "the matrix for auto"));
         SPK_CHECK(st, e->ops->sync(e));
         uploaded = 1;
         t_up = spk_time_now() - t0;
@@ -272,11 +267,7 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
 cleanup:
     spk_timer_destroy(tm);
 #ifdef SPK_HAVE_CUDA
-    if (uploaded || dA.rowptr || dA.colind || dA.val) {
-        cudaFree(dA.rowptr);
-        cudaFree(dA.colind);
-        cudaFree(dA.val);
-    }
+    if (!ext) spk_cuda_csr_free(&dA);
 #endif
     if (x) e->ops->free(e, x);
     if (y) e->ops->free(e, y);
@@ -286,7 +277,14 @@ cleanup:
 
 static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl)
 {
-    return auto_select(e, A, o, NULL, 0, 1, impl);
+    return auto_select(e, A, o, NULL, 0, 1, NULL, impl);
+}
+
+/* From the caller's device copy of A (the solver's): the candidates are
+ * built from it, with no upload of their own. */
+static int auto_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void **impl)
+{
+    return auto_select(e, A, o, NULL, 0, 1, dA, impl);
 }
 
 int spk_auto_create_with(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
@@ -295,7 +293,7 @@ int spk_auto_create_with(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
     if (!e || !A || !cands || n < 1 || !impl)
         return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "spk_auto_create_with: bad arguments")
                  : SPK_ERR_INVALID_ARG;
-    return auto_select(e, A, o, cands, n, timed, impl);
+    return auto_select(e, A, o, cands, n, timed, NULL, impl);
 }
 
 static int auto_apply(void *impl, double alpha, const double *x, double beta, double *y)
@@ -332,5 +330,5 @@ const struct spk_spmv_ops spk_spmv_auto_host = {"auto", "host", AUTO_SUMMARY, au
                                                 auto_update, auto_destroy, auto_stats, NULL};
 #ifdef SPK_HAVE_CUDA
 const struct spk_spmv_ops spk_spmv_auto_cuda = {"auto", "cuda", AUTO_SUMMARY, auto_create, auto_apply,
-                                                auto_update, auto_destroy, auto_stats, NULL};
+                                                auto_update, auto_destroy, auto_stats, auto_create_dev};
 #endif

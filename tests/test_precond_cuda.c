@@ -1,7 +1,10 @@
 /* test_precond_cuda.c -- the GPU preconditioners (cuSPARSE ILU(0), IC(0),
- * Jacobi kernel) against the host ones: the same shift alpha, the same
- * failing row, z = M^-1 r equal to rounding, before and after new values.
- * Exits 77 when no GPU can be used. */
+ * Jacobi kernel, the device-resident IC(0)/ILU(0) sweeps) against the host
+ * ones: the same shift alpha, the same failing row, z = M^-1 r equal to
+ * rounding, before and after new values.  With enough sweeps the device
+ * sweeps solve exactly, so they also meet the host's exact IC(0)/ILU(0),
+ * which checks the device factorization itself.  Exits 77 when no GPU can be
+ * used. */
 #include "device.h"
 #include "io/gen.h"
 #include "io/mmio.h"
@@ -9,19 +12,33 @@
 
 static spk_exec *g_host, *g_dev;
 
-/* Create pc on both executors, compare alpha, the status and z = M^-1 r. */
-static void compare(const char *what, const spk_csr *A, const char *pc, int allow_shift)
+/* Create hpc on the host and dpc on the GPU (sweeps per triangular solve
+ * where they apply), compare alpha, the status and z = M^-1 r.  dev_copy:
+ * the GPU one is built from a device copy of A (create_dev). */
+static void compare_with(const char *what, const spk_csr *A, const char *hpc, const char *dpc, int allow_shift,
+                         int sweeps, int dev_copy)
 {
+    const char *pc = dpc;
     spk_precond_opts o;
     spk_precond_opts_default(&o);
     o.allow_shift = allow_shift;
+    o.sweeps = sweeps;
     const struct spk_precond_ops *hops, *dops;
-    CHECK_OK(spk_precond_find(pc, g_host, &hops, g_host->err), g_host->err->msg);
-    CHECK_OK(spk_precond_find(pc, g_dev, &dops, g_dev->err), g_dev->err->msg);
+    CHECK_OK(spk_precond_find(hpc, g_host, &hops, g_host->err), g_host->err->msg);
+    CHECK_OK(spk_precond_find(dpc, g_dev, &dops, g_dev->err), g_dev->err->msg);
     CHECK(strcmp(dops->exec, "cuda") == 0, "%s: device variant of %s runs on %s", what, pc, dops->exec);
     void *hM = NULL, *dM = NULL;
     int hs = hops->create(g_host, A, &o, &hM);
-    int ds = dops->create(g_dev, A, &o, &dM);
+    int ds;
+    if (dev_copy) {
+        spk_csr dA;
+        CHECK(dops->create_dev != NULL, "%s: %s has no create_dev", what, dpc);
+        CHECK_OK(spk_cuda_csr_upload(g_dev, A, &dA, "test matrix"), g_dev->err->msg);
+        ds = dops->create_dev(g_dev, A, &dA, &o, &dM);
+        spk_cuda_csr_free(&dA);
+    } else {
+        ds = dops->create(g_dev, A, &o, &dM);
+    }
     CHECK(hs == ds, "%s %s: status %d on the host, %d on the GPU (%s | %s)", what, pc, hs, ds,
           g_host->err->msg, g_dev->err->msg);
     if (hs || ds) {
@@ -29,7 +46,7 @@ static void compare(const char *what, const spk_csr *A, const char *pc, int allo
         const char *hr = strstr(g_host->err->msg, "row "), *dr = strstr(g_dev->err->msg, "row ");
         CHECK(hr && dr && atoi(hr + 4) == atoi(dr + 4), "%s %s: host says '%s', GPU says '%s'", what, pc,
               g_host->err->msg, g_dev->err->msg);
-        printf("%-22s %-6s fails on both: %s\n", what, pc, g_dev->err->msg);
+        printf("%-22s %-11s fails on both: %s\n", what, pc, g_dev->err->msg);
         if (!hs) hops->destroy(hM);
         if (!ds) dops->destroy(dM);
         return;
@@ -62,8 +79,8 @@ static void compare(const char *what, const spk_csr *A, const char *pc, int allo
         CHECK(err <= 1e-9 * fmax(scale, 1e-300), "%s %s pass %d: |z_gpu - z_host| = %g of %g", what, pc,
               pass, err, scale);
         if (pass == 0)
-            printf("%-22s %-6s alpha %-6g |z_gpu - z_host|/|z| = %.1e\n", what, pc, da,
-                   scale > 0 ? err / scale : err);
+            printf("%-22s %-11s (host %s, %d sweeps) alpha %-6g |z_gpu - z_host|/|z| = %.1e\n", what, pc, hpc,
+                   sweeps, da, scale > 0 ? err / scale : err);
         g_dev->ops->free(g_dev, dr);
         g_dev->ops->free(g_dev, dz);
     }
@@ -75,6 +92,21 @@ static void compare(const char *what, const spk_csr *A, const char *pc, int allo
     dops->destroy(dM);
 }
 
+static void compare(const char *what, const spk_csr *A, const char *pc, int allow_shift)
+{
+    compare_with(what, A, pc, pc, allow_shift, 3, 0);
+}
+
+/* The device sweeps against the host's: 3 sweeps (both), and enough sweeps
+ * to be exact against the host's exact factorization. */
+static void sweeps(const char *what, const spk_csr *A, int ic, int allow_shift)
+{
+    const char *sw = ic ? "ic0-sweeps" : "ilu0-sweeps", *ex = ic ? "ic0" : "ilu0";
+    compare_with(what, A, sw, sw, allow_shift, 3, 0);
+    compare_with(what, A, sw, sw, allow_shift, 1, 1);
+    compare_with(what, A, ex, sw, allow_shift, 1000, 1);
+}
+
 static void with_file(const char *file, const char *pc, int allow_shift)
 {
     char path[1024];
@@ -82,7 +114,10 @@ static void with_file(const char *file, const char *pc, int allow_shift)
     spk_csr A = {0};
     spk_err e;
     CHECK_OK(spk_mm_read_csr(path, &A, NULL, &e), e.msg);
-    compare(file, &A, pc, allow_shift);
+    if (strstr(pc, "-sweeps"))
+        sweeps(file, &A, pc[1] == 'c', allow_shift);
+    else
+        compare(file, &A, pc, allow_shift);
     spk_csr_free(&A);
 }
 
@@ -99,14 +134,21 @@ int main(void)
     for (int i = 0; i < 4; i++) compare("poisson3d-7:12", &P, all[i], 1);
     compare("convdiff3d-7:12", &C, "ilu0", 1);
     compare("convdiff3d-7:12", &C, "jacobi", 1);
+    sweeps("poisson3d-7:12", &P, 1, 1);
+    sweeps("poisson3d-7:12", &P, 0, 1);
+    sweeps("convdiff3d-7:12", &C, 0, 1);
     /* 0 x 0 and 1 x 1 */
     CHECK_OK(spk_csr_alloc(&Z, 0, 0, 0, &e), e.msg);
     for (int i = 0; i < 4; i++) compare("0x0", &Z, all[i], 1);
+    sweeps("0x0", &Z, 1, 1);
+    sweeps("0x0", &Z, 0, 1);
     CHECK_OK(spk_csr_alloc(&O, 1, 1, 1, &e), e.msg);
     O.rowptr[1] = 1;
     O.colind[0] = 0;
     O.val[0] = 4;
     for (int i = 0; i < 4; i++) compare("1x1", &O, all[i], 1);
+    sweeps("1x1", &O, 1, 1);
+    sweeps("1x1", &O, 0, 1);
     /* real matrices: plain, shifted, failing */
     with_file("nos3.mtx.gz", "ic0", 1);
     with_file("plat362.mtx.gz", "ic0", 1);  /* needs alpha > 0 */
@@ -116,6 +158,14 @@ int main(void)
     with_file("orsirr_1.mtx.gz", "ilu0", 1);
     with_file("west0479.mtx.gz", "ilu0", 1); /* zero diagonal: fails at the same row */
     with_file("west0479.mtx.gz", "jacobi", 1);
+    /* the device-resident sweeps: plain, shifted, failing at the host's row */
+    with_file("nos3.mtx.gz", "ic0-sweeps", 1);
+    with_file("plat362.mtx.gz", "ic0-sweeps", 1);
+    with_file("bcsstk21.mtx.gz", "ic0-sweeps", 1);
+    with_file("plat362.mtx.gz", "ic0-sweeps", 0);
+    with_file("sherman3.mtx.gz", "ilu0-sweeps", 1);
+    with_file("orsirr_1.mtx.gz", "ilu0-sweeps", 1);
+    with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
     spk_csr_free(&P);
     spk_csr_free(&C);
     spk_csr_free(&Z);

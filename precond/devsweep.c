@@ -1,0 +1,402 @@
+/* devsweep.c -- "ic0-sweeps" and "ilu0-sweeps" on the GPU, resident on the
+ * device from the matrix to the applied preconditioner.
+ *
+ * The host variants (sweep.c) factorize on the host and upload the factor;
+ * for a large matrix that host pass costs more than the whole solve.  Here
+ * every step runs on the device, from A's CSR arrays in device memory (the
+ * solver uploads A once and shares it with the SpMV format, create_dev; the
+ * plain create uploads it itself):
+ *
+ *   pattern   F = A with the diagonal present (IC(0): its lower triangle), by
+ *             a count, a scan and a fill (devfactor.cu); the values are kept
+ *             apart (v0) for the retries of the shift policy;
+ *   numeric   the same IC(0) / ILU(0) as the host's (ic0.c, ilu0.c: the same
+ *             formulas, pivot test and shift policy, factor.h), computed by a
+ *             synchronization-free kernel, one warp per row: the factor
+ *             equals the host's to rounding and a failure names the same row;
+ *   apply     each triangular solve T x = b replaced by K Jacobi sweeps
+ *             x_{j+1} = D^-1 (b - S x_j) from x_0 = D^-1 b (T = D + S), one
+ *             kernel per sweep reading the factor in place: ILU(0) unit L then
+ *             U on F's arrays; IC(0) L, then L^T from a transposed copy of F
+ *             (cusparseCsr2cscEx2 after each good factorization).
+ *
+ * The operator equals the host "ic0-sweeps" / "ilu0-sweeps" with the same K
+ * to rounding (for IC(0) it is symmetric positive definite for every K, see
+ * sweep.c).  The SpMV format option of the host variant does not apply: the
+ * sweeps read F directly.  Refactoring with new values rebuilds everything
+ * from the new matrix (an upload, the pattern, the factorization). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/exec_cuda.h"
+#include "devfactor.h"
+#include "factor.h"
+
+typedef struct dev_pc {
+    spk_exec *e;
+    cudaStream_t s;
+    cusparseHandle_t h;
+    int n, nnz, ic, k;         /* nnz of F; ic: IC(0); k sweeps per triangle */
+    int tpr[2];                /* threads per row of each triangle's sweeps */
+    spk_precond_opts opts;
+    int *frp, *fci, *dpos;     /* F */
+    double *v0, *v;            /* A's values in F's pattern, and the factor */
+    double *adiag;
+    unsigned char *missing, *flag;
+    int *done, *ctl;           /* ctl[0]: ticket, ctl[1]: first failing row */
+    double *piv, *idiag;
+    int *tcp, *tri;            /* IC(0): L^T in CSR (F transposed) */
+    double *tv;
+    void *tbuf;
+    size_t tbuf_bytes;
+    double *x0, *x1, *y;       /* sweep vectors */
+    double alpha;
+    int valid;
+} dev_pc;
+
+static const spk_factor_kind *host_kind(const dev_pc *p)
+{
+    return p->ic ? &spk_ic0_kind : &spk_ilu0_kind;
+}
+
+static void dev_destroy(void *impl)
+{
+    dev_pc *p = impl;
+    if (!p) return;
+    void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->done, p->ctl,
+                   p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf,  p->x0,      p->x1,   p->y};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
+    free(p);
+}
+
+/* Threads per row of a sweep: a power of two near the average row length. */
+static int threads_for(double avg)
+{
+    int t = 1;
+    while (t < 32 && 2 * t <= avg) t *= 2;
+    return t;
+}
+
+/* The pattern and values of F from dA, and every buffer. */
+static int build(dev_pc *p, const spk_csr *dA)
+{
+    spk_exec *e = p->e;
+    spk_err *err = e->err;
+    const char *lb = host_kind(p)->label;
+    const int n = p->n;
+    const size_t nb = (size_t)n;
+    size_t tb = 0;
+    void *temp = NULL;
+    SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the factor's row pointers", (void **)&p->frp));
+    SPK_CUDA_TRY(err, spk_dev_pattern_temp(n, &tb));
+    SPK_TRY(spk_cuda_alloc(e, tb ? tb : 1, "the factor's pattern workspace", &temp));
+    cudaError_t cs = spk_dev_pattern_rows(p->s, n, p->ic, dA->rowptr, dA->colind, p->frp, temp, tb);
+    int nnz = 0;
+    if (cs == cudaSuccess) cs = cudaMemcpyAsync(&nnz, p->frp + n, sizeof(int), cudaMemcpyDeviceToHost, p->s);
+    if (cs == cudaSuccess) cs = cudaStreamSynchronize(p->s);
+    cudaFree(temp);
+    SPK_CUDA_TRY(err, cs);
+    p->nnz = nnz;
+    SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(int), "the factor's column indices", (void **)&p->fci));
+    SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the matrix values for the factor", (void **)&p->v0));
+    SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the factor's values", (void **)&p->v));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factor's diagonal positions", (void **)&p->dpos));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the matrix diagonal", (void **)&p->adiag));
+    SPK_TRY(spk_cuda_alloc(e, nb, "the diagonal flags", (void **)&p->missing));
+    SPK_TRY(spk_cuda_alloc(e, nb, "the pivot flags", (void **)&p->flag));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's row flags", (void **)&p->done));
+    SPK_TRY(spk_cuda_alloc(e, 2 * sizeof(int), "the factorization's counters", (void **)&p->ctl));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the pivots", (void **)&p->piv));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the inverse pivots", (void **)&p->idiag));
+    SPK_TRY(spk_exec_alloc_vec(e, n, &p->x0));
+    SPK_TRY(spk_exec_alloc_vec(e, n, &p->x1));
+    SPK_TRY(spk_exec_alloc_vec(e, n, &p->y));
+    SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
+                                           p->dpos, p->adiag, p->missing));
+    if (p->ic && n > 0) {
+        SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the transposed factor's row pointers", (void **)&p->tcp));
+        SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(int), "the transposed factor's columns", (void **)&p->tri));
+        SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the transposed factor's values", (void **)&p->tv));
+        SPK_CUSPARSE_TRY(err, cusparseCsr2cscEx2_bufferSize(p->h, n, n, nnz, p->v, p->frp, p->fci, p->tv, p->tcp,
+                                                            p->tri, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                                            CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1,
+                                                            &p->tbuf_bytes));
+        SPK_TRY(spk_cuda_alloc(e, p->tbuf_bytes ? p->tbuf_bytes : 1, "the transpose workspace", &p->tbuf));
+    }
+    /* strict triangles: IC(0) both nnz - n; ILU(0) about half of nnz - n each */
+    const double strict = n > 0 ? (double)(nnz - n) / n : 0;
+    p->tpr[0] = p->tpr[1] = threads_for(p->ic ? strict : strict / 2);
+    (void)lb;
+    return SPK_OK;
+}
+
+/* Factorize A + alpha*diag(A): 0, -1 with the failure, or an error. */
+static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n;
+    if (n == 0) return 0;
+    int ctl[2] = {0, INT_MAX};
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(p->v, p->v0, (size_t)p->nnz * sizeof(double), cudaMemcpyDeviceToDevice, p->s));
+    SPK_CUDA_TRY(err, cudaMemsetAsync(p->done, 0, (size_t)n * sizeof(int), p->s));
+    SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
+    SPK_CUDA_TRY(err, spk_dev_factor(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->v, alpha, p->done, p->ctl,
+                                     p->piv, p->idiag, p->flag, p->ctl + 1));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(ctl, p->ctl, sizeof ctl, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
+    if (ctl[1] == INT_MAX) return 0;
+    const int row = ctl[1];
+    double pv = 0;
+    unsigned char fl = 0;
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(&pv, p->piv + row, sizeof pv, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(&fl, p->flag + row, 1, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
+    fail->row = row;
+    fail->pivot = pv;
+    fail->overflow = fl == 2;
+    return -1;
+}
+
+/* A host copy of what the failure message and the hopeless test read:
+ * the pattern, the diagonal positions and A's diagonal (failures only). */
+static int shadow_of(const dev_pc *p, spk_factor **out)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n;
+    spk_factor *f = spk_calloc(1, sizeof *f, "factorization report", err);
+    if (!f) return SPK_ERR_NOMEM;
+    f->kind = host_kind(p);
+    f->exec = p->e;
+    f->opts = p->opts;
+    f->n = n;
+    int st = spk_csr_alloc(&f->F, n, n, p->nnz, err);
+    f->diag = spk_malloc((size_t)n, sizeof(int), "diagonal positions", err);
+    f->adiag = spk_malloc((size_t)n, sizeof(double), "diagonal of A", err);
+    f->missing = spk_malloc((size_t)n, 1, "diagonal flags", err);
+    if (!st && (!f->diag || !f->adiag || !f->missing)) st = SPK_ERR_NOMEM;
+    spk_exec *e = p->e;
+    if (!st) st = e->ops->download(e, f->F.rowptr, p->frp, ((size_t)n + 1) * sizeof(int));
+    if (!st) st = e->ops->download(e, f->F.colind, p->fci, (size_t)p->nnz * sizeof(int));
+    if (!st) st = e->ops->download(e, f->diag, p->dpos, (size_t)n * sizeof(int));
+    if (!st) st = e->ops->download(e, f->adiag, p->adiag, (size_t)n * sizeof(double));
+    if (!st) st = e->ops->download(e, f->missing, p->missing, (size_t)n);
+    if (st) {
+        spk_factor_free(f);
+        return st;
+    }
+    *out = f;
+    return SPK_OK;
+}
+
+/* The transposed factor for the L^T sweeps (IC(0)). */
+static int transpose(dev_pc *p)
+{
+    if (!p->ic || p->n == 0) return SPK_OK;
+    SPK_CUSPARSE_TRY(p->e->err, cusparseCsr2cscEx2(p->h, p->n, p->n, p->nnz, p->v, p->frp, p->fci, p->tv, p->tcp,
+                                                   p->tri, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                                   CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, p->tbuf));
+    return SPK_OK;
+}
+
+/* The shift policy of spk_factor_run (factor.h) on the device. */
+static int run(dev_pc *p)
+{
+    spk_factor_fail first = {0, 0, 0}, last = {0, 0, 0};
+    const spk_factor_kind *k = host_kind(p);
+    p->valid = 0;
+    p->alpha = 0;
+    int r = numeric(p, 0.0, &first);
+    if (r > 0) return r;
+    double alpha = p->opts.shift_init;
+    int tries = 0, hopeless = 0, st;
+    spk_factor *sh = NULL;
+    if (r < 0) {
+        SPK_TRY(shadow_of(p, &sh));
+        hopeless = k->hopeless(sh, first.row);
+        if (!p->opts.allow_shift || hopeless) {
+            st = spk_factor_report(sh, &first, hopeless, 0, 0, &first, 0);
+            spk_factor_free(sh);
+            return st;
+        }
+        for (;;) {
+            tries++;
+            r = numeric(p, alpha, &last);
+            if (r >= 0) break;
+            hopeless = k->hopeless(sh, last.row);
+            if (hopeless || alpha >= p->opts.shift_max) break;
+            alpha = 2 * alpha < p->opts.shift_max ? 2 * alpha : p->opts.shift_max;
+        }
+        if (r != 0) {
+            st = r > 0 ? r : spk_factor_report(sh, &first, 0, tries, alpha, &last, hopeless);
+            spk_factor_free(sh);
+            return st;
+        }
+        spk_factor_free(sh);
+        p->alpha = alpha;
+    }
+    SPK_TRY(transpose(p));
+    p->valid = 1;
+    return SPK_OK;
+}
+
+static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, int ic,
+                          void **impl)
+{
+    const spk_factor_kind *kind = ic ? &spk_ic0_kind : &spk_ilu0_kind;
+    if (!impl || !e) return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "%s sweeps: impl is NULL", kind->label)
+                              : SPK_ERR_INVALID_ARG;
+    *impl = NULL;
+    spk_err *err = e->err;
+    if (!spk_exec_is_cuda(e))
+        return spk_err_set(err, SPK_ERR_INVALID_ARG, "%s sweeps: the GPU preconditioner was given the '%s' executor",
+                           kind->label, e->ops->name);
+    if (!A || !dA) return spk_err_set(err, SPK_ERR_INVALID_ARG, "%s sweeps: the matrix is NULL", kind->label);
+    if (A->nrows != A->ncols)
+        return spk_err_set(err, SPK_ERR_INVALID_MATRIX, "%s: the matrix is %d x %d; a square matrix is required",
+                           kind->label, A->nrows, A->ncols);
+    if ((long long)A->nnz + A->nrows > INT_MAX)
+        return spk_err_set(err, SPK_ERR_INVALID_MATRIX,
+                           "%s: the matrix with its diagonal has more than %d entries, beyond the 32-bit index "
+                           "limit",
+                           kind->label, INT_MAX);
+    spk_precond_opts def;
+    if (!o) {
+        spk_precond_opts_default(&def);
+        o = &def;
+    }
+    if (o->sweeps < 1 || o->sweeps > 1000)
+        return spk_err_set(err, SPK_ERR_INVALID_ARG,
+                           "%s sweeps: the number of sweeps per triangular solve must be in [1, 1000] (got %d)",
+                           kind->label, o->sweeps);
+    if (o->allow_shift && !(o->shift_init > 0 && isfinite(o->shift_init) && o->shift_max >= o->shift_init &&
+                            isfinite(o->shift_max)))
+        return spk_err_set(err, SPK_ERR_INVALID_ARG,
+                           "%s: shift_init must be a finite number > 0 and shift_max finite and >= shift_init "
+                           "(got %g and %g)",
+                           kind->label, o->shift_init, o->shift_max);
+    dev_pc *p = calloc(1, sizeof *p);
+    if (!p) return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (%s sweeps)", kind->label);
+    p->e = e;
+    p->n = A->nrows;
+    p->ic = ic;
+    p->k = o->sweeps;
+    p->opts = *o;
+    spk_exec_cuda_handles(e, &p->s, NULL, &p->h);
+    int st = build(p, dA);
+    if (!st) st = run(p);
+    if (st) {
+        dev_destroy(p);
+        return st;
+    }
+    *impl = p;
+    return SPK_OK;
+}
+
+/* create: A's arrays uploaded for the build, then released. */
+static int dev_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, int ic, void **impl)
+{
+    if (!e || !A) return dev_create_dev(e, A, A, o, ic, impl);
+    if (!spk_exec_is_cuda(e)) return dev_create_dev(e, A, NULL, o, ic, impl);
+    spk_csr dA;
+    int st = spk_cuda_csr_upload(e, A, &dA, "the matrix for the preconditioner");
+    if (!st) st = dev_create_dev(e, A, &dA, o, ic, impl);
+    spk_cuda_csr_free(&dA);
+    return st;
+}
+
+/* K sweeps on triangle t (0: L, 1: U or L^T) for right-hand side b into out. */
+static int tri_apply(dev_pc *p, int t, const double *b, double *out)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n;
+    const int *beg, *end, *col;
+    int boff, eoff;
+    const double *val, *id;
+    if (t == 0) { /* IC(0): L = [S D] by rows; ILU(0): unit L below dpos */
+        beg = p->frp, boff = 0, col = p->fci, val = p->v;
+        end = p->ic ? p->frp + 1 : p->dpos, eoff = p->ic ? -1 : 0;
+        id = p->ic ? p->idiag : NULL;
+    } else if (p->ic) { /* L^T: its rows are L's columns, the diagonal first */
+        beg = p->tcp, boff = 1, end = p->tcp + 1, eoff = 0, col = p->tri, val = p->tv, id = p->idiag;
+    } else { /* U after dpos */
+        beg = p->dpos, boff = 1, end = p->frp + 1, eoff = 0, col = p->fci, val = p->v, id = p->idiag;
+    }
+    const double *x = NULL;
+    for (int j = 0; j < p->k; j++) {
+        double *dst = j == p->k - 1 ? out : (j % 2 ? p->x1 : p->x0);
+        SPK_CUDA_TRY(err, spk_dev_sweep(p->s, n, p->tpr[t], beg, boff, end, eoff, col, val, id, b, x, dst));
+        x = dst;
+    }
+    return SPK_OK;
+}
+
+static int dev_apply(void *impl, const double *r, double *z)
+{
+    dev_pc *p = impl;
+    if (!p || !r || !z) return SPK_ERR_INVALID_ARG;
+    if (!p->valid)
+        return spk_err_set(p->e->err, SPK_ERR_ZERO_PIVOT, "%s: no valid factorization to apply (the last refactor failed)",
+                           host_kind(p)->label);
+    if (p->n == 0) return SPK_OK;
+    SPK_TRY(tri_apply(p, 0, r, p->y));
+    return tri_apply(p, 1, p->y, z); /* z may be r: r is no longer read */
+}
+
+/* New values: everything again from the new matrix, in place of the old. */
+static int dev_refactor(void *impl, const spk_csr *A)
+{
+    dev_pc *p = impl;
+    if (!p) return SPK_ERR_INVALID_ARG;
+    spk_err *err = p->e->err;
+    const char *lb = host_kind(p)->label;
+    if (!A) return spk_err_set(err, SPK_ERR_INVALID_ARG, "%s: the matrix is NULL", lb);
+    if (A->nrows != p->n || A->ncols != p->n)
+        return spk_err_set(err, SPK_ERR_INVALID_MATRIX,
+                           "%s: the new matrix is %d x %d, but the preconditioner was set up for %d x %d", lb,
+                           A->nrows, A->ncols, p->n, p->n);
+    void *fresh = NULL;
+    p->valid = 0;
+    SPK_TRY(dev_create(p->e, A, &p->opts, p->ic, &fresh));
+    dev_pc *q = fresh;
+    dev_pc keep = *p;
+    *p = *q;
+    *q = keep;
+    dev_destroy(q);
+    return SPK_OK;
+}
+
+static double dev_shift(const void *impl)
+{
+    const dev_pc *p = impl;
+    return p ? p->alpha : 0.0;
+}
+
+static int ic0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    return dev_create(e, A, o, 1, impl);
+}
+
+static int ilu0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl)
+{
+    return dev_create(e, A, o, 0, impl);
+}
+
+static int ic0_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, void **impl)
+{
+    return dev_create_dev(e, A, dA, o, 1, impl);
+}
+
+static int ilu0_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, void **impl)
+{
+    return dev_create_dev(e, A, dA, o, 0, impl);
+}
+
+const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
+    "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, ic0_create_dev,
+};
+const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
+    "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, ilu0_create_dev,
+};
