@@ -346,9 +346,11 @@ int cmd_solve(int argc, char **argv)
         cli_json_number(stdout, a.o.rtol);
         printf(", \"vector_ops\": \"%s\"", a.o.vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic");
         printf(", \"time_ms\": {\"setup\": %.6f, \"spmv\": %.6f, \"precond\": %.6f, \"vector\": %.6f, "
-               "\"sync\": %.6f, \"total\": %.6f}",
+               "\"sync\": %.6f, \"total\": %.6f, \"setup_upload\": %.6f, \"setup_check\": %.6f, "
+               "\"setup_format\": %.6f, \"setup_precond\": %.6f}",
                1e3 * res.t_setup, 1e3 * res.t_spmv, 1e3 * res.t_precond, 1e3 * res.t_vector, 1e3 * res.t_sync,
-               1e3 * res.t_total);
+               1e3 * res.t_total, 1e3 * res.t_setup_upload, 1e3 * res.t_setup_check, 1e3 * res.t_setup_format,
+               1e3 * res.t_setup_precond);
         if (st != SPK_OK) {
             printf(", \"message\": ");
             cli_json_string(stdout, spk_last_error(ctx));
@@ -378,6 +380,9 @@ int cmd_solve(int argc, char **argv)
             fprintf(out, "time      setup %.3f ms, solve %.3f ms (spmv %.3f, precond %.3f, vector %.3f)\n",
                     1e3 * res.t_setup, 1e3 * res.t_total, 1e3 * res.t_spmv, 1e3 * res.t_precond,
                     1e3 * res.t_vector);
+        fprintf(out, "setup     upload %.3f ms, checks %.3f, format %.3f, preconditioner %.3f\n",
+                1e3 * res.t_setup_upload, 1e3 * res.t_setup_check, 1e3 * res.t_setup_format,
+                1e3 * res.t_setup_precond);
         if (st != SPK_OK) fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(ctx));
     }
     if (a.out && spk_vector_write(ctx, a.out, n, x)) {

@@ -199,6 +199,11 @@ typedef struct spk_result {
                                   three phases above (launches, waits for the device, host
                                   work), whose times then come from the device's clock;
                                   0 with SPK_VECTOR_CLASSIC, whose phases include their waits */
+    /* The parts of t_setup (seconds, wall clock, the device synchronized at
+     * each boundary; 0 for a part that did not run): the upload of the matrix
+     * to the device, the symmetry and diagonal checks, the SpMV format, the
+     * preconditioner. */
+    double t_setup_upload, t_setup_check, t_setup_format, t_setup_precond;
 } spk_result;
 
 /* Properties of a matrix, as spk_matrix_info reports them. */

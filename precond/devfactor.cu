@@ -40,43 +40,69 @@ __device__ __forceinline__ int lower_bound(const int *ci, int lo, int hi, int c)
     return lo;
 }
 
-__device__ __forceinline__ double warp_sum(double v)
-{
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);
-    return v;
-}
+/* A group of G lanes (G a power of two, <= 32) works on one row: its lanes
+ * within the warp, and reductions over them. */
+template <int G>
+struct group {
+    unsigned mask;
+    int lane;
+    __device__ group()
+    {
+        const int l = threadIdx.x & 31;
+        lane = l & (G - 1);
+        mask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (l & ~(G - 1));
+    }
+    __device__ void sync() const { __syncwarp(mask); }
+    __device__ double sum(double v) const
+    {
+        for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o, G);
+        return v;
+    }
+    __device__ double max(double v) const
+    {
+        for (int o = G / 2; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(mask, v, o, G));
+        return v;
+    }
+    __device__ int all(int v) const
+    {
+        for (int o = G / 2; o > 0; o >>= 1) v &= __shfl_xor_sync(mask, v, o, G);
+        return v;
+    }
+    /* the next row, by the ticket (in row order) */
+    __device__ int next(int *ticket) const
+    {
+        int i = 0;
+        if (lane == 0) i = atomicAdd(ticket, 1);
+        return __shfl_sync(mask, i, 0, G);
+    }
+};
 
-__device__ __forceinline__ double warp_max(double v)
-{
-    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(FULL_MASK, v, o));
-    return v;
-}
-
-/* Every lane waits until row j is published; the acquire orders the reads of
- * its values after it. */
+/* Wait until row j is published: relaxed polls, backing off (a poll is an
+ * L2 access, and many waiting rows would otherwise crowd out the work they
+ * wait for), then one acquire load that orders the reads of its values
+ * after it.  Groups of one warp that wait for each other make progress by
+ * independent thread scheduling (sm_70 and later). */
 __device__ __forceinline__ void wait_row(int *done, int j)
 {
     cuda::atomic_ref<int, cuda::thread_scope_device> flag(done[j]);
-    while (flag.load(cuda::memory_order_acquire) == 0) {
+    unsigned ns = 8;
+    while (flag.load(cuda::memory_order_relaxed) == 0) {
+        __nanosleep(ns);
+        if (ns < 256) ns *= 2;
     }
+    (void)flag.load(cuda::memory_order_acquire);
 }
 
-/* Lane 0 publishes row i once every lane's writes are fenced. */
-__device__ __forceinline__ void publish_row(int *done, int i, int lane)
+/* Publish row i once every lane's writes are fenced. */
+template <int G>
+__device__ __forceinline__ void publish_row(const group<G> &g, int *done, int i)
 {
     __threadfence();
-    __syncwarp();
-    if (lane == 0) {
+    g.sync();
+    if (g.lane == 0) {
         cuda::atomic_ref<int, cuda::thread_scope_device> flag(done[i]);
         flag.store(1, cuda::memory_order_release);
     }
-}
-
-__device__ __forceinline__ int next_row(int *ticket, int lane)
-{
-    int i = 0;
-    if (lane == 0) i = atomicAdd(ticket, 1);
-    return __shfl_sync(FULL_MASK, i, 0);
 }
 
 __global__ void rows_kernel(int n, int lower, const int *__restrict__ rp, const int *__restrict__ ci, int *cnt)
@@ -129,14 +155,16 @@ __global__ void fill_kernel(int n, int lower, const int *__restrict__ rp, const 
 
 /* Up-looking IC(0) on the lower pattern (diagonal last in each row):
  *   l_ij = (a_ij - sum_{k<j} l_ik l_jk) / l_jj,  d_i = a_ii - sum_k l_ik^2.
- * Lane 0 writes the row; the lanes share each sparse dot product. */
+ * The group's first lane writes the row; its lanes share each sparse dot
+ * product. */
+template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
                                                            double *v, double alpha, int *done, int *ticket,
                                                            double *piv, double *idiag, unsigned char *flag,
                                                            int *failrow)
 {
-    const int lane = threadIdx.x & 31;
-    for (int i = next_row(ticket, lane); i < n; i = next_row(ticket, lane)) {
+    const group<G> g;
+    for (int i = g.next(ticket); i < n; i = g.next(ticket)) {
         const int b = rp[i], d = rp[i + 1] - 1;
         const double aii = v[d] * (1.0 + alpha);
         double di = aii;
@@ -145,18 +173,18 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
             wait_row(done, j);
             const int dj = rp[j + 1] - 1;
             double acc = 0;
-            for (int q = rp[j] + lane; q < dj; q += 32) {
+            for (int q = rp[j] + g.lane; q < dj; q += G) {
                 const int m = find_col(ci, b, p, ci[q]);
                 if (m >= 0) acc += v[m] * __ldcg(v + q);
             }
-            acc = warp_sum(acc);
+            acc = g.sum(acc);
             const double l = (v[p] - acc) / __ldcg(v + dj);
             di -= l * l;
-            __syncwarp();
-            if (lane == 0) v[p] = l;
-            __syncwarp();
+            g.sync();
+            if (g.lane == 0) v[p] = l;
+            g.sync();
         }
-        if (lane == 0) {
+        if (g.lane == 0) {
             piv[i] = di;
             if (di > PIVOT_RTOL * fabs(aii) && isfinite(di)) {
                 const double lii = sqrt(di);
@@ -169,44 +197,45 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
                 idiag[i] = 1.0;
             }
         }
-        publish_row(done, i, lane);
+        publish_row(g, done, i);
     }
 }
 
 /* IKJ ILU(0) on A's pattern with the diagonal at dpos:
  *   for k < i in row i: l_ik = a_ik / u_kk; a_ij -= l_ik u_kj for (i,j), j > k.
- * The lanes share each row update (distinct columns, so no two lanes write
- * one entry). */
+ * The group's lanes share each row update (distinct columns, so no two
+ * lanes write one entry). */
+template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
                                                             const int *__restrict__ dpos, double *v, double alpha,
                                                             int *done, int *ticket, double *piv, double *idiag,
                                                             unsigned char *flag, int *failrow)
 {
-    const int lane = threadIdx.x & 31;
-    for (int i = next_row(ticket, lane); i < n; i = next_row(ticket, lane)) {
+    const group<G> g;
+    for (int i = g.next(ticket); i < n; i = g.next(ticket)) {
         const int b = rp[i], t = rp[i + 1], d = dpos[i];
-        if (lane == 0) v[d] *= 1.0 + alpha;
-        __syncwarp();
+        if (g.lane == 0) v[d] *= 1.0 + alpha;
+        g.sync();
         double mx = 0;
-        for (int k = b + lane; k < t; k += 32) mx = fmax(mx, fabs(v[k]));
-        mx = warp_max(mx);
+        for (int k = b + g.lane; k < t; k += G) mx = fmax(mx, fabs(v[k]));
+        mx = g.max(mx);
         for (int p = b; p < d; p++) {
             const int k = ci[p], dk = dpos[k];
             wait_row(done, k);
             const double l = v[p] / __ldcg(v + dk);
-            __syncwarp();
-            if (lane == 0) v[p] = l;
-            for (int q = dk + 1 + lane, e = rp[k + 1]; q < e; q += 32) {
+            g.sync();
+            if (g.lane == 0) v[p] = l;
+            for (int q = dk + 1 + g.lane, e = rp[k + 1]; q < e; q += G) {
                 const int m = find_col(ci, p + 1, t, ci[q]);
                 if (m >= 0) v[m] -= l * __ldcg(v + q);
             }
-            __syncwarp();
+            g.sync();
         }
         int fin = 1;
-        for (int k = b + lane; k < t; k += 32) fin &= isfinite(v[k]) ? 1 : 0;
-        fin = __all_sync(FULL_MASK, fin);
+        for (int k = b + g.lane; k < t; k += G) fin &= isfinite(v[k]) ? 1 : 0;
+        fin = g.all(fin);
         const double u = v[d];
-        if (lane == 0) {
+        if (g.lane == 0) {
             piv[i] = u;
             if (fabs(u) > PIVOT_RTOL * mx && fin) {
                 idiag[i] = 1.0 / u;
@@ -217,7 +246,7 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
                 idiag[i] = 1.0;
             }
         }
-        publish_row(done, i, lane);
+        publish_row(g, done, i);
     }
 }
 
@@ -277,26 +306,41 @@ extern "C" cudaError_t spk_dev_pattern_fill(cudaStream_t s, int n, int lower, co
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, const int *frp, const int *fci, const int *dpos,
-                                      double *fval, double alpha, int *done, int *ticket, double *piv, double *idiag,
-                                      unsigned char *flag, int *failrow)
+template <int G>
+cudaError_t launch_factor(cudaStream_t s, unsigned grid, int n, int ic, const int *frp, const int *fci,
+                          const int *dpos, double *fval, double alpha, int *done, int *ticket, double *piv,
+                          double *idiag, unsigned char *flag, int *failrow)
+{
+    if (ic)
+        ic0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    else
+        ilu0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag,
+                                                     failrow);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci,
+                                      const int *dpos, double *fval, double alpha, int *done, int *ticket, double *piv,
+                                      double *idiag, unsigned char *flag, int *failrow)
 {
     if (n == 0) return cudaSuccess;
     int dev = 0, sms = 0;
     cudaError_t st = cudaGetDevice(&dev);
     if (st == cudaSuccess) st = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (st != cudaSuccess) return st;
-    /* any grid is safe (tickets go to running warps); enough to fill the GPU */
-    const long long rows_per_block = kFactorBlock / 32;
+    /* any grid is safe (tickets go to running groups); enough to fill the GPU */
+    const long long rows_per_block = kFactorBlock / (group > 0 ? group : 1);
     long long grid = (n + rows_per_block - 1) / rows_per_block;
     if (grid > 16LL * sms) grid = 16LL * sms;
-    if (ic)
-        ic0_kernel<<<(unsigned)grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, done, ticket, piv, idiag, flag,
-                                                           failrow);
-    else
-        ilu0_kernel<<<(unsigned)grid, kFactorBlock, 0, s>>>(n, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag,
-                                                            flag, failrow);
-    return cudaGetLastError();
+    switch (group) {
+    case 1: return launch_factor<1>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    case 2: return launch_factor<2>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    case 4: return launch_factor<4>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    case 8: return launch_factor<8>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    case 16: return launch_factor<16>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    case 32: return launch_factor<32>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    default: return cudaErrorInvalidValue;
+    }
 }
 
 extern "C" cudaError_t spk_dev_sweep(cudaStream_t s, int n, int threads, const int *beg, int boff, const int *end,

@@ -8,8 +8,8 @@
  * every diagonal entry present (an inserted one is 0), only its lower
  * triangle for IC(0), whose diagonal is then the last entry of each row.
  *
- * The factorization is synchronization-free: a warp takes the next row by an
- * atomic ticket, waits for each row its row depends on (done[j] != 0, read
+ * The factorization is synchronization-free: a group of lanes (group: 1, 2,
+ * 4, 8, 16 or 32 of one warp) takes the next row by an atomic ticket, waits for each row its row depends on (done[j] != 0, read
  * with acquire semantics), and publishes its own with release semantics.
  * Tickets are handed out in row order to warps that are running, and a row
  * only waits for rows with smaller numbers, so every wait ends.  A bad pivot
@@ -43,7 +43,7 @@ cudaError_t spk_dev_pattern_fill(cudaStream_t s, int n, int lower, const int *rp
 /* Factorize F's values in place for A + alpha*diag(A) (ic: IC(0), else
  * ILU(0)); done[n], flag[n] and *ticket must be 0 and *failrow above n - 1
  * on entry.  idiag[i] = 1 / pivot (ILU(0): 1/u_ii; IC(0): 1/l_ii). */
-cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, const int *frp, const int *fci, const int *dpos,
+cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci, const int *dpos,
                            double *fval, double alpha, int *done, int *ticket, double *piv, double *idiag,
                            unsigned char *flag, int *failrow);
 /* out[i] = d_i (b[i] - sum_k val[k] x[col[k]]) over positions [beg[i] + boff,

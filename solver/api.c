@@ -44,6 +44,7 @@ struct spk_solver {
     double *b, *x;            /* executor copies (NULL on the host: caller's arrays are used) */
     unsigned version;         /* matrix version the setup was made for */
     double t_setup;           /* seconds of the (last) setup */
+    double t_split[4];        /* ... its parts: upload, checks, format, preconditioner */
     char format_detail[512];  /* the SpMV backend's description, after setup */
     char format_name[64];     /* opts.format points here: the caller's string may not outlive
                                  spk_solver_create, and a refactorization rebuilds the format */
@@ -541,6 +542,7 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     const spk_csr *A = work_matrix(s);
     int need_sym = kind == SPK_SOLVER_AUTO || kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0;
     int sym = 0, posdiag = 0;
+    double t = spk_time_now();
 #ifdef SPK_HAVE_CUDA
     if (s->dA && need_sym) {
         SPK_TRY(spk_cuda_csr_symmetry(ex, s->dA, 1e-12, NULL, &sym, &posdiag));
@@ -560,7 +562,9 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
                            kind == SPK_SOLVER_CG ? "CG" : "IC(0)");
     s->kind = kind;
     s->pkind = pkind;
+    s->t_split[1] = spk_time_now() - t;
 
+    t = spk_time_now();
     spk_spmv_opts so;
     spmv_opts_of(&s->opts, &so);
     const struct spk_spmv_ops *aops;
@@ -570,7 +574,10 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     else
         SPK_TRY(aops->create(ex, A, &so, &s->k.A));
     s->k.A_ops = aops;
+    SPK_TRY(ex->ops->sync(ex));
+    s->t_split[2] = spk_time_now() - t;
 
+    t = spk_time_now();
     int st = with_original_row(s, setup_precond(s));
     if (st == SPK_ERR_ZERO_PIVOT && s->auto_kind && s->auto_precond && s->popts.allow_shift &&
         s->pkind == SPK_PRECOND_IC0) {
@@ -586,6 +593,8 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
         return spk_err_set(e, st, "%.900s; the matrix is probably not positive definite: use BiCGStab "
                                   "with ILU(0) (--solver bicgstab)", why);
     }
+    if (!st) st = ex->ops->sync(ex);
+    s->t_split[3] = spk_time_now() - t;
     return st;
 }
 
@@ -601,11 +610,13 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
                            "the matrix is %d x %d: a linear system needs a square matrix",
                            A->nrows, A->ncols);
     int st = SPK_OK;
+    memset(s->t_split, 0, sizeof s->t_split);
 #ifdef SPK_HAVE_CUDA
     spk_csr dA;
     if (spk_exec_is_cuda(s->ctx->exec)) {
         SPK_TRY(spk_cuda_csr_upload(s->ctx->exec, A, &dA, "the matrix"));
         s->dA = &dA;
+        s->t_split[0] = spk_time_now() - t0;
     }
 #endif
     st = solver_setup_with(s, kind, pkind);
@@ -843,6 +854,10 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         for (int i = 0; i < n; i++) xout[s->perm[i]] = x[i];
     r.shift = s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;
     r.t_setup = t_setup > 0 ? t_setup : s->t_setup;
+    r.t_setup_upload = s->t_split[0];
+    r.t_setup_check = s->t_split[1];
+    r.t_setup_format = s->t_split[2];
+    r.t_setup_precond = s->t_split[3];
     r.t_total = spk_time_now() - t0;
     st = outcome(s, &r);
 cleanup:
