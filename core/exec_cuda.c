@@ -4,6 +4,7 @@
  * Traffic per operation as in exec_host.c. */
 #include "exec_cuda.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,22 @@ typedef struct krylov_state {
     double acc[SPK_PHASES];  /* seconds of marks already added up */
 } krylov_state;
 
+/* Large uploads go through two pinned staging buffers: threads copy one
+ * chunk into a buffer while the DMA engine moves the other (the plain
+ * pageable copy runs at a fraction of the bus; see spk bench --floors). */
+#define STAGE_BYTES ((size_t)32 << 20)
+#define STAGE_MIN ((size_t)16 << 20) /* smaller uploads: one plain copy */
+#define STAGE_THREADS 8
+
 typedef struct cuda_impl {
     cudaStream_t stream;
     cublasHandle_t blas;
     cusparseHandle_t sparse;
     int device;
     krylov_state *ks;
+    void *stage[2];       /* pinned, STAGE_BYTES each (made on the first large upload) */
+    cudaEvent_t staged[2]; /* the last copy out of each */
+    int stage_failed;     /* pinned memory refused once: plain copies from then on */
 } cuda_impl;
 
 static cuda_impl *impl_of(const spk_exec *e)
@@ -95,13 +106,93 @@ int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p)
     return spk_cuda_check(e->err, st, "cudaMalloc");
 }
 
+/* Plain host -> device copy on the stream, synchronized. */
+static int upload_plain(spk_exec *e, void *dst, const void *src, size_t bytes)
+{
+    cuda_impl *c = impl_of(e);
+    SPK_TRY(spk_cuda_check(e->err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream),
+                           "cudaMemcpyAsync (host to device)"));
+    return spk_cuda_check(e->err, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+}
+
+typedef struct copy_part {
+    char *dst;
+    const char *src;
+    size_t bytes;
+} copy_part;
+
+static void *copy_thread(void *arg)
+{
+    copy_part *p = arg;
+    memcpy(p->dst, p->src, p->bytes);
+    return NULL;
+}
+
+/* memcpy by up to STAGE_THREADS threads (the calling one included). */
+static void parallel_copy(char *dst, const char *src, size_t bytes)
+{
+    pthread_t th[STAGE_THREADS];
+    copy_part part[STAGE_THREADS];
+    int started[STAGE_THREADS] = {0};
+    const size_t slice = (bytes / STAGE_THREADS + 4095) & ~(size_t)4095;
+    int k = 0;
+    for (size_t off = 0; off < bytes; off += slice, k++) {
+        part[k].dst = dst + off;
+        part[k].src = src + off;
+        part[k].bytes = bytes - off < slice ? bytes - off : slice;
+    }
+    for (int i = 1; i < k; i++) started[i] = pthread_create(&th[i], NULL, copy_thread, &part[i]) == 0;
+    for (int i = 0; i < k; i++)
+        if (i == 0 || !started[i]) copy_thread(&part[i]); /* a thread that did not start: copied here */
+    for (int i = 1; i < k; i++)
+        if (started[i]) pthread_join(th[i], NULL);
+}
+
+/* The staging buffers and their events (0: ready, else use plain copies). */
+static int stage_ready(cuda_impl *c)
+{
+    if (c->stage[1]) return 1;
+    if (c->stage_failed) return 0;
+    for (int b = 0; b < 2; b++) {
+        if (cudaHostAlloc(&c->stage[b], STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess ||
+            cudaEventCreateWithFlags(&c->staged[b], cudaEventDisableTiming) != cudaSuccess) {
+            cudaGetLastError();
+            c->stage_failed = 1;
+            for (int k = 0; k < 2; k++) {
+                if (c->stage[k]) cudaFreeHost(c->stage[k]);
+                if (c->staged[k]) cudaEventDestroy(c->staged[k]);
+                c->stage[k] = NULL;
+                c->staged[k] = NULL;
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what)
 {
     if (!bytes) return SPK_OK;
     cuda_impl *c = impl_of(e);
-    int st = spk_cuda_check(e->err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream),
-                            "cudaMemcpyAsync (host to device)");
-    if (!st) st = spk_cuda_check(e->err, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+    int st = SPK_OK;
+    if (bytes < STAGE_MIN || !stage_ready(c)) {
+        st = upload_plain(e, dst, src, bytes);
+    } else {
+        /* chunk k: wait for buffer k % 2's previous DMA, fill it, queue its DMA */
+        size_t k = 0;
+        for (size_t off = 0; off < bytes && !st; off += STAGE_BYTES, k++) {
+            const int b = (int)(k % 2);
+            const size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            st = spk_cuda_check(e->err, cudaEventSynchronize(c->staged[b]), "cudaEventSynchronize");
+            if (st) break;
+            parallel_copy(c->stage[b], (const char *)src + off, len);
+            st = spk_cuda_check(e->err,
+                                cudaMemcpyAsync((char *)dst + off, c->stage[b], len, cudaMemcpyHostToDevice, c->stream),
+                                "cudaMemcpyAsync (host to device)");
+            if (!st) st = spk_cuda_check(e->err, cudaEventRecord(c->staged[b], c->stream), "cudaEventRecord");
+        }
+        if (!st) st = spk_cuda_check(e->err, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+    }
     if (st && what) spk_err_prefix(e->err, "uploading %s", what);
     return st;
 }
@@ -251,6 +342,10 @@ static void cu_destroy(spk_exec *e)
             cudaFree(c->ks->d.ticket);
             if (c->ks->hslots) cudaFreeHost(c->ks->hslots);
             free(c->ks);
+        }
+        for (int b = 0; b < 2; b++) {
+            if (c->stage[b]) cudaFreeHost(c->stage[b]);
+            if (c->staged[b]) cudaEventDestroy(c->staged[b]);
         }
         if (c->sparse) cusparseDestroy(c->sparse);
         if (c->blas) cublasDestroy(c->blas);

@@ -128,6 +128,34 @@ static void test_floors(spk_exec *e, spk_err *err)
     }
 }
 
+/* Uploads large enough to go through the staging buffers (and one odd
+ * size, which leaves a short last chunk and a short last thread slice),
+ * then a small one after them: every byte arrives. */
+static void test_large_upload(spk_exec *e, spk_err *err)
+{
+    const size_t sizes[] = {(size_t)100 << 20, ((size_t)37 << 20) + 12345, 4096};
+    for (int t = 0; t < 3; t++) {
+        const size_t bytes = sizes[t];
+        unsigned char *h = malloc(bytes), *back = malloc(bytes);
+        void *d = NULL;
+        CHECK(h && back, "host memory for %zu bytes", bytes);
+        if (!h || !back) {
+            free(h);
+            free(back);
+            return;
+        }
+        for (size_t i = 0; i < bytes; i++) h[i] = (unsigned char)(i * 2654435761u >> 13);
+        memset(back, 0, bytes);
+        CHECK_OK(e->ops->alloc(e, bytes, &d), err->msg);
+        CHECK_OK(e->ops->upload(e, d, h, bytes), err->msg);
+        CHECK_OK(e->ops->download(e, back, d, bytes), err->msg);
+        CHECK(memcmp(h, back, bytes) == 0, "upload of %zu bytes: the bytes differ", bytes);
+        e->ops->free(e, d);
+        free(h);
+        free(back);
+    }
+}
+
 int main(void)
 {
     spk_err err;
@@ -139,6 +167,7 @@ int main(void)
 #endif
     enum { N = 1000 };
     double *x, *y, *z;
+    test_large_upload(e, &err);
     CHECK_OK(spk_exec_alloc_vec(e, N, &x), err.msg);
     CHECK_OK(spk_exec_alloc_vec(e, N, &y), err.msg);
     CHECK_OK(spk_exec_alloc_vec(e, N, &z), err.msg);
