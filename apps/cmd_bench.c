@@ -73,7 +73,8 @@ static void help(void)
            "  --solve-config C    NAME[:key=value,...]: solve each matrix in this configuration\n"
            "                      (repeatable, at most 8; keys format=NAME, vector=classic|fused,\n"
            "                      sweeps=K, isai=0|1, reorder=none|multicolor|block-multicolor,\n"
-           "                      block=B); reports each one's time to solution (setup + solve),\n"
+           "                      block=B, precond=auto|none|jacobi|ic0|ilu0); reports each one's\n"
+           "                      time to solution (setup + solve),\n"
            "                      iterations, true residual and split, and its speedup over the\n"
            "                      first configuration, with a summary (geometric mean, least,\n"
            "                      least above 1M nonzeros, largest ratio of iterations)\n"
@@ -119,6 +120,7 @@ typedef struct solve_cfg {
     char name[32];
     char format[32];         /* the SpMV format ("": the executor's default) */
     int vector_ops, sweeps, isai, reorder, reorder_block;
+    int precond;             /* spk_precond_kind (SPK_PRECOND_AUTO: IC(0) / ILU(0)) */
 } solve_cfg;
 
 typedef struct mat_result {
@@ -261,7 +263,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
-    int st = spk_solver_create(b->ctx, M, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s);
+    int st = spk_solver_create(b->ctx, M, SPK_SOLVER_AUTO, (spk_precond_kind)c->precond, &o, &s);
     r->s_setup_ms = (spk_time_now() - t0) * 1e3;
     if (st) {
         r->solve_status = st;
@@ -467,6 +469,16 @@ static void print_config_summary(const bench *b)
     }
 }
 
+/* The spk_precond_kind named, or -1. */
+static int precond_of(const char *v)
+{
+    const char *names[] = {"auto", "none", "jacobi", "ilu0", "ic0"};
+    const int kinds[] = {SPK_PRECOND_AUTO, SPK_PRECOND_NONE, SPK_PRECOND_JACOBI, SPK_PRECOND_ILU0, SPK_PRECOND_IC0};
+    for (int k = 0; k < 5; k++)
+        if (strcmp(v, names[k]) == 0) return kinds[k];
+    return -1;
+}
+
 /* Parse NAME:key=value,... into c; 0, or a usage message's return. */
 static int parse_cfg(const char *spec, solve_cfg *c)
 {
@@ -501,10 +513,13 @@ static int parse_cfg(const char *spec, solve_cfg *c)
                                                       : SPK_REORDER_BLOCK_MULTICOLOR;
         } else if (strcmp(key, "block") == 0 && !cli_parse_int(val, &iv) && iv >= 1 && iv <= 1000000) {
             c->reorder_block = iv;
+        } else if (strcmp(key, "precond") == 0 && (iv = precond_of(val)) >= 0) {
+            c->precond = iv;
         } else {
             return cli_usage_error("bench",
                                    "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused, "
-                                   "sweeps=K, isai=0|1, reorder=none|multicolor|block-multicolor, block=B)",
+                                   "sweeps=K, isai=0|1, reorder=none|multicolor|block-multicolor, block=B, "
+                                   "precond=auto|none|jacobi|ic0|ilu0)",
                                    c->name, key, val);
         }
     }
@@ -772,9 +787,9 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
         fprintf(f, ", \"format\": ");
         cli_json_string(f, c->format[0] ? c->format : "auto");
         fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
-                   "\"reorder_block\": %d}",
+                   "\"reorder_block\": %d, \"precond\": \"%s\"}",
                 c->vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic", c->sweeps, c->isai, reorders[c->reorder],
-                c->reorder_block);
+                c->reorder_block, spk_precond_kind_name((spk_precond_kind)c->precond));
     }
     fprintf(f, "]");
     if (b->floors) {

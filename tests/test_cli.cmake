@@ -54,14 +54,19 @@ expect_in("${out}" "    sync" "bench --vector-ops fused: sync column")
 # solve configurations compared in one run: each one's time to solution against the first, the
 # summary and the JSON; a bad configuration is a usage error
 spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --solve-config ref
-        --solve-config fast:vector=fused,sweeps=3 "${DATA}/nos3.mtx.gz" --json "${WORK}/configs.json")
+        --solve-config fast:vector=fused,sweeps=3 --solve-config plain:precond=none "${DATA}/nos3.mtx.gz"
+        --json "${WORK}/configs.json")
+expect_in("${out}" "cg+none" "bench configs: the configuration without a preconditioner ran")
 expect_in("${out}" "configurations: time to solution (setup + solve) against 'ref'" "bench configs summary")
 expect_in("${out}" "cg+ic0-sweeps" "bench configs: the sweeps configuration ran")
 file(READ "${WORK}/configs.json" cj)
 expect_in("${cj}" "\"config_summary\": [{\"name\": \"ref\"" "bench configs JSON summary")
 expect_in("${cj}" "\"precond_sweeps\": 3" "bench configs JSON definition")
+expect_in("${cj}" "\"precond\": \"none\"" "bench configs JSON preconditioner")
 spk_run(2 out err bench --device cpu --solve-config "x:sweeps=-1" "${DATA}/nos3.mtx.gz")
 expect_in("${err}" "bad 'sweeps=-1'" "bench bad config")
+spk_run(2 out err bench --device cpu --solve-config "x:precond=ilu7" "${DATA}/nos3.mtx.gz")
+expect_in("${err}" "bad 'precond=ilu7'" "bench bad config precond")
 # a report that cannot be written is named, with exit 1
 spk_run(1 out err bench --device cpu --quiet --formats csr --min-time 0 "${DATA}/nos3.mtx.gz"
         --json /nonexistent-spk-dir/r.json)
