@@ -60,9 +60,9 @@ static void help(void)
            "  --min-time S        and as many as S seconds of measuring allow (default 0.2)\n"
            "  --maxit N           iteration limit of the solves (default 10000)\n"
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
-           "                      solve (default 0: exact triangular solves)\n"
+           "                      solve, or auto (see spk solve --help; default 0: exact solves)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
-           "  --vector-ops V      the solves' vector work: classic (default; also cublas) or fused\n"
+           "  --vector-ops V      the solves' vector work: fused (default) or classic (also cublas)\n"
            "                      (see spk solve --help); fused adds the solves' launches and\n"
            "                      waits as a column\n"
            "  --reorder R         the solves: none (default), multicolor or block-multicolor\n"
@@ -72,7 +72,7 @@ static void help(void)
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
            "  --solve-config C    NAME[:key=value,...]: solve each matrix in this configuration\n"
            "                      (repeatable, at most 8; keys format=NAME, vector=classic|fused,\n"
-           "                      sweeps=K, isai=0|1, reorder=none|multicolor|block-multicolor,\n"
+           "                      sweeps=K|auto, isai=0|1, reorder=none|multicolor|block-multicolor,\n"
            "                      block=B, precond=auto|none|jacobi|ic0|ilu0); reports each one's\n"
            "                      time to solution (setup + solve),\n"
            "                      iterations, true residual and split, and its speedup over the\n"
@@ -483,6 +483,7 @@ static int precond_of(const char *v)
 static int parse_cfg(const char *spec, solve_cfg *c)
 {
     memset(c, 0, sizeof *c);
+    c->vector_ops = SPK_VECTOR_FUSED; /* the library's defaults where a key is not given */
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
     if (nl == 0 || nl >= sizeof c->name)
@@ -504,6 +505,8 @@ static int parse_cfg(const char *spec, solve_cfg *c)
             c->vector_ops = strcmp(val, "fused") == 0 ? SPK_VECTOR_FUSED : SPK_VECTOR_CLASSIC;
         } else if (strcmp(key, "sweeps") == 0 && !cli_parse_int(val, &iv) && iv >= 0 && iv <= 1000) {
             c->sweeps = iv;
+        } else if (strcmp(key, "sweeps") == 0 && strcmp(val, "auto") == 0) {
+            c->sweeps = SPK_PRECOND_SWEEPS_AUTO;
         } else if (strcmp(key, "isai") == 0 && !cli_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
             c->isai = iv;
         } else if (strcmp(key, "reorder") == 0 && (!strcmp(val, "none") || !strcmp(val, "multicolor") ||
@@ -518,7 +521,7 @@ static int parse_cfg(const char *spec, solve_cfg *c)
         } else {
             return cli_usage_error("bench",
                                    "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused, "
-                                   "sweeps=K, isai=0|1, reorder=none|multicolor|block-multicolor, block=B, "
+                                   "sweeps=K|auto, isai=0|1, reorder=none|multicolor|block-multicolor, block=B, "
                                    "precond=auto|none|jacobi|ic0|ilu0)",
                                    c->name, key, val);
         }
@@ -1078,6 +1081,7 @@ int cmd_bench(int argc, char **argv)
 {
     bench b;
     memset(&b, 0, sizeof b);
+    b.vector_ops = SPK_VECTOR_FUSED;
     b.repeat = 10;
     b.min_time = 0.2;
     b.maxit = 10000;
@@ -1140,8 +1144,10 @@ int cmd_bench(int argc, char **argv)
                 goto out;
             }
         } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
-            if (r < 0 || cli_parse_int(v, &b.sweeps) || b.sweeps < 0 || b.sweeps > 1000) {
-                cli_usage_error("bench", "--precond-sweeps needs an integer in [0, 1000]");
+            if (r > 0 && strcmp(v, "auto") == 0) {
+                b.sweeps = SPK_PRECOND_SWEEPS_AUTO;
+            } else if (r < 0 || cli_parse_int(v, &b.sweeps) || b.sweeps < 0 || b.sweeps > 1000) {
+                cli_usage_error("bench", "--precond-sweeps needs an integer in [0, 1000] or auto");
                 goto out;
             }
         } else if ((r = cli_opt_value(argc, argv, &i, "device", &v))) {

@@ -44,8 +44,12 @@ static void help(void)
            "  --atol A            or when ||r|| <= A (default 0)\n"
            "  --maxit N           iteration limit (default 10000)\n"
            "  --no-shift          fail on a bad IC(0)/ILU(0) pivot instead of shifting the diagonal\n"
-           "  --precond-sweeps K  IC(0)/ILU(0): replace each triangular solve by K Jacobi sweeps,\n"
-           "                      each an SpMV in the solver's format (default 0: exact solves)\n"
+           "  --precond-sweeps K  IC(0)/ILU(0): replace each triangular solve by K Jacobi sweeps\n"
+           "                      (1..1000; on the GPU factorization and sweeps on the device);\n"
+           "                      0 (default): exact solves (on the GPU cuSPARSE csric02/csrilu02\n"
+           "                      + cusparseSpSV, the reference); auto: on the GPU 3 sweeps on the\n"
+           "                      device's factor, checked on a probe vector, exact solves with\n"
+           "                      that factor where the check fails (on the host: exact)\n"
            "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
            "                      inverse (one SpMV each) instead of solving\n"
            "  --reorder R         none | multicolor | block-multicolor (default none): solve the\n"
@@ -53,11 +57,11 @@ static void help(void)
            "                      one triangular-solve level per color; block-multicolor colors\n"
            "                      blocks of B rows (--reorder-block B, default 16) instead, each\n"
            "                      block kept in order (x is in the file's order)\n"
-           "  --vector-ops V      classic (default; also 'cublas'): one operation per dot product,\n"
-           "                      norm and update, each scalar back on the host; fused: each\n"
-           "                      iteration's updates and reductions in a few fused steps with\n"
-           "                      the scalars on the device, read once per CG iteration (twice\n"
-           "                      per BiCGStab iteration); same iterations and outcome\n"
+           "  --vector-ops V      fused (default): each iteration's updates and reductions in a\n"
+           "                      few fused steps with the scalars on the device, read once per\n"
+           "                      CG iteration (twice per BiCGStab iteration); classic (also\n"
+           "                      'cublas'): one operation per dot product, norm and update, each\n"
+           "                      scalar back on the host; same iterations and outcome\n"
            "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
            "  --monitor           print the residual of every iteration\n"
            "  --json              print one JSON object instead of text\n"
@@ -153,9 +157,11 @@ static int parse(int argc, char **argv, solve_args *a)
         } else if ((r = cli_reorder_option("solve", argc, argv, &i, &a->o.reorder, &a->o.reorder_block))) {
             if (r < 0) return CLI_USAGE;
         } else if ((r = cli_opt_value(argc, argv, &i, "precond-sweeps", &v))) {
-            if (r < 0 || cli_parse_int(v, &a->o.precond_sweeps) || a->o.precond_sweeps < 0 ||
-                a->o.precond_sweeps > 1000)
-                return cli_usage_error("solve", "--precond-sweeps needs an integer in [0, 1000]");
+            if (r > 0 && strcmp(v, "auto") == 0)
+                a->o.precond_sweeps = SPK_PRECOND_SWEEPS_AUTO;
+            else if (r < 0 || cli_parse_int(v, &a->o.precond_sweeps) || a->o.precond_sweeps < 0 ||
+                     a->o.precond_sweeps > 1000)
+                return cli_usage_error("solve", "--precond-sweeps needs an integer in [0, 1000] or auto");
         } else if ((r = cli_opt_value(argc, argv, &i, "maxit", &v))) {
             if (r < 0 || cli_parse_int(v, &a->o.maxit) || a->o.maxit < 0)
                 return cli_usage_error("solve", "--maxit needs an integer >= 0");

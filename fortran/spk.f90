@@ -62,6 +62,10 @@ module spk
      integer(c_int) :: history_len
      type(c_ptr) :: history
      real(c_double) :: t_sync          ! fused vector steps: launches and waits of the loop
+     real(c_double) :: t_setup_upload  ! parts of t_setup: the matrix's upload to the device,
+     real(c_double) :: t_setup_check   ! the symmetry and diagonal checks,
+     real(c_double) :: t_setup_format  ! the SpMV format,
+     real(c_double) :: t_setup_precond ! the preconditioner
   end type spk_result
 
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &

@@ -140,14 +140,19 @@ typedef struct spk_options {
     double dtol;               /* stop as diverged when ||r|| > dtol * max(||b||, ||b - A x0||)
                                   (default 1e8; 0: never) */
     int precond_sweeps;        /* IC(0)/ILU(0): 0 (default) solves the triangular systems exactly
-                                  (substitution on the host, cusparseSpSV on the GPU); k in
-                                  [1, 1000] replaces each by k Jacobi sweeps, each an SpMV in the
-                                  solver's format (the preconditioner is then "ic0-sweeps" or
-                                  "ilu0-sweeps"): approximate, fully parallel */
+                                  (substitution on the host; on the GPU cuSPARSE csric02/csrilu02 +
+                                  cusparseSpSV, the reference recipe); k in [1, 1000] replaces each
+                                  by k Jacobi sweeps ("ic0-sweeps" / "ilu0-sweeps"; on the host
+                                  each an SpMV in the solver's format, on the GPU the factorization
+                                  and the sweeps stay on the device); SPK_PRECOND_SWEEPS_AUTO: on
+                                  the GPU the device's factorization with 3 sweeps, checked on a
+                                  probe vector after the factorization, and exact solves with that
+                                  factor where the check fails ("ic0-dev" / "ilu0-dev"); on the
+                                  host exact solves */
     int precond_isai;          /* IC(0)/ILU(0): 1 applies each factor's incomplete sparse
                                   approximate inverse, one SpMV per factor ("ic0-isai",
                                   "ilu0-isai"), instead of solving; 0 (default) solves.  Not
-                                  together with precond_sweeps */
+                                  together with precond_sweeps > 0 */
     int reorder;               /* SPK_REORDER_NONE (default) or SPK_REORDER_MULTICOLOR: solve
                                   P A P^T (P b) with the rows ordered by a greedy coloring of
                                   A + A^T, so that each triangular solve of IC(0)/ILU(0) has one
@@ -158,17 +163,18 @@ typedef struct spk_options {
                                   closer to the natural order's iterations.  x is returned in
                                   the caller's order */
     int reorder_block;         /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR (default 0: 16) */
-    int vector_ops;            /* SPK_VECTOR_CLASSIC (default): one executor operation per dot
-                                  product, norm and update, each scalar back on the host (cuBLAS
-                                  on the GPU); SPK_VECTOR_FUSED: the updates and reductions of an
+    int vector_ops;            /* SPK_VECTOR_FUSED (default): the updates and reductions of an
                                   iteration fused into a few steps, the scalars kept on the
                                   executor and read once per CG iteration (twice per BiCGStab
-                                  iteration); the same iterations, tests and outcomes (on the
-                                  host the same numbers to the bit) */
+                                  iteration); SPK_VECTOR_CLASSIC: one executor operation per dot
+                                  product, norm and update, each scalar back on the host (cuBLAS
+                                  on the GPU, the reference recipe); the same iterations, tests
+                                  and outcomes (on the host the same numbers to the bit) */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
 #define SPK_VECTOR_FUSED 1
+#define SPK_PRECOND_SWEEPS_AUTO (-1)
 
 #define SPK_REORDER_NONE 0
 #define SPK_REORDER_MULTICOLOR 1

@@ -274,6 +274,18 @@ __global__ void sweep_kernel(int n, const int *__restrict__ beg, int boff, const
     }
 }
 
+__global__ void probe_kernel(int n, double *x)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    unsigned h = (unsigned)i * 2654435761u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    const double m = 0.5 + ((h >> 8) & 0xffff) * (1.0 / 65536.0);
+    x[i] = h & 1 ? m : -m;
+}
+
 unsigned blocks_for(long long threads)
 {
     return (unsigned)((threads + kBlock - 1) / kBlock);
@@ -361,5 +373,12 @@ extern "C" cudaError_t spk_dev_sweep(cudaStream_t s, int n, int threads, const i
     default: return cudaErrorInvalidValue;
     }
 #undef SPK_SWEEP
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x)
+{
+    if (n == 0) return cudaSuccess;
+    probe_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, x);
     return cudaGetLastError();
 }

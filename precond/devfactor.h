@@ -53,6 +53,10 @@ cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *
 cudaError_t spk_dev_sweep(cudaStream_t s, int n, int threads, const int *beg, int boff, const int *end, int eoff,
                           const int *col, const double *val, const double *idiag, const double *b,
                           const double *x, double *out);
+/* |x[i]| in [0.5, 1.5) with a sign, both a fixed hash of i (a probe vector
+ * with the rough components of a residual, not only smooth ones). */
+cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,11 +28,13 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/exec_cuda.h"
 #include "devfactor.h"
 #include "factor.h"
+#include "spsv.h"
 
 typedef struct dev_pc {
     spk_exec *e;
@@ -55,6 +57,10 @@ typedef struct dev_pc {
     double *x0, *x1, *y;       /* sweep vectors */
     double alpha;
     int valid;
+    int exact;                 /* 1: exact solves (cusparseSpSV on F), the sweeps' check failed */
+    double check;              /* the check's result: the sweeps' last update over the result */
+    spk_spsv_pair sp;          /* exact: the solves */
+    char what[64];             /* describe() */
 } dev_pc;
 
 static const spk_factor_kind *host_kind(const dev_pc *p)
@@ -69,6 +75,7 @@ static void dev_destroy(void *impl)
     void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->done, p->ctl,
                    p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf,  p->x0,      p->x1,   p->y};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
+    spk_spsv_pair_free(&p->sp);
     free(p);
 }
 
@@ -206,6 +213,60 @@ static int transpose(dev_pc *p)
     return SPK_OK;
 }
 
+static int tri_apply(dev_pc *p, int t, const double *b, double *out);
+
+/* How far K sweeps on triangle t are from its exact solve, for the probe b:
+ * ||x_{K+1} - x_K|| / ||x_{K+1}||, the D-scaled residual of x_K (one more
+ * sweep is x_K plus D^-1 (b - T x_K)). */
+static int sweep_check(dev_pc *p, int t, const double *b, double *xn, double *q)
+{
+    spk_exec *e = p->e;
+    const int n = p->n, k = p->k;
+    double *xk = p->y, num = 0, den = 0;
+    /* x_K into y, then x_{K+1} from K + 1 sweeps into xn (the sweeps'
+     * intermediate vectors are x0 and x1, neither of them) */
+    SPK_TRY(tri_apply(p, t, b, xk));
+    p->k = k + 1;
+    int st = tri_apply(p, t, b, xn);
+    p->k = k;
+    SPK_TRY(st);
+    SPK_TRY(e->ops->nrm2(e, n, xn, &den));
+    SPK_TRY(e->ops->axpy(e, n, -1.0, xn, xk));
+    SPK_TRY(e->ops->nrm2(e, n, xk, &num));
+    *q = den > 0 && isfinite(num) && isfinite(den) ? num / den : INFINITY;
+    return SPK_OK;
+}
+
+/* Sweeps, or (sweeps_check > 0 and a sweep check above it) exact solves. */
+static int choose(dev_pc *p)
+{
+    const char *lb = p->ic ? "ic0" : "ilu0";
+    p->exact = 0;
+    p->check = 0;
+    if (p->opts.sweeps_check > 0 && p->n > 0) {
+        double *b = NULL, *xn = NULL, q0 = 0, q1 = 0;
+        SPK_TRY(spk_exec_alloc_vec(p->e, p->n, &b));
+        int st = spk_exec_alloc_vec(p->e, p->n, &xn);
+        if (!st) st = spk_cuda_check(p->e->err, spk_dev_probe(p->s, p->n, b), "spk_dev_probe");
+        if (!st) st = sweep_check(p, 0, b, xn, &q0);
+        if (!st) st = sweep_check(p, 1, b, xn, &q1);
+        p->e->ops->free(p->e, b);
+        if (xn) p->e->ops->free(p->e, xn);
+        SPK_TRY(st);
+        p->check = q0 > q1 ? q0 : q1;
+        p->exact = !(p->check <= p->opts.sweeps_check);
+    }
+    if (p->exact) {
+        if (!p->sp.e)
+            SPK_TRY(spk_spsv_pair_init(p->e, &p->sp, p->n, p->nnz, p->ic, p->frp, p->fci, p->v));
+        SPK_TRY(spk_spsv_pair_ready(&p->sp));
+        snprintf(p->what, sizeof p->what, "%s-dev", lb);
+    } else {
+        snprintf(p->what, sizeof p->what, "%s-sweeps", lb);
+    }
+    return SPK_OK;
+}
+
 /* The shift policy of spk_factor_run (factor.h) on the device. */
 static int run(dev_pc *p)
 {
@@ -243,6 +304,7 @@ static int run(dev_pc *p)
         p->alpha = alpha;
     }
     SPK_TRY(transpose(p));
+    SPK_TRY(choose(p));
     p->valid = 1;
     return SPK_OK;
 }
@@ -346,8 +408,15 @@ static int dev_apply(void *impl, const double *r, double *z)
         return spk_err_set(p->e->err, SPK_ERR_ZERO_PIVOT, "%s: no valid factorization to apply (the last refactor failed)",
                            host_kind(p)->label);
     if (p->n == 0) return SPK_OK;
+    if (p->exact) return spk_spsv_pair_solve(&p->sp, r, z);
     SPK_TRY(tri_apply(p, 0, r, p->y));
     return tri_apply(p, 1, p->y, z); /* z may be r: r is no longer read */
+}
+
+static const char *dev_describe(const void *impl)
+{
+    const dev_pc *p = impl;
+    return p && p->what[0] ? p->what : "";
 }
 
 /* New values: everything again from the new matrix, in place of the old. */
@@ -400,8 +469,9 @@ static int ilu0_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, con
 }
 
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
-    "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, ic0_create_dev,
+    "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe, ic0_create_dev,
 };
 const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
-    "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, ilu0_create_dev,
+    "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe,
+    ilu0_create_dev,
 };

@@ -25,6 +25,7 @@
 #include "core/cuda_kernels.h"
 #include "core/exec_cuda.h"
 #include "factor.h"
+#include "spsv.h"
 
 #define PIVOT_RTOL 1e-14 /* the host's test: |pivot| <= 1e-14 * scale is a bad pivot */
 
@@ -34,7 +35,7 @@ typedef struct gpu_factor {
     cudaStream_t s;
     int n, nnz, ic;                 /* ic: IC(0) (else ILU(0)) */
     int *rowptr, *colind, *diag;    /* device pattern */
-    double *val, *piv, *t;          /* factor values, pivots read back, solve temporary */
+    double *val, *piv;              /* factor values, pivots read back */
     unsigned char *bad;
     double *hpiv, *hscale;          /* host: pivots, and the scale of each row's test */
     unsigned char *hbad;
@@ -42,28 +43,18 @@ typedef struct gpu_factor {
     csrilu02Info_t ilu;
     csric02Info_t icinfo;
     void *fbuf;
-    cusparseSpMatDescr_t M1, M2;    /* ILU(0): L and U; IC(0): L (M2 unused) */
-    cusparseDnVecDescr_t vr, vt, vz;
-    cusparseSpSVDescr_t sv1, sv2;
-    void *sbuf1, *sbuf2;
-    int analyzed;
+    spk_spsv_pair sp;               /* the triangular solves on the factor's arrays */
 } gpu_factor;
 
 static void gpu_release(spk_factor *f)
 {
     gpu_factor *g = f->dev;
     if (!g) return;
-    if (g->sv1) cusparseSpSV_destroyDescr(g->sv1);
-    if (g->sv2) cusparseSpSV_destroyDescr(g->sv2);
-    if (g->M1) cusparseDestroySpMat(g->M1);
-    if (g->M2) cusparseDestroySpMat(g->M2);
-    if (g->vr) cusparseDestroyDnVec(g->vr);
-    if (g->vt) cusparseDestroyDnVec(g->vt);
-    if (g->vz) cusparseDestroyDnVec(g->vz);
+    spk_spsv_pair_free(&g->sp);
     if (g->ilu) cusparseDestroyCsrilu02Info(g->ilu);
     if (g->icinfo) cusparseDestroyCsric02Info(g->icinfo);
     if (g->descr) cusparseDestroyMatDescr(g->descr);
-    void *dev[] = {g->rowptr, g->colind, g->diag, g->val, g->piv, g->t, g->bad, g->fbuf, g->sbuf1, g->sbuf2};
+    void *dev[] = {g->rowptr, g->colind, g->diag, g->val, g->piv, g->bad, g->fbuf};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
     free(g->hpiv);
     free(g->hscale);
@@ -99,7 +90,6 @@ static int gpu_prepare(spk_factor *f)
     SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the factor's values", (void **)&g->val));
     SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factor's diagonal positions", (void **)&g->diag));
     SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the factor's pivots", (void **)&g->piv));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "a triangular-solve vector", (void **)&g->t));
     SPK_TRY(spk_cuda_alloc(e, nb, "pivot flags", (void **)&g->bad));
     SPK_TRY(spk_cuda_upload(e, g->rowptr, f->F.rowptr, (nb + 1) * sizeof(int), "factor row pointers"));
     SPK_TRY(spk_cuda_upload(e, g->colind, f->F.colind, (size_t)nnz * sizeof(int), "factor columns"));
@@ -129,65 +119,7 @@ static int gpu_prepare(spk_factor *f)
                                                          g->colind, g->ilu,
                                                          CUSPARSE_SOLVE_POLICY_USE_LEVEL, g->fbuf));
 
-    /* triangular factors as generic descriptors over the same arrays */
-    cusparseFillMode_t lower = CUSPARSE_FILL_MODE_LOWER, upper = CUSPARSE_FILL_MODE_UPPER;
-    cusparseDiagType_t unit = CUSPARSE_DIAG_TYPE_UNIT, nonunit = CUSPARSE_DIAG_TYPE_NON_UNIT;
-    SPK_CUSPARSE_TRY(err, cusparseCreateCsr(&g->M1, n, n, nnz, g->rowptr, g->colind, g->val,
-                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                            CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    SPK_CUSPARSE_TRY(err, cusparseSpMatSetAttribute(g->M1, CUSPARSE_SPMAT_FILL_MODE, &lower, sizeof lower));
-    SPK_CUSPARSE_TRY(err, cusparseSpMatSetAttribute(g->M1, CUSPARSE_SPMAT_DIAG_TYPE,
-                                                    g->ic ? &nonunit : &unit, sizeof unit));
-    if (!g->ic) {
-        SPK_CUSPARSE_TRY(err, cusparseCreateCsr(&g->M2, n, n, nnz, g->rowptr, g->colind, g->val,
-                                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                                CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-        SPK_CUSPARSE_TRY(err, cusparseSpMatSetAttribute(g->M2, CUSPARSE_SPMAT_FILL_MODE, &upper, sizeof upper));
-        SPK_CUSPARSE_TRY(err, cusparseSpMatSetAttribute(g->M2, CUSPARSE_SPMAT_DIAG_TYPE, &nonunit,
-                                                        sizeof nonunit));
-    }
-    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&g->vr, n, g->t, CUDA_R_64F));
-    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&g->vt, n, g->t, CUDA_R_64F));
-    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&g->vz, n, g->t, CUDA_R_64F));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_createDescr(&g->sv1));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_createDescr(&g->sv2));
-    return SPK_OK;
-}
-
-/* The second solve: U (ILU(0)) or L^T (IC(0)). */
-static cusparseSpMatDescr_t second_matrix(const gpu_factor *g, cusparseOperation_t *op)
-{
-    *op = g->ic ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE;
-    return g->ic ? g->M1 : g->M2;
-}
-
-/* SpSV analysis after the first good factorization, value update after later ones. */
-static int spsv_ready(gpu_factor *g)
-{
-    spk_err *err = g->e->err;
-    const double one = 1.0;
-    cusparseOperation_t op2;
-    cusparseSpMatDescr_t M2 = second_matrix(g, &op2);
-    if (g->analyzed) {
-        SPK_CUSPARSE_TRY(err, cusparseSpSV_updateMatrix(g->h, g->sv1, g->val, CUSPARSE_SPSV_UPDATE_GENERAL));
-        SPK_CUSPARSE_TRY(err, cusparseSpSV_updateMatrix(g->h, g->sv2, g->val, CUSPARSE_SPSV_UPDATE_GENERAL));
-        return SPK_OK;
-    }
-    size_t b1 = 0, b2 = 0;
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_bufferSize(g->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, g->M1,
-                                                  g->vr, g->vt, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT,
-                                                  g->sv1, &b1));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_bufferSize(g->h, op2, &one, M2, g->vt, g->vz, CUDA_R_64F,
-                                                  CUSPARSE_SPSV_ALG_DEFAULT, g->sv2, &b2));
-    SPK_TRY(spk_cuda_alloc(g->e, b1, "the triangular-solve workspace", &g->sbuf1));
-    SPK_TRY(spk_cuda_alloc(g->e, b2, "the triangular-solve workspace", &g->sbuf2));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_analysis(g->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, g->M1,
-                                                g->vr, g->vt, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT,
-                                                g->sv1, g->sbuf1));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_analysis(g->h, op2, &one, M2, g->vt, g->vz, CUDA_R_64F,
-                                                CUSPARSE_SPSV_ALG_DEFAULT, g->sv2, g->sbuf2));
-    g->analyzed = 1;
-    return SPK_OK;
+    return spk_spsv_pair_init(e, &g->sp, n, nnz, g->ic, g->rowptr, g->colind, g->val);
 }
 
 /* Factorize A + alpha*diag(A) on the device; 0, -1 with the failing row, or an error. */
@@ -239,7 +171,7 @@ static int gpu_numeric(spk_factor *f, double alpha, spk_factor_fail *fail)
             return -1;
         }
     }
-    SPK_TRY(spsv_ready(g));
+    SPK_TRY(spk_spsv_pair_ready(&g->sp));
     return 0;
 }
 
@@ -249,18 +181,7 @@ static int gpu_apply(void *impl, const double *r, double *z)
     spk_factor *f = impl;
     SPK_TRY(spk_factor_check_apply(f, r, z));
     gpu_factor *g = f->dev;
-    spk_err *err = g->e->err;
-    const double one = 1.0;
-    if (g->n == 0) return SPK_OK;
-    cusparseOperation_t op2;
-    cusparseSpMatDescr_t M2 = second_matrix(g, &op2);
-    SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(g->vr, (void *)r));
-    SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(g->vz, z));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_solve(g->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, g->M1, g->vr,
-                                             g->vt, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, g->sv1));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_solve(g->h, op2, &one, M2, g->vt, g->vz, CUDA_R_64F,
-                                             CUSPARSE_SPSV_ALG_DEFAULT, g->sv2));
-    return SPK_OK;
+    return spk_spsv_pair_solve(&g->sp, r, z);
 }
 
 static const spk_factor_kind ilu0_cuda_kind = {
@@ -281,8 +202,8 @@ static int ic0_cuda_create(spk_exec *e, const spk_csr *A, const spk_precond_opts
 }
 
 const struct spk_precond_ops spk_precond_ilu0_cuda = {
-    "ilu0", "cuda", ilu0_cuda_create, gpu_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift, NULL,
+    "ilu0", "cuda", ilu0_cuda_create, gpu_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift, NULL, NULL,
 };
 const struct spk_precond_ops spk_precond_ic0_cuda = {
-    "ic0", "cuda", ic0_cuda_create, gpu_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift, NULL,
+    "ic0", "cuda", ic0_cuda_create, gpu_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift, NULL, NULL,
 };

@@ -16,6 +16,9 @@ typedef struct spk_precond_opts {
     double shift_init;   /* first alpha (> 0) */
     double shift_max;    /* give up beyond this alpha */
     int sweeps;          /* "ilu0-sweeps", "ic0-sweeps": Jacobi sweeps per triangular solve */
+    double sweeps_check; /* GPU sweeps: > 0 checks them on a probe after each factorization and
+                            solves exactly instead when the sweeps' last update is above this
+                            fraction of the result (0: sweeps always) */
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
@@ -29,6 +32,9 @@ struct spk_precond_ops {
     void (*destroy)(void *impl);
     /* alpha of the shifted factorization in use, 0 when none was needed */
     double (*shift)(const void *impl);
+    /* Optional: what is applied, when an implementation chooses between
+     * ways at setup (NULL: name) */
+    const char *(*describe)(const void *impl);
     /* Optional (GPU): the same as create, from A's CSR arrays already in
      * device memory (dA; A on the host gives the sizes and must hold the
      * same matrix), with no host pass over A; NULL where there is none. */

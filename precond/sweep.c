@@ -375,7 +375,7 @@ static double sweep_shift(const void *impl)
 #ifdef SPK_HAVE_CUDA
 #define SWEEP_CUDA_ENTRY(sym, name)                                                                                   \
     const struct spk_precond_ops spk_precond_##sym##_cuda = {                                                         \
-        name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL,                    \
+        name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL,              \
     };
 #else
 #define SWEEP_CUDA_ENTRY(sym, name)
@@ -386,7 +386,7 @@ static double sweep_shift(const void *impl)
         return sweep_create(e, A, o, &kind, isai, impl);                                                              \
     }                                                                                                                 \
     const struct spk_precond_ops spk_precond_##sym##_host = {                                                         \
-        name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL,                    \
+        name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL,              \
     };
 
 SWEEP_VARIANT(ilu0_sweeps, "ilu0-sweeps", spk_ilu0_kind, 0)

@@ -447,6 +447,7 @@ void spk_options_default(spk_options *o)
     o->allow_shift = 1;
     o->shift_init = 1e-3;
     o->shift_max = 1.0;
+    o->vector_ops = SPK_VECTOR_FUSED;
 }
 
 static int check_options(const spk_options *o, spk_err *e)
@@ -469,12 +470,12 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "vector_ops must be SPK_VECTOR_CLASSIC (0) or SPK_VECTOR_FUSED (1) (got %d)",
                            o->vector_ops);
-    if (o->precond_isai && o->precond_sweeps)
+    if (o->precond_isai && o->precond_sweeps > 0)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "precond_isai and precond_sweeps are two ways to apply IC(0)/ILU(0): choose one");
-    if (o->precond_sweeps < 0 || o->precond_sweeps > 1000)
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_sweeps must be in [0, 1000] (got %d; 0: exact "
-                           "triangular solves)", o->precond_sweeps);
+    if (o->precond_sweeps < SPK_PRECOND_SWEEPS_AUTO || o->precond_sweeps > 1000)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_sweeps must be in [0, 1000] or SPK_PRECOND_SWEEPS_AUTO "
+                           "(got %d; 0: exact triangular solves)", o->precond_sweeps);
     if (o->hmec_parts < 0 || o->hmec_parts > 8)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "hmec_parts must be in [1, 8] (got %d)", o->hmec_parts);
     if (!(o->tile_te >= 0) || !(o->tile_th >= 0) || !isfinite(o->tile_te) || !isfinite(o->tile_th))
@@ -498,6 +499,12 @@ static void spmv_opts_of(const spk_options *o, spk_spmv_opts *so)
     so->tile_defer_nnz = o->tile_defer_nnz;
 }
 
+/* SPK_PRECOND_SWEEPS_AUTO on the GPU: sweeps per triangular solve, and the
+ * largest relative last update of the sweeps on a probe (spk_precond_opts
+ * .sweeps_check) for which they are kept instead of exact solves. */
+#define GPU_SWEEPS 3
+#define GPU_SWEEPS_CHECK 0.2
+
 /* Create (or recreate) the preconditioner of kind s->pkind. */
 static int setup_precond(spk_solver *s)
 {
@@ -508,7 +515,14 @@ static int setup_precond(spk_solver *s)
     const struct spk_precond_ops *ops;
     /* IC(0)/ILU(0) applied by sweeps or approximate inverses: "ic0-sweeps", "ilu0-isai", ... */
     const int factor = s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0;
-    const char *how = !factor ? "" : s->opts.precond_isai ? "-isai" : s->opts.precond_sweeps > 0 ? "-sweeps" : "";
+    int sweeps = s->opts.precond_sweeps;
+    s->popts.sweeps_check = 0;
+    if (sweeps == SPK_PRECOND_SWEEPS_AUTO) { /* the GPU's device-resident sweeps, checked */
+        sweeps = spk_exec_is_host(e) || s->opts.precond_isai ? 0 : GPU_SWEEPS;
+        if (sweeps) s->popts.sweeps_check = GPU_SWEEPS_CHECK;
+    }
+    if (sweeps > 0) s->popts.sweeps = sweeps;
+    const char *how = !factor ? "" : s->opts.precond_isai ? "-isai" : sweeps > 0 ? "-sweeps" : "";
     char name[32];
     snprintf(name, sizeof name, "%s%s", spk_precond_kind_name(s->pkind), how);
     SPK_TRY(spk_precond_find(name, e, &ops, e->err));
@@ -699,7 +713,6 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     s->popts.allow_shift = s->opts.allow_shift;
     s->popts.shift_init = s->opts.shift_init;
     s->popts.shift_max = s->opts.shift_max;
-    s->popts.sweeps = s->opts.precond_sweeps;
     snprintf(s->popts.format, sizeof s->popts.format, "%s", s->opts.format ? s->opts.format : "");
     spmv_opts_of(&s->opts, &s->popts.spmv);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
@@ -873,7 +886,8 @@ const char *spk_solver_method(const spk_solver *s)
 
 const char *spk_solver_precond(const spk_solver *s)
 {
-    return s && s->k.M_ops ? s->k.M_ops->name : "";
+    if (!s || !s->k.M_ops) return "";
+    return s->k.M_ops->describe ? s->k.M_ops->describe(s->k.M) : s->k.M_ops->name;
 }
 
 const char *spk_solver_format(const spk_solver *s)

@@ -104,8 +104,32 @@ static void matrices_and_solves(void)
     {
         spk_options os;
         spk_options_default(&os);
-        CHECK(os.precond_sweeps == 0 && os.precond_isai == 0, "default precond_sweeps %d, precond_isai %d",
-              os.precond_sweeps, os.precond_isai);
+        CHECK(os.precond_sweeps == 0 && os.precond_isai == 0 &&
+                  os.vector_ops == SPK_VECTOR_FUSED,
+              "default precond_sweeps %d, precond_isai %d, vector_ops %d", os.precond_sweeps, os.precond_isai,
+              os.vector_ops);
+        {   /* sweeps auto: on the GPU the device factor with sweeps (or exact solves
+             * where the sweeps' check fails), on the host the exact IC(0) */
+            spk_solver *sd = NULL;
+            os.precond_sweeps = SPK_PRECOND_SWEEPS_AUTO;
+            CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &os, &sd), spk_last_error(ctx));
+            const char *pn = sd ? spk_solver_precond(sd) : "-";
+#ifdef SPK_TEST_CUDA
+            CHECK(strcmp(pn, "ic0-sweeps") == 0 || strcmp(pn, "ic0-dev") == 0, "default precond on the GPU: %s", pn);
+#else
+            CHECK(strcmp(pn, "ic0") == 0, "default precond on the host: %s", pn);
+#endif
+            if (sd) { /* and it solves */
+                for (int i = 0; i < n; i++) xs[i] = sin(2.0 * i);
+                spk_matrix_multiply(A, xs, b);
+                memset(x, 0, (size_t)n * sizeof(double));
+                spk_result ra;
+                CHECK_OK(spk_solve(sd, b, x, &ra), spk_last_error(ctx));
+                CHECK(ra.reason == SPK_CONVERGED_RTOL && max_err(x, xs, n) < 1e-6, "sweeps auto: %s, error %g",
+                      spk_reason_name(ra.reason), max_err(x, xs, n));
+            }
+            spk_solver_destroy(sd);
+        }
         os.precond_sweeps = 2;
         os.rtol = 1e-10;
         spk_solver *sw = NULL;
@@ -128,11 +152,14 @@ static void matrices_and_solves(void)
         spk_solver_destroy(sw);
         for (int k = 0; k < nin; k++) v[k] *= 2; /* back to the values the tests below expect */
         CHECK_OK(spk_matrix_update_values(A, v), spk_last_error(ctx));
-        os.precond_sweeps = 1001;
-        sw = NULL;
-        CHECK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &os, &sw) == SPK_ERR_INVALID_ARG && !sw &&
-                  check_contains(spk_last_error(ctx), "precond_sweeps"),
-              "1001 sweeps: %s", spk_last_error(ctx));
+        const int bad[] = {1001, -2};
+        for (int t = 0; t < 2; t++) {
+            os.precond_sweeps = bad[t];
+            sw = NULL;
+            CHECK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &os, &sw) == SPK_ERR_INVALID_ARG &&
+                      !sw && check_contains(spk_last_error(ctx), "precond_sweeps"),
+                  "%d sweeps: %s", bad[t], spk_last_error(ctx));
+        }
     }
     /* NaN in new values is refused */
     v[3] = NAN;

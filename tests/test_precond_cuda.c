@@ -107,6 +107,53 @@ static void sweeps(const char *what, const spk_csr *A, int ic, int allow_shift)
     compare_with(what, A, ex, sw, allow_shift, 1000, 1);
 }
 
+/* The sweeps' check: a bound nothing meets gives exact solves with the
+ * device's factor ("-dev", equal to the host's exact factorization's
+ * solves), a bound everything meets keeps the sweeps. */
+static void sweeps_check(const char *what, const spk_csr *A, int ic)
+{
+    const char *sw = ic ? "ic0-sweeps" : "ilu0-sweeps", *ex = ic ? "ic0" : "ilu0";
+    const struct spk_precond_ops *dops, *hops;
+    CHECK_OK(spk_precond_find(sw, g_dev, &dops, g_dev->err), g_dev->err->msg);
+    CHECK_OK(spk_precond_find(ex, g_host, &hops, g_host->err), g_host->err->msg);
+    for (int strict = 0; strict < 2; strict++) {
+        spk_precond_opts o;
+        spk_precond_opts_default(&o);
+        o.sweeps_check = strict ? 1e-300 : 1e300;
+        void *dM = NULL, *hM = NULL;
+        CHECK_OK(dops->create(g_dev, A, &o, &dM), g_dev->err->msg);
+        CHECK_OK(hops->create(g_host, A, &o, &hM), g_host->err->msg);
+        char want[32];
+        snprintf(want, sizeof want, "%s%s", ex, strict ? "-dev" : "-sweeps");
+        const char *got = dM && dops->describe ? dops->describe(dM) : "-";
+        CHECK(strcmp(got, want) == 0, "%s check %g: %s, not %s", what, o.sweeps_check, got, want);
+        if (strict && dM && hM) { /* exact: the host's exact solves */
+            const int n = A->nrows;
+            double *r = malloc(((size_t)n + 1) * sizeof(double)), *zh = malloc(((size_t)n + 1) * sizeof(double));
+            double *zd = malloc(((size_t)n + 1) * sizeof(double));
+            for (int i = 0; i < n; i++) r[i] = cos(0.5 * i) + 1.5;
+            double *dr = to_dev(g_dev, r, n), *dz = to_dev(g_dev, r, n);
+            CHECK_OK(hops->apply(hM, r, zh), g_host->err->msg);
+            CHECK_OK(dops->apply(dM, dr, dz), g_dev->err->msg);
+            CHECK_OK(from_dev(g_dev, zd, dz, n), g_dev->err->msg);
+            double err = 0, scale = 0;
+            for (int i = 0; i < n; i++) {
+                err = fmax(err, isfinite(zd[i]) ? fabs(zd[i] - zh[i]) : INFINITY);
+                scale = fmax(scale, fabs(zh[i]));
+            }
+            CHECK(err <= 1e-9 * fmax(scale, 1e-300), "%s %s: |z_dev - z_host| = %g of %g", what, want, err, scale);
+            printf("%-22s %-11s exact solves: |z_gpu - z_host|/|z| = %.1e\n", what, want, scale > 0 ? err / scale : err);
+            g_dev->ops->free(g_dev, dr);
+            g_dev->ops->free(g_dev, dz);
+            free(r);
+            free(zh);
+            free(zd);
+        }
+        if (dM) dops->destroy(dM);
+        if (hM) hops->destroy(hM);
+    }
+}
+
 static void with_file(const char *file, const char *pc, int allow_shift)
 {
     char path[1024];
@@ -137,6 +184,8 @@ int main(void)
     sweeps("poisson3d-7:12", &P, 1, 1);
     sweeps("poisson3d-7:12", &P, 0, 1);
     sweeps("convdiff3d-7:12", &C, 0, 1);
+    sweeps_check("poisson3d-7:12", &P, 1);
+    sweeps_check("convdiff3d-7:12", &C, 0);
     /* 0 x 0 and 1 x 1 */
     CHECK_OK(spk_csr_alloc(&Z, 0, 0, 0, &e), e.msg);
     for (int i = 0; i < 4; i++) compare("0x0", &Z, all[i], 1);

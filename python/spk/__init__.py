@@ -49,7 +49,9 @@ class _Result(ctypes.Structure):
                 ("restarts", ctypes.c_int), ("shift", ctypes.c_double), ("switched", ctypes.c_int),
                 ("t_setup", ctypes.c_double), ("t_spmv", ctypes.c_double), ("t_precond", ctypes.c_double),
                 ("t_vector", ctypes.c_double), ("t_total", ctypes.c_double), ("history_len", ctypes.c_int),
-                ("history", ctypes.POINTER(ctypes.c_double)), ("t_sync", ctypes.c_double)]
+                ("history", ctypes.POINTER(ctypes.c_double)), ("t_sync", ctypes.c_double),
+                ("t_setup_upload", ctypes.c_double), ("t_setup_check", ctypes.c_double),
+                ("t_setup_format", ctypes.c_double), ("t_setup_precond", ctypes.c_double)]
 
 
 def _load():
@@ -176,19 +178,24 @@ class Solver:
     "jacobi" | "none"; format: an SpMV format name ("auto", "cusparse", "ell",
     ..., see `spk solve --help`; "auto" is the GPU's default and csr on the host); device:
     "auto" | "cpu" | "cuda".  Other keywords: rtol, atol, maxit, dtol,
-    allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): 0 exact
-    triangular solves, k > 0 k Jacobi sweeps each), precond_isai (True:
+    allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): 0, the default,
+    exact triangular solves (on the GPU the cuSPARSE reference); k > 0 k
+    Jacobi sweeps each (on the GPU factorization and sweeps on the device);
+    "auto": on the GPU the device's factorization with 3 sweeps, checked on
+    a probe vector, exact solves with that factor where the check fails; on
+    the host exact solves), precond_isai (True:
     the factors' approximate inverses, one SpMV each), reorder ("none" |
     "multicolor": rows ordered by a greedy coloring of A + A^T, one
     triangular-solve level per color; "block-multicolor": blocks of
     reorder_block rows colored, default 16; x comes back in A's order),
-    vector_ops ("classic", also "cublas": one operation per dot product and
-    update, each scalar back on the host; "fused": each iteration's vector
-    work in a few fused steps, the scalars kept on the device)."""
+    vector_ops ("fused", the default: each iteration's vector work in a few
+    fused steps, the scalars kept on the device; "classic", also "cublas":
+    one operation per dot product and update, each scalar back on the
+    host)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
                  device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
-                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="classic"):
+                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="fused"):
         if reorder not in _REORDER:
             raise ValueError("spk: unknown reorder '%s' (one of %s)" % (reorder, ", ".join(_REORDER)))
         if vector_ops not in _VECTOR_OPS:
@@ -219,7 +226,7 @@ class Solver:
             o.dtol = float(dtol)
         o.allow_shift = 1 if allow_shift else 0
         o.keep_history = 1 if keep_history else 0
-        o.precond_sweeps = int(precond_sweeps)
+        o.precond_sweeps = -1 if precond_sweeps == "auto" else int(precond_sweeps)
         o.precond_isai = 1 if precond_isai else 0
         o.reorder = _REORDER[reorder]
         o.reorder_block = int(reorder_block)
