@@ -1,5 +1,6 @@
 // cuda_kernels.cu -- element-wise kernels (grid-stride loops, 256 threads).
 #include "cuda_kernels.h"
+#include "csr_device.cuh"
 
 namespace {
 
@@ -58,21 +59,6 @@ __global__ void hold_kernel(const volatile int *release, unsigned long long time
 // Nothing: the cost of a kernel launch itself (spk_exec_floors).
 __global__ void empty_kernel() {}
 
-/* Position of column c in ci[lo, hi) (sorted), or -1. */
-__device__ __forceinline__ int find_col(const int *ci, int lo, int hi, int c)
-{
-    while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        const int v = ci[mid];
-        if (v == c) return mid;
-        if (v < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 /* Each row against its partners in the transpose (a binary search in the
  * partner's row); a flag is only ever cleared. */
 __global__ void symmetry_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
@@ -88,7 +74,7 @@ __global__ void symmetry_kernel(int n, const int *__restrict__ rp, const int *__
                 if (a != a) vals = 0;
                 continue;
             }
-            const int q = find_col(ci, rp[c], rp[c + 1], r);
+            const int q = spk_find_col(ci, rp[c], rp[c + 1], r);
             if (q < 0) { /* no partner: compared with 0, as spk_csr_symmetry does */
                 pat = 0;
                 if (fabs(a) > rtol * fabs(a) || a != a) vals = 0;

@@ -2,6 +2,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
 
+#include "core/csr_device.cuh"
 #include "devfactor.h"
 
 #define FULL_MASK 0xffffffffu
@@ -11,21 +12,6 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kFactorBlock = 128; /* four warps, a row each */
-
-/* Position of column c in fci[lo, hi) (sorted), or -1. */
-__device__ __forceinline__ int find_col(const int *fci, int lo, int hi, int c)
-{
-    while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        const int v = fci[mid];
-        if (v == c) return mid;
-        if (v < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
 
 /* First position in [lo, hi) whose column is >= c. */
 __device__ __forceinline__ int lower_bound(const int *ci, int lo, int hi, int c)
@@ -174,7 +160,7 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
             const int dj = rp[j + 1] - 1;
             double acc = 0;
             for (int q = rp[j] + g.lane; q < dj; q += G) {
-                const int m = find_col(ci, b, p, ci[q]);
+                const int m = spk_find_col(ci, b, p, ci[q]);
                 if (m >= 0) acc += v[m] * __ldcg(v + q);
             }
             acc = g.sum(acc);
@@ -226,7 +212,7 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
             g.sync();
             if (g.lane == 0) v[p] = l;
             for (int q = dk + 1 + g.lane, e = rp[k + 1]; q < e; q += G) {
-                const int m = find_col(ci, p + 1, t, ci[q]);
+                const int m = spk_find_col(ci, p + 1, t, ci[q]);
                 if (m >= 0) v[m] -= l * __ldcg(v + q);
             }
             g.sync();
@@ -344,13 +330,9 @@ extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, 
     const long long rows_per_block = kFactorBlock / (group > 0 ? group : 1);
     long long grid = (n + rows_per_block - 1) / rows_per_block;
     if (grid > 16LL * sms) grid = 16LL * sms;
-    switch (group) {
-    case 1: return launch_factor<1>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
-    case 2: return launch_factor<2>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    switch (group) { /* the sizes devsweep.c chooses */
     case 4: return launch_factor<4>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
     case 8: return launch_factor<8>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
-    case 16: return launch_factor<16>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
-    case 32: return launch_factor<32>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
     default: return cudaErrorInvalidValue;
     }
 }

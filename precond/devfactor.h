@@ -8,8 +8,8 @@
  * every diagonal entry present (an inserted one is 0), only its lower
  * triangle for IC(0), whose diagonal is then the last entry of each row.
  *
- * The factorization is synchronization-free: a group of lanes (group: 1, 2,
- * 4, 8, 16 or 32 of one warp) takes the next row by an atomic ticket, waits for each row its row depends on (done[j] != 0, read
+ * The factorization is synchronization-free: a group of lanes (group: 4 or
+ * 8 of one warp) takes the next row by an atomic ticket, waits for each row its row depends on (done[j] != 0, read
  * with acquire semantics), and publishes its own with release semantics.
  * Tickets are handed out in row order to warps that are running, and a row
  * only waits for rows with smaller numbers, so every wait ends.  A bad pivot

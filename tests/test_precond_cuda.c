@@ -184,6 +184,32 @@ int main(void)
     sweeps("poisson3d-7:12", &P, 1, 1);
     sweeps("poisson3d-7:12", &P, 0, 1);
     sweeps("convdiff3d-7:12", &C, 0, 1);
+    /* rows long enough for 8, 16 and 32 threads per row in the sweeps: the
+     * 27-point stencil and two dense SPD matrices (4 on the diagonal, 1/n
+     * elsewhere) */
+    spk_csr P27 = {0};
+    CHECK_OK(spk_gen_poisson3d27(6, &P27, &e), e.msg);
+    sweeps("poisson3d-27:6", &P27, 1, 1);
+    sweeps("poisson3d-27:6", &P27, 0, 1);
+    spk_csr_free(&P27);
+    const int dn[] = {40, 80};
+    for (int t = 0; t < 2; t++) {
+        spk_csr D = {0};
+        const int m = dn[t];
+        CHECK_OK(spk_csr_alloc(&D, m, m, m * m, &e), e.msg);
+        for (int i = 0; i < m; i++) {
+            D.rowptr[i + 1] = (i + 1) * m;
+            for (int j = 0; j < m; j++) {
+                D.colind[i * m + j] = j;
+                D.val[i * m + j] = i == j ? 4.0 : 1.0 / m;
+            }
+        }
+        char nm[32];
+        snprintf(nm, sizeof nm, "dense %d", m);
+        sweeps(nm, &D, 1, 1);
+        sweeps(nm, &D, 0, 1);
+        spk_csr_free(&D);
+    }
     sweeps_check("poisson3d-7:12", &P, 1);
     sweeps_check("convdiff3d-7:12", &C, 0);
     /* 0 x 0 and 1 x 1 */
