@@ -57,7 +57,8 @@ struct spk_exec_krylov_ops {
     int (*read)(spk_exec *e, const int *slots, int count, double *host);
     /* Phase times without a wait per phase: mark(e, ph) says that the work
      * queued since the previous mark belongs to phase ph (SPK_PHASE_*);
-     * mark(e, -1) only sets a starting point.  collect waits for the work
+     * mark(e, -1) only sets a starting point (and drops what was marked
+     * since the last collect).  collect waits for the work
      * marked so far and adds to seconds[SPK_PHASES] the time of each phase
      * since the last collect (on the GPU the time the GPU spent, from events;
      * on the host wall time); the last mark stays the next starting point. */

@@ -495,8 +495,10 @@ static int ck_mark(spk_exec *e, int ph)
 {
     KS(e, k);
     if (k->nev == KRYLOV_EVENTS) SPK_TRY(marks_add(e, k)); /* full: wait for what is queued */
-    if (ph < 0) { /* a new starting point: the marks before it are added up first */
+    if (ph < 0) { /* a new starting point: what was marked before it and not
+                     collected belongs to no one (a previous solve's tail) */
         SPK_TRY(marks_add(e, k));
+        for (int p = 0; p < SPK_PHASES; p++) k->acc[p] = 0;
         k->nev = 0;
     }
     SPK_CUDA_TRY(e->err, cudaEventRecord(k->ev[k->nev], impl_of(e)->stream));

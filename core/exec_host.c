@@ -298,6 +298,8 @@ static int hk_mark(spk_exec *e, int ph)
     host_state *h = e->impl;
     const double now = spk_time_now();
     if (ph >= 0 && ph < SPK_PHASES) h->acc[ph] += now - h->last;
+    if (ph < 0) /* a new starting point: what was not collected is dropped */
+        for (int p = 0; p < SPK_PHASES; p++) h->acc[p] = 0;
     h->last = now;
     return SPK_OK;
 }
