@@ -82,7 +82,10 @@ static void matrices_and_solves(void)
         CHECK(r.reason == SPK_CONVERGED_RTOL && r.true_relres <= 1e-9, "rhs %d: %s %g", rhs,
               spk_reason_name(r.reason), r.true_relres);
         CHECK(max_err(x, xs, n) < 1e-7, "rhs %d: error %g", rhs, max_err(x, xs, n));
-        CHECK(r.t_total >= r.t_spmv + r.t_precond + r.t_vector - 1e-6 && r.t_setup > 0,
+        /* fused vector steps (the default) time the phases with device events, each
+         * interval to about 0.5 us: a few hundred of them may add up past the wall time
+         * by tens of microseconds */
+        CHECK(1.02 * r.t_total + 1e-4 >= r.t_spmv + r.t_precond + r.t_vector && r.t_setup > 0,
               "time split: total %g spmv %g precond %g vector %g", r.t_total, r.t_spmv, r.t_precond,
               r.t_vector);
     }
