@@ -280,12 +280,14 @@ static int auto_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, vo
     return auto_select(e, A, o, NULL, 0, 1, NULL, impl);
 }
 
+#ifdef SPK_HAVE_CUDA
 /* From the caller's device copy of A (the solver's): the candidates are
  * built from it, with no upload of their own. */
 static int auto_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void **impl)
 {
     return auto_select(e, A, o, NULL, 0, 1, dA, impl);
 }
+#endif
 
 int spk_auto_create_with(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o,
                          const struct spk_spmv_ops *const *cands, int n, int timed, void **impl)
