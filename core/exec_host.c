@@ -352,9 +352,11 @@ void spk_exec_destroy(spk_exec *e)
     if (e) e->ops->destroy(e);
 }
 
+/* The host executor, or one built on it that keeps its vectors in host
+ * memory (the MPI executor, dist/exec_mpi.c, is named "host" too). */
 int spk_exec_is_host(const spk_exec *e)
 {
-    return e && e->ops == &host_ops;
+    return e && e->ops && (e->ops == &host_ops || strcmp(e->ops->name, "host") == 0);
 }
 
 int spk_exec_alloc_vec(spk_exec *e, int n, double **p)

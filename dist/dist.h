@@ -1,0 +1,53 @@
+/* dist.h -- solving across MPI ranks with the unchanged CG and BiCGStab
+ * drivers: more implementations of the executor and SpMV interfaces.
+ *
+ * Each rank holds a contiguous block of rows of A (and the same rows of b
+ * and x).  The executor is the host executor whose dot products and norms
+ * are global (each rank's partial result gathered to every rank and added
+ * in rank order, so every rank takes the same decisions and a run repeats
+ * to the bit).  The distributed SpMV splits the rank's rows into the local
+ * block (columns the rank owns) and the halo block (columns other ranks
+ * own), sends the x entries its neighbours need and receives the ones it
+ * needs with nonblocking point-to-point messages, and computes the local
+ * block's product while they travel.  A block-Jacobi preconditioner is any
+ * host preconditioner (IC(0), ILU(0), Jacobi) built on the local block. */
+#ifndef SPK_DIST_DIST_H
+#define SPK_DIST_DIST_H
+
+#include <mpi.h>
+
+#include "core/csr.h"
+#include "core/exec.h"
+#include "spmv/spmv.h"
+
+/* The host executor with global reductions over comm (named "host": every
+ * host SpMV format and preconditioner runs on it, on the rank's rows). */
+int spk_exec_mpi_create(MPI_Comm comm, spk_err *err, spk_exec **e);
+/* Its communicator (MPI_COMM_NULL for another executor). */
+MPI_Comm spk_exec_mpi_comm(const spk_exec *e);
+
+/* Contiguous row blocks balanced by nonzeros: rows row0[r] .. row0[r+1]-1
+ * go to part r (row0 has nparts + 1 entries; every part gets a row when
+ * n >= nparts). */
+void spk_dist_partition_rows(const int *rowptr, int n, int nparts, int *row0);
+
+typedef struct spk_dist spk_dist;
+
+/* The distributed matrix from this rank's rows: rows of a global n x n
+ * matrix starting at global row row_begin, their columns global (sorted
+ * within each row).  Every rank of e's communicator calls it (collective);
+ * the ranks' blocks must be contiguous and in rank order.  format: the
+ * local SpMV format (NULL: the host default). */
+int spk_dist_create(spk_exec *e, int n, int row_begin, const spk_csr *rows, const char *format, spk_dist **d);
+void spk_dist_destroy(spk_dist *d);
+/* y = alpha*A*x + beta*y on this rank's rows (collective); the SpMV
+ * interface's apply, for spk_krylov.A with spk_dist_spmv. */
+int spk_dist_apply(void *d, double alpha, const double *x, double beta, double *y);
+extern const struct spk_spmv_ops spk_dist_spmv;
+/* The local block (rows and columns of this rank, local numbering): what a
+ * block-Jacobi preconditioner factorizes. */
+const spk_csr *spk_dist_local_block(const spk_dist *d);
+/* Halo entries this rank receives, and neighbours it receives from. */
+void spk_dist_halo(const spk_dist *d, int *entries, int *neighbours);
+
+#endif

@@ -1,0 +1,196 @@
+/* test_mpi.c -- the distributed solve (dist/), run under mpirun with 2 and 3
+ * ranks: the product equals the one-process product to rounding, including
+ * on a matrix whose couplings cross every rank boundary; CG and BiCGStab
+ * with no preconditioner or Jacobi take the iterations of one process and
+ * reach its solution to rounding; block-Jacobi IC(0) / ILU(0) (the local
+ * blocks' factorizations) converge to rtol. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "dist/dist.h"
+#include "io/gen.h"
+#include "precond/precond.h"
+#include "solver/krylov.h"
+
+static int g_rank, g_size;
+
+/* Rows r0..r1-1 of A, global columns. */
+static void rows_of(const spk_csr *A, int r0, int r1, spk_csr *R)
+{
+    spk_err e;
+    const int nnz = A->rowptr[r1] - A->rowptr[r0];
+    CHECK_OK(spk_csr_alloc(R, r1 - r0, A->ncols, nnz, &e), e.msg);
+    for (int i = r0; i <= r1; i++) R->rowptr[i - r0] = A->rowptr[i] - A->rowptr[r0];
+    memcpy(R->colind, A->colind + A->rowptr[r0], (size_t)nnz * sizeof(int));
+    memcpy(R->val, A->val + A->rowptr[r0], (size_t)nnz * sizeof(double));
+}
+
+/* A 1-D Laplacian plus symmetric couplings (i, (i + n/2) mod n): every row
+ * block talks to the far one, so the halo crosses every rank boundary. */
+static void far_coupled(int n, spk_csr *A)
+{
+    spk_err e;
+    CHECK_OK(spk_csr_alloc(A, n, n, 5 * n, &e), e.msg);
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        int c[5], k = 0;
+        const int f1 = (i + n / 2) % n, f2 = (i - n / 2 + n) % n;
+        for (int j = 0; j < n; j++)
+            if (j == i - 1 || j == i || j == i + 1 || j == f1 || j == f2) c[k++] = j;
+        for (int t = 0; t < k; t++) {
+            A->colind[q] = c[t];
+            A->val[q++] = c[t] == i ? 6.0 : (c[t] == i - 1 || c[t] == i + 1 ? -1.0 : -0.5);
+        }
+        A->rowptr[i + 1] = q;
+    }
+    A->nnz = q;
+}
+
+/* One solve on the executor e with n unknowns. */
+static int solve(spk_exec *e, int n, const struct spk_spmv_ops *aops, void *A, const char *pc, const spk_csr *block,
+                 int bicg, const double *b, double *x, spk_result *res)
+{
+    spk_krylov k;
+    memset(&k, 0, sizeof k);
+    spk_options o;
+    spk_options_default(&o);
+    o.vector_ops = SPK_VECTOR_CLASSIC;
+    o.rtol = 1e-10;
+    CHECK_OK(spk_krylov_init(&k, e, n, o.maxit, 0), e->err->msg);
+    k.A_ops = aops;
+    k.A = A;
+    spk_precond_opts po;
+    spk_precond_opts_default(&po);
+    CHECK_OK(spk_precond_find(pc, e, &k.M_ops, e->err), e->err->msg);
+    CHECK_OK(k.M_ops->create(e, block, &po, &k.M), e->err->msg);
+    memset(x, 0, (size_t)n * sizeof(double));
+    memset(res, 0, sizeof *res);
+    int st = bicg ? spk_bicgstab(&k, b, x, &o, res) : spk_cg(&k, b, x, &o, res);
+    CHECK_OK(st, e->err->msg);
+    k.M_ops->destroy(k.M);
+    spk_krylov_free(&k);
+    return st;
+}
+
+static void run(const char *what, const spk_csr *G, int bicg, spk_exec *host, spk_exec *e)
+{
+    const int n = G->nrows;
+    int *row0 = malloc(((size_t)g_size + 1) * sizeof(int));
+    spk_dist_partition_rows(G->rowptr, n, g_size, row0);
+    const int r0 = row0[g_rank], r1 = row0[g_rank + 1], nloc = r1 - r0;
+    spk_csr R = {0};
+    rows_of(G, r0, r1, &R);
+    spk_dist *d = NULL;
+    CHECK_OK(spk_dist_create(e, n, r0, &R, NULL, &d), e->err->msg);
+    int nh = 0, nb = 0;
+    spk_dist_halo(d, &nh, &nb);
+
+    /* the product: the rows of the one-process product */
+    double *xg = malloc((size_t)n * sizeof(double)), *yg = malloc((size_t)n * sizeof(double));
+    double *y = malloc(((size_t)nloc + 1) * sizeof(double));
+    for (int i = 0; i < n; i++) xg[i] = sin(0.7 * i) + 0.1 * i;
+    spk_csr_spmv(G, 1.0, xg, 0.0, yg);
+    for (int i = 0; i < nloc; i++) y[i] = 1.0;
+    CHECK_OK(spk_dist_apply(d, 2.0, xg + r0, 0.5, y), e->err->msg);
+    double err = 0, scale = 0;
+    for (int i = 0; i < nloc; i++) {
+        err = fmax(err, fabs(y[i] - (2.0 * yg[r0 + i] + 0.5)));
+        scale = fmax(scale, fabs(yg[r0 + i]));
+    }
+    CHECK(err <= 1e-13 * (scale + 1), "%s rank %d: product off by %g", what, g_rank, err);
+
+    /* b = A * xs; the solves */
+    for (int i = 0; i < n; i++) xg[i] = cos(0.3 * i) + 1.5;
+    spk_csr_spmv(G, 1.0, xg, 0.0, yg);
+    double *x = malloc(((size_t)nloc + 1) * sizeof(double)), *xs = malloc((size_t)n * sizeof(double));
+    double *xall = malloc((size_t)n * sizeof(double));
+    int *cnt = malloc((size_t)g_size * sizeof(int));
+    for (int r = 0; r < g_size; r++) cnt[r] = row0[r + 1] - row0[r];
+    const char *pcs[] = {"none", "jacobi", bicg ? "ilu0" : "ic0"};
+    for (int p = 0; p < 3; p++) {
+        spk_result rd, rs;
+        solve(e, nloc, &spk_dist_spmv, d, pcs[p], spk_dist_local_block(d), bicg, yg + r0, x, &rd);
+        CHECK(rd.reason == SPK_CONVERGED_RTOL && rd.true_relres <= 1e-9, "%s %s rank %d: %s, true residual %g",
+              what, pcs[p], g_rank, spk_reason_name(rd.reason), rd.true_relres);
+        MPI_Allgatherv(x, nloc, MPI_DOUBLE, xall, cnt, row0, MPI_DOUBLE, MPI_COMM_WORLD);
+        if (p < 2) { /* none, Jacobi: the one-process solve, to rounding */
+            const struct spk_spmv_ops *hops;
+            void *HA = NULL;
+            spk_spmv_opts so;
+            memset(&so, 0, sizeof so);
+            CHECK_OK(spk_spmv_find("csr", host, &hops, host->err), host->err->msg);
+            CHECK_OK(hops->create(host, G, &so, &HA), host->err->msg);
+            solve(host, n, hops, HA, pcs[p], G, bicg, yg, xs, &rs);
+            hops->destroy(HA);
+            double dx = 0, xn = 0;
+            for (int i = 0; i < n; i++) {
+                dx = fmax(dx, fabs(xall[i] - xs[i]));
+                xn = fmax(xn, fabs(xs[i]));
+            }
+            CHECK(rd.iterations == rs.iterations, "%s %s: %d iterations on %d ranks, %d on one", what, pcs[p],
+                  rd.iterations, g_size, rs.iterations);
+            CHECK(dx <= 1e-8 * xn, "%s %s: solutions differ by %g of %g", what, pcs[p], dx, xn);
+            if (g_rank == 0)
+                printf("%-18s %-7s %d ranks: %4d iterations (one process %4d), |x - x1| = %.1e, halo %d entries\n",
+                       what, pcs[p], g_size, rd.iterations, rs.iterations, dx, nh);
+        } else if (g_rank == 0) {
+            printf("%-18s %-7s %d ranks: %4d iterations (block-Jacobi), true residual %.1e\n", what, pcs[p], g_size,
+                   rd.iterations, rd.true_relres);
+        }
+    }
+    free(cnt);
+    free(xall);
+    free(xs);
+    free(x);
+    free(y);
+    free(yg);
+    free(xg);
+    spk_dist_destroy(d);
+    spk_csr_free(&R);
+    free(row0);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    static spk_err herr, derr;
+    spk_exec *host = NULL, *e = NULL;
+    CHECK_OK(spk_exec_host_create(&herr, &host), herr.msg);
+    CHECK_OK(spk_exec_mpi_create(MPI_COMM_WORLD, &derr, &e), derr.msg);
+    CHECK(spk_exec_is_host(e), "the MPI executor keeps host vectors");
+
+    /* the partition: contiguous, every part a row, balanced by nonzeros */
+    {
+        int rp[11] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100}, row0[4];
+        spk_dist_partition_rows(rp, 10, 3, row0);
+        CHECK(row0[0] == 0 && row0[3] == 10 && row0[1] >= 1 && row0[2] > row0[1] && row0[2] <= 9,
+              "partition %d %d %d %d", row0[0], row0[1], row0[2], row0[3]);
+        int rq[5] = {0, 3, 6, 9, 12};
+        spk_dist_partition_rows(rq, 4, 2, row0);
+        CHECK(row0[1] == 2, "balanced split at %d", row0[1]);
+    }
+    spk_err ge;
+    spk_csr P = {0}, C = {0}, F = {0};
+    CHECK_OK(spk_gen_poisson3d7(8, &P, &ge), ge.msg);
+    CHECK_OK(spk_gen_convdiff3d7(8, 50.0, &C, &ge), ge.msg);
+    far_coupled(90, &F);
+    run("poisson3d-7:8", &P, 0, host, e);
+    run("convdiff3d-7:8", &C, 1, host, e);
+    run("far-coupled 90", &F, 0, host, e);
+    run("far-coupled 90", &F, 1, host, e);
+    spk_csr_free(&P);
+    spk_csr_free(&C);
+    spk_csr_free(&F);
+    spk_exec_destroy(e);
+    spk_exec_destroy(host);
+    int bad = check_failures_, all = 0;
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int rc = check_exit();
+    MPI_Finalize();
+    return all ? 1 : rc;
+}
