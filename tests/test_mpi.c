@@ -101,6 +101,18 @@ static void run(const char *what, const spk_csr *G, int bicg, spk_exec *host, sp
         scale = fmax(scale, fabs(yg[r0 + i]));
     }
     CHECK(err <= 1e-13 * (scale + 1), "%s rank %d: product off by %g", what, g_rank, err);
+    /* the local blocks in another host format (any is pluggable): the same product */
+    {
+        spk_dist *d2 = NULL;
+        double *y2 = malloc(((size_t)nloc + 1) * sizeof(double));
+        CHECK_OK(spk_dist_create(e, n, r0, &R, "hyb", &d2), e->err->msg);
+        CHECK_OK(spk_dist_apply(d2, 1.0, xg + r0, 0.0, y2), e->err->msg);
+        double e2 = 0;
+        for (int i = 0; i < nloc; i++) e2 = fmax(e2, fabs(y2[i] - yg[r0 + i]));
+        CHECK(e2 <= 1e-13 * (scale + 1), "%s rank %d: hyb product off by %g", what, g_rank, e2);
+        spk_dist_destroy(d2);
+        free(y2);
+    }
 
     /* b = A * xs; the solves */
     for (int i = 0; i < n; i++) xg[i] = cos(0.3 * i) + 1.5;
@@ -163,6 +175,19 @@ int main(int argc, char **argv)
     CHECK_OK(spk_exec_host_create(&herr, &host), herr.msg);
     CHECK_OK(spk_exec_mpi_create(MPI_COMM_WORLD, &derr, &e), derr.msg);
     CHECK(spk_exec_is_host(e), "the MPI executor keeps host vectors");
+    CHECK(spk_exec_mpi_comm(host) == MPI_COMM_NULL && spk_exec_mpi_comm(e) == MPI_COMM_WORLD, "communicators");
+    {   /* a distributed matrix needs the MPI executor */
+        spk_csr one = {0};
+        spk_dist *bad = NULL;
+        CHECK_OK(spk_csr_alloc(&one, 1, 1, 1, &herr), herr.msg);
+        one.rowptr[1] = 1;
+        one.colind[0] = 0;
+        one.val[0] = 1;
+        CHECK(spk_dist_create(host, 1, 0, &one, NULL, &bad) == SPK_ERR_INVALID_ARG && !bad &&
+                  strstr(herr.msg, "not the MPI executor"),
+              "dist on the host executor: %s", herr.msg);
+        spk_csr_free(&one);
+    }
 
     /* the partition: contiguous, every part a row, balanced by nonzeros */
     {
