@@ -44,7 +44,8 @@ int spk_ell_fill(const spk_csr *A, int width, const char *name, spk_fmt_ell *E, 
     E->val = spk_malloc(stored, sizeof(double), "ELL values", err);
     if (!E->colind || !E->val) return SPK_ERR_NOMEM;
     for (int i = 0; i < n; i++) {
-        int b = A->rowptr[i], len = A->rowptr[i + 1] - b, pad = len > 0 ? A->colind[b + (len < width ? len : width) - 1] : 0;
+        int b = A->rowptr[i], len = A->rowptr[i + 1] - b;
+        int pad = len > 0 && width > 0 ? A->colind[b + (len < width ? len : width) - 1] : 0; /* width 0: unused */
         for (int k = 0; k < width; k++) {
             size_t q = (size_t)k * n + i;
             if (k < len) {
