@@ -1,5 +1,4 @@
 /* dist_spmv.c -- row partition and the distributed SpMV with halo exchange (dist.h). */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

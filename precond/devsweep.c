@@ -92,7 +92,6 @@ static int build(dev_pc *p, const spk_csr *dA)
 {
     spk_exec *e = p->e;
     spk_err *err = e->err;
-    const char *lb = host_kind(p)->label;
     const int n = p->n;
     const size_t nb = (size_t)n;
     size_t tb = 0;
@@ -140,7 +139,6 @@ static int build(dev_pc *p, const spk_csr *dA)
      * Poisson, convection-diffusion, G3_circuit): 4 lanes, 8 from about six
      * entries per row of the triangle */
     p->group = (p->ic ? strict : strict / 2) >= 6 ? 8 : 4;
-    (void)lb;
     return SPK_OK;
 }
 
@@ -365,8 +363,7 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
 /* create: A's arrays uploaded for the build, then released. */
 static int dev_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, int ic, void **impl)
 {
-    if (!e || !A) return dev_create_dev(e, A, A, o, ic, impl);
-    if (!spk_exec_is_cuda(e)) return dev_create_dev(e, A, NULL, o, ic, impl);
+    if (!e || !A || !spk_exec_is_cuda(e)) return dev_create_dev(e, A, NULL, o, ic, impl); /* its messages */
     spk_csr dA;
     int st = spk_cuda_csr_upload(e, A, &dA, "the matrix for the preconditioner");
     if (!st) st = dev_create_dev(e, A, &dA, o, ic, impl);
