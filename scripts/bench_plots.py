@@ -224,9 +224,12 @@ def summary(runs_head, base, matrices, formats, paths):
         out.append("")
         if solves:
             out.append("Its selection paid for itself within the solve on %d of the %d matrices whose solve "
-                       "with auto converged (cost: auto's setup beyond the baseline's, the upload of the "
-                       "matrix left out of both; paid back after: products at the SpMV time auto saves; "
-                       "solve: the products of the solve with auto)." % (paid, solves))
+                       "with auto converged (cost: auto's format setup beyond the baseline's in the two "
+                       "solves, both made from the solver's device copy of the matrix, or, where a run "
+                       "has no solve or predates that report, its setup beyond the baseline's in the "
+                       "SpMV run with the upload of the matrix left out of both; paid back after: "
+                       "products at the SpMV time auto saves; solve: the products of the solve with "
+                       "auto)." % (paid, solves))
             out.append("")
         out.append("| matrix | nnz | regime | best format | its ms | auto chose | that format's ms | through auto "
                    "| off | selection ms | cost ms | paid back after | solve |")

@@ -5,38 +5,49 @@
  * Candidates (spk_auto_candidates; irregular: the longest row over 8 x the
  * mean; "ELL-shaped": rows padded to the longest keep at least 90 % of the
  * slots busy, the mean row is at most 32 long and there are at least 32768
- * rows):
+ * rows; csr-vector's steps: the longest row over the lanes csr-vector gives
+ * a row, rounded up):
  *   up to 2M nonzeros, regular rows     ell when ELL-shaped from AUTO_MID_NNZ
- *                                       nonzeros on, otherwise csr-vector; one
- *                                       candidate, not timed
- *   up to 2M nonzeros, irregular rows   csr-vector, coo, cusparse (timed)
- *   larger, regular rows                bell, not timed (hyb, bell and
- *                                       csr-scalar, timed, when ELL's padding
- *                                       would be refused)
- *   larger, irregular rows              cusparse, and hyb when the long rows
- *                                       (> 8 x the mean) hold at most a fifth of
- *                                       the nonzeros (timed); otherwise cusparse
- *                                       alone, untimed
+ *                                       nonzeros on, otherwise csr-vector
+ *   up to 2M nonzeros, irregular rows   csr-vector up to AUTO_VECTOR_STEPS
+ *                                       steps, coo beyond them while the
+ *                                       longest row has at most AUTO_COO_ROW
+ *                                       entries, cusparse beyond that
+ *   larger, regular rows                bell (hyb, bell and csr-scalar, timed,
+ *                                       when ELL's padding would be refused)
+ *   larger, irregular rows              cusparse
+ * Only the large regular matrices that ELL's padding bound would refuse
+ * are timed; every other rule names one format (and the formats that take
+ * its place should it refuse the matrix).
+ *
  * This comes from `spk bench --formats all` on an H100 (docs/benchmarks.md,
  * 85 SuiteSparse matrices and 8 generated ones of 1M-112M nonzeros, every
  * format timed): below 2M nonzeros the matrix sits in the 50 MB L2; on every
  * regular one under 500k nonzeros csr-vector was within 4.4 % of the fastest
- * format (the fastest on 61 of 67), and trying csr-scalar beside it cost
- * about 0.5 ms of trials a matrix, more than a typical solve saves with
- * 3-5 us products; on the 1.1M-nonzero 3D stencils ELL was within 3.1 % of
- * the fastest and csr-vector up to 18 % behind, while on wider or uneven
- * rows (Andrews, bcsstk33) csr-vector led ELL by 15-300 %; on irregular rows
- * the fastest was COO, cuSPARSE or csr-vector by turns (HYB never); on
- * every regular matrix from 2M nonzeros blocked ELL was the fastest (ELL
- * 1-5 % behind, csr-scalar 6-250 %); on power-law matrices cuSPARSE's
- * merge-based CSR beat HYB, COO and csr-vector by 2.5-19x.  Formats the
- * executor lacks are skipped; one that refuses the matrix is passed over
- * (the next candidate of the rule is then tried).
+ * format (the fastest on 61 of 67); on the 1.1M-nonzero 3D stencils ELL was
+ * within 3.1 % of the fastest and csr-vector up to 18 % behind, while on
+ * wider or uneven rows (Andrews, bcsstk33) csr-vector led ELL by 15-300 %.
+ * On the 17 irregular ones below 2M nonzeros the fastest was csr-vector,
+ * COO or cuSPARSE, and csr-vector's steps told which: csr-vector was the
+ * fastest on all 6 with 13-32 steps (COO 1-52 % behind) and 0-31 % behind
+ * COO at 33-51 steps (9x at 657); COO was within 1 % of the fastest on the
+ * 9 with 33-657 steps, whose longest rows have 90-2628 entries, but 22-50 %
+ * behind cuSPARSE on the two whose longest rows have 17663 and 25541
+ * entries.  Timing those candidates
+ * cost 1.7-7 ms a matrix, against products of 4-9 us that differ by 1-3 us:
+ * more than a solve of a few hundred products saves.  On every regular
+ * matrix from 2M nonzeros blocked ELL was the fastest (ELL 1-5 % behind,
+ * csr-scalar 6-250 %); on the power-law ones cuSPARSE's merge-based CSR
+ * beat HYB, COO and csr-vector by 2.5-19x, and HYB was the fastest on no
+ * irregular matrix.  Formats the executor lacks are skipped; one that
+ * refuses the matrix is passed over (the next candidate of the rule is then
+ * tried).
  *
  * On the GPU the matrix is uploaded once and the candidates that have a
  * device builder (csr-*, ell, bell, hyb) are built from that copy, so a
  * candidate costs a device copy or kernel, not a host conversion and
- * another upload; a single candidate with a builder is made that way too.
+ * another upload; a single candidate with a builder is made that way too
+ * (cuSPARSE, which only copies CSR, is then made from the host matrix).
  * Each timed candidate is multiplied once to warm up and timed once; when
  * that product takes over AUTO_CUT x the best candidate so far (and the
  * best takes at least AUTO_CUT_MS) it is dropped there.  Otherwise it is
@@ -60,6 +71,11 @@
 
 #define AUTO_SMALL_NNZ 2000000
 #define AUTO_MID_NNZ 500000
+/* irregular rows below AUTO_SMALL_NNZ: csr-vector up to this many steps of
+ * its lanes along the longest row, COO beyond them up to a longest row of
+ * AUTO_COO_ROW entries, cuSPARSE beyond that */
+#define AUTO_VECTOR_STEPS 32
+#define AUTO_COO_ROW 8192
 /* a candidate whose first timed product is AUTO_CUT x the best so far is
  * dropped, when that best takes at least AUTO_CUT_MS (one event-timed
  * product is then exact to a few per cent) */
@@ -76,30 +92,31 @@ int spk_auto_candidates(const spk_csr *A, const char **names, int max, int *time
     /* rows padded to the longest keep >= 90 % of ELL's slots busy, short rows, many of them */
     const int ell_shaped = maxlen > 0 && A->nnz >= 0.9 * (double)maxlen * A->nrows && mean <= 32 &&
                            A->nrows >= 32768;
+    const int lanes = spk_format_lanes(A), steps = (maxlen + lanes - 1) / lanes;
     static const char *const small_regular[] = {"csr-vector", NULL};
     static const char *const mid_stencil[] = {"ell", "csr-vector", NULL};
-    static const char *const small_irregular[] = {"csr-vector", "coo", "cusparse", NULL};
+    static const char *const small_balanced[] = {"csr-vector", "coo", "cusparse", NULL};
+    static const char *const small_long_rows[] = {"coo", "cusparse", NULL};
+    static const char *const small_very_long_rows[] = {"cusparse", "coo", NULL};
     static const char *const large_regular[] = {"bell", "csr-scalar", NULL};
     static const char *const large_regular_padded[] = {"hyb", "bell", "csr-scalar", NULL};
-    static const char *const large_few_long[] = {"cusparse", "hyb", NULL};
-    static const char *const large_spread[] = {"cusparse", NULL};
+    static const char *const large_irregular[] = {"cusparse", "coo", NULL};
     const char *const *list;
-    int trials = 1; /* 0: the first candidate the executor has and accepts is the choice */
+    int trials = 0; /* 0: the first candidate the executor has and accepts is the choice */
     if (A->nnz <= AUTO_SMALL_NNZ) {
-        list = irregular ? small_irregular : A->nnz >= AUTO_MID_NNZ && ell_shaped ? mid_stencil : small_regular;
-        trials = irregular;
+        if (!irregular)
+            list = A->nnz >= AUTO_MID_NNZ && ell_shaped ? mid_stencil : small_regular;
+        else
+            list = steps <= AUTO_VECTOR_STEPS ? small_balanced
+                   : maxlen <= AUTO_COO_ROW   ? small_long_rows
+                                              : small_very_long_rows;
     } else if (!irregular) { /* would ELL be refused by the padding bound? */
         const double ell = (double)maxlen * A->nrows;
         const int padded = ell > (double)SPK_PAD_FLOOR && ell > SPK_PAD_LIMIT * A->nnz;
         list = padded ? large_regular_padded : large_regular;
         trials = padded;
     } else {
-        long long in_long = 0;
-        for (int i = 0; i < A->nrows; i++) {
-            const int len = A->rowptr[i + 1] - A->rowptr[i];
-            if (len > 8 * mean) in_long += len;
-        }
-        list = 5 * in_long <= A->nnz ? large_few_long : large_spread;
+        list = large_irregular;
     }
     for (; *list && n < max; list++) names[n++] = *list;
     if (timed) *timed = trials && n > 1;
@@ -175,7 +192,9 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
     if (ext && spk_exec_is_cuda(e)) { /* the caller's device copy: no upload, not freed here */
         dA = *ext;
         uploaded = 1;
-    } else if (spk_exec_is_cuda(e) && nc > 0 && (timed || (first_ops && first_ops->create_dev))) {
+    } else if (spk_exec_is_cuda(e) && nc > 0 &&
+               (timed || (first_ops && first_ops->create_dev && strcmp(first_ops->name, "cusparse") != 0))) {
+        /* (cuSPARSE's device build only copies the CSR arrays: from the host it uploads them once) */
         SPK_CHECK(st, spk_cuda_csr_upload(e, A, &dA, "the matrix for auto"));
         SPK_CHECK(st, e->ops->sync(e));
         uploaded = 1;
@@ -318,7 +337,7 @@ static void auto_stats(const void *impl, spk_spmv_stats *s)
     const auto_impl *a = impl;
     a->ops->stats(a->impl, s);
     s->setup_seconds = a->setup;
-    s->upload_seconds = a->upload;
+    s->upload_seconds += a->upload; /* the choice's own upload (made from the host) or auto's */
     snprintf(s->detail, sizeof s->detail, "%s", a->detail);
 }
 

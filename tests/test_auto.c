@@ -64,11 +64,31 @@ static void check_rule(void)
     CHECK(A.nnz >= 500000 && n == 1 && !strcmp(names[0], "csr-vector"), "mid-size, few rows: %d (%s)", n,
           n ? names[0] : "");
     spk_csr_free(&A);
-    CHECK_OK(spk_gen_powerlaw(5000, 2.2, &A, &e), e.msg); /* small, irregular rows */
+    /* small, irregular rows (rows of 4, a few longer: 4 lanes a row in csr-vector): */
+    lengths(&A, 20000, 4, 10, 128); /* the longest row takes csr-vector 32 steps: csr-vector */
     n = spk_auto_candidates(&A, names, 16, &timed);
-    CHECK(n == 3 && in_list("csr-vector", names, n) && in_list("coo", names, n) && in_list("cusparse", names, n) &&
-              timed == 1,
-          "small irregular: %d, timed %d", n, timed);
+    CHECK(n == 3 && !strcmp(names[0], "csr-vector") && !strcmp(names[1], "coo") && timed == 0,
+          "small irregular, 32 steps: %d (%s), timed %d", n, names[0], timed);
+    spk_csr_free(&A);
+    lengths(&A, 20000, 4, 10, 129); /* 33 steps: coo */
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(n == 2 && !strcmp(names[0], "coo") && !strcmp(names[1], "cusparse") && timed == 0,
+          "small irregular, 33 steps: %d (%s), timed %d", n, names[0], timed);
+    spk_csr_free(&A);
+    lengths(&A, 40000, 4, 2, 8192); /* rows of up to 8192: still coo */
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(n == 2 && !strcmp(names[0], "coo") && timed == 0, "small irregular, a row of 8192: %d (%s), timed %d", n,
+          names[0], timed);
+    spk_csr_free(&A);
+    lengths(&A, 40000, 4, 2, 8193); /* a longer row: cusparse */
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(n == 2 && !strcmp(names[0], "cusparse") && !strcmp(names[1], "coo") && timed == 0,
+          "small irregular, a row of 8193: %d (%s), timed %d", n, names[0], timed);
+    spk_csr_free(&A);
+    CHECK_OK(spk_gen_powerlaw(5000, 2.2, &A, &e), e.msg); /* a power law: one of the three, untimed */
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(n >= 2 && in_list("coo", names, n) && in_list("cusparse", names, n) && timed == 0,
+          "small power-law matrix: %d, timed %d", n, timed);
     spk_csr_free(&A);
     CHECK_OK(spk_gen_poisson3d7(70, &A, &e), e.msg); /* 2.4M nonzeros, regular rows */
     n = spk_auto_candidates(&A, names, 16, &timed);
@@ -77,14 +97,14 @@ static void check_rule(void)
     CHECK(spk_auto_candidates(&A, names, 1, NULL) == 1, "max not respected");
     spk_csr_free(&A);
     CHECK_OK(spk_gen_powerlaw(150000, 2.2, &A, &e), e.msg); /* large, power-law rows */
-    n = spk_auto_candidates(&A, names, 16, NULL);
-    CHECK(A.nnz > 2000000 && n == 1 && !strcmp(names[0], "cusparse"),
-          "large power-law matrix (%d nonzeros): %d candidates", A.nnz, n);
+    n = spk_auto_candidates(&A, names, 16, &timed);
+    CHECK(A.nnz > 2000000 && n == 2 && !strcmp(names[0], "cusparse") && timed == 0,
+          "large power-law matrix (%d nonzeros): %d candidates, timed %d", A.nnz, n, timed);
     spk_csr_free(&A);
-    /* 2.4M nonzeros, 8 per row but 10 rows of 2000: few long rows, HYB is a candidate */
+    /* 2.4M nonzeros, 8 per row but 10 rows of 2000: few long rows, cusparse too */
     lengths(&A, 300000, 8, 10, 2000);
     n = spk_auto_candidates(&A, names, 16, &timed);
-    CHECK(n == 2 && in_list("cusparse", names, n) && in_list("hyb", names, n) && timed == 1,
+    CHECK(n == 2 && !strcmp(names[0], "cusparse") && timed == 0,
           "large matrix with a few long rows: %d candidates, timed %d", n, timed);
     spk_csr_free(&A);
     /* rows of 2, a tenth of them 15 long: regular (15 < 8 x 3.3) but ELL would

@@ -254,6 +254,13 @@ string(JSON solve GET "${json}" matrices 0 formats 1 solve status)
 string(JSON iters GET "${json}" matrices 0 formats 1 solve iterations)
 string(JSON choice GET "${json}" matrices 0 formats 4 auto_choice)
 string(JSON regime GET "${json}" matrices 0 regime)
+# auto's cost: on the host, where the solver's auto is csr and auto is not solved, the SpMV run's
+# (on the GPU, that of the solves' format setups); every solve reports its format's setup
+string(JSON cost_from GET "${json}" matrices 0 formats 4 auto_cost_from)
+string(JSON fmt_setup GET "${json}" matrices 0 formats 1 solve format_setup_ms)
+if(NOT cost_from STREQUAL "spmv" OR NOT fmt_setup GREATER 0)
+  message(SEND_ERROR "bench JSON: auto's cost from '${cost_from}', csr-vector's solve's format setup ${fmt_setup} ms")
+endif()
 string(JSON batch GET "${json}" matrices 1 formats 2 hot batch)
 if(NOT batch GREATER 0 OR batch GREATER 1024)
   message(SEND_ERROR "bench JSON: hot batch ${batch}, expected 1..1024")
