@@ -50,6 +50,14 @@ enum { CG_RZ0, CG_RZ1, CG_PQ, CG_RR, BI_RHO0, BI_RHO1, BI_R0V, BI_SS, BI_TT, BI_
         SPK_TRY(K(k)->op((k)->e, __VA_ARGS__));                            \
         SPK_TRY(K(k)->mark((k)->e, SPK_PHASE_VECTOR));                     \
     } while (0)
+/* one of the executor's plain vector operations (copy, nrm2), marked as
+ * vector work like the fused ones: timed by the host (SPK_VEC), it would also
+ * wait for, and count again, the work queued before it */
+#define F_PLAIN(k, op, ...)                                                \
+    do {                                                                   \
+        SPK_TRY((k)->e->ops->op((k)->e, __VA_ARGS__));                     \
+        SPK_TRY(K(k)->mark((k)->e, SPK_PHASE_VECTOR));                     \
+    } while (0)
 
 /* The phases' times so far into res, and the loop's other time into t_sync. */
 static int fused_times(spk_krylov *k, spk_result *res, double t0, double *phases_before)
@@ -66,13 +74,13 @@ static int fused_times(spk_krylov *k, spk_result *res, double t0, double *phases
 }
 
 /* ||v|| from v'v as the plain drivers get it (nrm2's fast path, else nrm2). */
-static int norm_of(spk_krylov *k, spk_result *res, int n, const double *v, double vv, double *out)
+static int norm_of(spk_krylov *k, int n, const double *v, double vv, double *out)
 {
     if (vv != 0 && isfinite(vv) && vv > 1e-290) {
         *out = sqrt(vv);
         return SPK_OK;
     }
-    SPK_VEC(k, res, nrm2, n, v, out);
+    F_PLAIN(k, nrm2, n, v, out);
     return SPK_OK;
 }
 
@@ -97,7 +105,7 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
         F_PREC(k, r, z);
         F_VEC(k, dot, n, r, z, cur);
     }
-    SPK_VEC(k, res, copy, n, z, p);
+    F_PLAIN(k, copy, n, z, p);
     res->reason = SPK_DIVERGED_MAXIT;
     for (int it = 1; it <= o->maxit; it++) {
         const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
@@ -109,7 +117,7 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
         F_VEC(k, read, want, 3, h);
         SPK_TRY(fused_times(k, res, t0, &marked)); /* now, while nothing is queued: no wait */
         if (spk_cg_bad_rz(res, h[0]) || spk_cg_bad_pq(res, h[1])) break;
-        SPK_TRY(norm_of(k, res, n, r, h[2], &rnorm));
+        SPK_TRY(norm_of(k, n, r, h[2], &rnorm));
         res->iterations = it;
         if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm)) break;
         if (ident) {
@@ -141,7 +149,7 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
     const double t0 = spk_time_now();
     double marked = 0;
     SPK_TRY(K(k)->mark(k->e, -1));
-    SPK_VEC(k, res, copy, n, r, r0);
+    F_PLAIN(k, copy, n, r, r0);
     res->reason = SPK_DIVERGED_MAXIT;
     for (int it = 1; it <= o->maxit; it++) {
         const int old = cur == BI_RHO0 ? BI_RHO1 : BI_RHO0;
@@ -179,7 +187,7 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
             it--; /* the restart is not an iteration */
             continue;
         }
-        SPK_TRY(norm_of(k, res, n, s, ss, &snorm));
+        SPK_TRY(norm_of(k, n, s, ss, &snorm));
         res->iterations = it;
         if (isfinite(snorm) && spk_krylov_converged(o, res, snorm, bnorm)) {
             F_VEC(k, axpy_ratio, n, cur, BI_R0V, ph, x);
@@ -205,7 +213,7 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
             break;
         }
         const double omega = ts / tt;
-        SPK_TRY(norm_of(k, res, n, r, rr, &rnorm));
+        SPK_TRY(norm_of(k, n, r, rr, &rnorm));
         if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm)) break;
         if (omega == 0) {
             res->reason = SPK_BREAKDOWN_OMEGA;
