@@ -90,6 +90,11 @@ int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reor
     return 0;
 }
 
+const char *cli_vector_ops_name(int ops)
+{
+    return ops == SPK_VECTOR_GRAPH ? "graph" : ops == SPK_VECTOR_FUSED ? "fused" : "classic";
+}
+
 int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops)
 {
     const char *v = NULL;
@@ -99,11 +104,15 @@ int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *o
         *ops = SPK_VECTOR_FUSED;
         return 1;
     }
+    if (r > 0 && strcmp(v, "graph") == 0) {
+        *ops = SPK_VECTOR_GRAPH;
+        return 1;
+    }
     if (r > 0 && (strcmp(v, "classic") == 0 || strcmp(v, "cublas") == 0)) {
         *ops = SPK_VECTOR_CLASSIC;
         return 1;
     }
-    cli_usage_error(cmd, "--vector-ops needs fused or classic (cublas)");
+    cli_usage_error(cmd, "--vector-ops needs fused, graph or classic (cublas)");
     return -1;
 }
 

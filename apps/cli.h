@@ -32,6 +32,8 @@ int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reor
 /* --vector-ops fused|classic (cublas: classic) for solve and bench: 1 when
  * argv[*i] was it (into *ops), 0 when not, -1 after a usage error. */
 int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops);
+/* "classic", "fused" or "graph" */
+const char *cli_vector_ops_name(int ops);
 
 /* The tile format options (--tile-te, --tile-th, --tile-defer-nnz), shared
  * by solve and info; zero means the format's default. */

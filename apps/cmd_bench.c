@@ -62,7 +62,7 @@ static void help(void)
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
            "                      solve, or auto (see spk solve --help; default 0: exact solves)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
-           "  --vector-ops V      the solves' vector work: fused (default) or classic (also cublas)\n"
+           "  --vector-ops V      the solves' vector work: fused (default), graph or classic (cublas)\n"
            "                      (see spk solve --help); fused adds the solves' launches and\n"
            "                      waits as a column\n"
            "  --reorder R         the solves: none (default), multicolor or block-multicolor\n"
@@ -508,9 +508,11 @@ static int parse_cfg(const char *spec, solve_cfg *c)
         int iv = 0;
         if (strcmp(key, "format") == 0 && strlen(val) < sizeof c->format) {
             snprintf(c->format, sizeof c->format, "%s", val);
-        } else if (strcmp(key, "vector") == 0 && (!strcmp(val, "fused") || !strcmp(val, "classic") ||
-                                                   !strcmp(val, "cublas"))) {
-            c->vector_ops = strcmp(val, "fused") == 0 ? SPK_VECTOR_FUSED : SPK_VECTOR_CLASSIC;
+        } else if (strcmp(key, "vector") == 0 && (!strcmp(val, "fused") || !strcmp(val, "graph") ||
+                                                   !strcmp(val, "classic") || !strcmp(val, "cublas"))) {
+            c->vector_ops = !strcmp(val, "fused")   ? SPK_VECTOR_FUSED
+                            : !strcmp(val, "graph") ? SPK_VECTOR_GRAPH
+                                                    : SPK_VECTOR_CLASSIC;
         } else if (strcmp(key, "sweeps") == 0 && !cli_parse_int(val, &iv) && iv >= 0 && iv <= 1000) {
             c->sweeps = iv;
         } else if (strcmp(key, "sweeps") == 0 && strcmp(val, "auto") == 0) {
@@ -584,7 +586,7 @@ static void print_matrix(const bench *b, const mat_result *m)
     if (b->ncfg) print_configs(b, m);
     if (!b->solve) return;
     const double bs = base && base->solved && !base->solve_status ? base->s_ms : NAN;
-    const int fused = b->vector_ops == SPK_VECTOR_FUSED;
+    const int fused = b->vector_ops != SPK_VECTOR_CLASSIC;
     printf("  %-11s %-15s %6s %11s %9s %10s %9s %7s %7s %7s %7s%s\n", "solve with", "method", "iters", "true res",
            "setup ms", "solve ms", "ms/iter", "spmv", "precond", "vector", "x", fused ? "    sync" : "");
     for (int k = 0; k < m->nf; k++) {
@@ -793,7 +795,7 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
     fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\"", b->ex->ops->name, baseline(b));
     json_num(f, "copy_gbs", b->copy_gbs);
     fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d", b->cache, b->min_time, b->repeat);
-    fprintf(f, ", \"vector_ops\": \"%s\"", b->vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic");
+    fprintf(f, ", \"vector_ops\": \"%s\"", cli_vector_ops_name(b->vector_ops));
     static const char *const reorders[] = {"none", "multicolor", "block-multicolor"};
     fprintf(f, ", \"solve_configs\": [");
     for (int k = 0; k < b->ncfg; k++) {
@@ -804,7 +806,7 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
         cli_json_string(f, c->format[0] ? c->format : "auto");
         fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
                    "\"reorder_block\": %d, \"precond\": \"%s\"}",
-                c->vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic", c->sweeps, c->isai, reorders[c->reorder],
+                cli_vector_ops_name(c->vector_ops), c->sweeps, c->isai, reorders[c->reorder],
                 c->reorder_block, spk_precond_kind_name((spk_precond_kind)c->precond));
     }
     fprintf(f, "]");

@@ -61,7 +61,10 @@ static void help(void)
            "                      few fused steps with the scalars on the device, read once per\n"
            "                      CG iteration (twice per BiCGStab iteration); classic (also\n"
            "                      'cublas'): one operation per dot product, norm and update, each\n"
-           "                      scalar back on the host; same iterations and outcome\n"
+           "                      scalar back on the host; graph: the fused steps of a\n"
+           "                      preconditioned CG iteration, with its SpMV and preconditioner,\n"
+           "                      recorded once as a CUDA graph and replayed (one launch an\n"
+           "                      iteration; elsewhere as fused); same iterations and outcome\n"
            "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
            "  --monitor           print the residual of every iteration\n"
            "  --json              print one JSON object instead of text\n"
@@ -350,7 +353,7 @@ int cmd_solve(int argc, char **argv)
         cli_json_number(stdout, res.shift);
         printf(", \"rtol\": ");
         cli_json_number(stdout, a.o.rtol);
-        printf(", \"vector_ops\": \"%s\"", a.o.vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic");
+        printf(", \"vector_ops\": \"%s\"", cli_vector_ops_name(a.o.vector_ops));
         printf(", \"time_ms\": {\"setup\": %.6f, \"spmv\": %.6f, \"precond\": %.6f, \"vector\": %.6f, "
                "\"sync\": %.6f, \"total\": %.6f, \"setup_upload\": %.6f, \"setup_check\": %.6f, "
                "\"setup_format\": %.6f, \"setup_precond\": %.6f}",
@@ -377,11 +380,11 @@ int cmd_solve(int argc, char **argv)
         fprintf(out, "residual  ||r||/||b||: recurrence %.3e, true %.3e (rtol %.1e)\n", res.relres,
                 res.true_relres, a.o.rtol);
         if (xstar) fprintf(out, "error     ||x - x*||_inf = %.3e\n", err);
-        if (a.o.vector_ops == SPK_VECTOR_FUSED)
+        if (a.o.vector_ops != SPK_VECTOR_CLASSIC)
             fprintf(out, "time      setup %.3f ms, solve %.3f ms (spmv %.3f, precond %.3f, vector %.3f, "
-                         "launches and waits %.3f; fused vector steps)\n",
+                         "launches and waits %.3f; %s vector steps)\n",
                     1e3 * res.t_setup, 1e3 * res.t_total, 1e3 * res.t_spmv, 1e3 * res.t_precond,
-                    1e3 * res.t_vector, 1e3 * res.t_sync);
+                    1e3 * res.t_vector, 1e3 * res.t_sync, a.o.vector_ops == SPK_VECTOR_GRAPH ? "graph" : "fused");
         else
             fprintf(out, "time      setup %.3f ms, solve %.3f ms (spmv %.3f, precond %.3f, vector %.3f)\n",
                     1e3 * res.t_setup, 1e3 * res.t_total, 1e3 * res.t_spmv, 1e3 * res.t_precond,

@@ -16,8 +16,19 @@
 #define KRYLOV_EVENTS 64 /* phase marks between two collects before one waits */
 
 /* The fused Krylov steps' state, made at their first use. */
+/* A recorded graph of fused steps and the events of its marks. */
+#define GRAPH_EVENTS 32
+typedef struct cuda_graph {
+    cudaGraphExec_t exec;
+    cudaEvent_t ev[GRAPH_EVENTS]; /* ev[0]: its start; ev[i]: its i-th mark */
+    int tag[GRAPH_EVENTS];
+    int nev;
+} cuda_graph;
+
 typedef struct krylov_state {
     spk_krylov_dev d;        /* slots, block sums, ticket (device) */
+    cuda_graph *cap;         /* the graph being recorded (NULL: none) */
+    cuda_graph *ran;         /* the graph launched last, whose marks are not collected yet */
     double *hslots;          /* pinned copy of the slots for read */
     cudaEvent_t ev[KRYLOV_EVENTS];
     int tag[KRYLOV_EVENTS];  /* the phase of each mark (-1: a starting point) */
@@ -467,6 +478,7 @@ static int ck_read(spk_exec *e, const int *which, int count, double *host)
     cudaStream_t s = impl_of(e)->stream;
     SPK_CUDA_TRY(e->err, cudaMemcpyAsync(k->hslots, k->d.slots, SPK_KRYLOV_SLOTS * sizeof(double),
                                          cudaMemcpyDeviceToHost, s));
+    if (k->cap) return SPK_OK; /* recorded: read_wait gives the values after the graph ran */
     SPK_CUDA_TRY(e->err, cudaStreamSynchronize(s));
     for (int i = 0; i < count; i++) host[i] = k->hslots[which[i]];
     return SPK_OK;
@@ -491,12 +503,24 @@ static int marks_add(spk_exec *e, krylov_state *k)
     return SPK_OK;
 }
 
+static int graph_marks_add(spk_exec *e, krylov_state *k);
+
 static int ck_mark(spk_exec *e, int ph)
 {
     KS(e, k);
+    if (k->cap) { /* an event node of the graph */
+        cuda_graph *g = k->cap;
+        if (ph < 0 || g->nev == GRAPH_EVENTS)
+            return spk_err_set(e->err, SPK_ERR_INTERNAL, "a graph of fused steps holds %s",
+                               ph < 0 ? "a starting mark" : "too many marks");
+        SPK_CUDA_TRY(e->err, cudaEventRecordWithFlags(g->ev[g->nev], impl_of(e)->stream, cudaEventRecordExternal));
+        g->tag[g->nev++] = ph < SPK_PHASES ? ph : -1;
+        return SPK_OK;
+    }
     if (k->nev == KRYLOV_EVENTS) SPK_TRY(marks_add(e, k)); /* full: wait for what is queued */
     if (ph < 0) { /* a new starting point: what was marked before it and not
                      collected belongs to no one (a previous solve's tail) */
+        SPK_TRY(graph_marks_add(e, k));
         SPK_TRY(marks_add(e, k));
         for (int p = 0; p < SPK_PHASES; p++) k->acc[p] = 0;
         k->nev = 0;
@@ -506,9 +530,26 @@ static int ck_mark(spk_exec *e, int ph)
     return SPK_OK;
 }
 
+/* Add the marks of the graph launched last to k->acc (waits for it). */
+static int graph_marks_add(spk_exec *e, krylov_state *k)
+{
+    cuda_graph *g = k->ran;
+    if (!g) return SPK_OK;
+    k->ran = NULL;
+    SPK_CUDA_TRY(e->err, cudaEventSynchronize(g->ev[g->nev - 1]));
+    for (int i = 1; i < g->nev; i++) {
+        if (g->tag[i] < 0) continue;
+        float ms = 0;
+        SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, g->ev[i - 1], g->ev[i]));
+        k->acc[g->tag[i]] += ms * 1e-3;
+    }
+    return SPK_OK;
+}
+
 static int ck_collect(spk_exec *e, double *seconds)
 {
     KS(e, k);
+    SPK_TRY(graph_marks_add(e, k));
     SPK_TRY(marks_add(e, k));
     for (int p = 0; p < SPK_PHASES; p++) {
         seconds[p] += k->acc[p];
@@ -517,9 +558,94 @@ static int ck_collect(spk_exec *e, double *seconds)
     return SPK_OK;
 }
 
+static void graph_free(void *graph)
+{
+    cuda_graph *g = graph;
+    if (!g) return;
+    if (g->exec) cudaGraphExecDestroy(g->exec);
+    for (int i = 0; i < GRAPH_EVENTS; i++)
+        if (g->ev[i]) cudaEventDestroy(g->ev[i]);
+    free(g);
+}
+
+static int ck_capture(spk_exec *e)
+{
+    KS(e, k);
+    if (k->cap) return spk_err_set(e->err, SPK_ERR_INTERNAL, "a graph of fused steps is already being recorded");
+    cuda_graph *g = calloc(1, sizeof *g);
+    if (!g) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (a graph of fused steps)");
+    cudaStream_t s = impl_of(e)->stream;
+    cudaError_t ce = cudaSuccess;
+    for (int i = 0; i < GRAPH_EVENTS && ce == cudaSuccess; i++) ce = cudaEventCreate(&g->ev[i]);
+    if (ce == cudaSuccess) ce = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    if (ce == cudaSuccess) {
+        ce = cudaEventRecordWithFlags(g->ev[0], s, cudaEventRecordExternal);
+        if (ce != cudaSuccess) { /* end the capture it began */
+            cudaGraph_t dropped = NULL;
+            cudaStreamEndCapture(s, &dropped);
+            if (dropped) cudaGraphDestroy(dropped);
+        }
+    }
+    if (ce != cudaSuccess) {
+        graph_free(g);
+        return spk_cuda_check(e->err, ce, "recording a graph of fused steps");
+    }
+    g->tag[0] = -1;
+    g->nev = 1;
+    k->cap = g;
+    return SPK_OK;
+}
+
+static int ck_end_capture(spk_exec *e, void **graph)
+{
+    *graph = NULL;
+    KS(e, k);
+    cuda_graph *g = k->cap;
+    if (!g) return spk_err_set(e->err, SPK_ERR_INTERNAL, "no graph of fused steps is being recorded");
+    k->cap = NULL;
+    cudaGraph_t cg = NULL;
+    cudaError_t ce = cudaStreamEndCapture(impl_of(e)->stream, &cg);
+    if (ce == cudaSuccess && !cg) ce = cudaErrorStreamCaptureInvalidated;
+    if (ce == cudaSuccess) ce = cudaGraphInstantiate(&g->exec, cg, 0);
+    if (cg) cudaGraphDestroy(cg);
+    if (ce != cudaSuccess) {
+        cudaGetLastError(); /* a failed recording leaves no sticky error */
+        graph_free(g);
+        return spk_cuda_check(e->err, ce, "recording a graph of fused steps");
+    }
+    *graph = g;
+    return SPK_OK;
+}
+
+static int ck_launch(spk_exec *e, void *graph)
+{
+    KS(e, k);
+    cuda_graph *g = graph;
+    cudaStream_t s = impl_of(e)->stream;
+    /* the marks before it, now (a driver launches right after a read: nothing waits) */
+    SPK_TRY(graph_marks_add(e, k));
+    SPK_TRY(marks_add(e, k));
+    SPK_CUDA_TRY(e->err, cudaGraphLaunch(g->exec, s));
+    k->ran = g;
+    /* the next marks start where the graph ends, not before it */
+    SPK_CUDA_TRY(e->err, cudaEventRecord(k->ev[0], s));
+    k->tag[0] = -1;
+    k->nev = 1;
+    return SPK_OK;
+}
+
+static int ck_read_wait(spk_exec *e, const int *which, int count, double *host)
+{
+    KS(e, k);
+    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(impl_of(e)->stream));
+    for (int i = 0; i < count; i++) host[i] = k->hslots[which[i]];
+    return SPK_OK;
+}
+
 static const struct spk_exec_krylov_ops cuda_krylov = {
     ck_dot,       ck_dot2,       ck_set,         ck_cg_update, ck_cg_direction, ck_bicg_direction,
     ck_bicg_s,    ck_axpy_ratio, ck_bicg_update, ck_read,      ck_mark,         ck_collect,
+    ck_capture,   ck_end_capture, ck_launch,     ck_read_wait, graph_free,
 };
 
 static const struct spk_exec_ops cuda_ops = {

@@ -66,6 +66,7 @@ module spk
      real(c_double) :: t_setup_check   ! the symmetry and diagonal checks,
      real(c_double) :: t_setup_format  ! the SpMV format,
      real(c_double) :: t_setup_precond ! the preconditioner
+     integer(c_int) :: graph_iterations ! iterations run as a replayed CUDA graph (vector_ops 2)
   end type spk_result
 
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &

@@ -169,11 +169,17 @@ typedef struct spk_options {
                                   iteration); SPK_VECTOR_CLASSIC: one executor operation per dot
                                   product, norm and update, each scalar back on the host (cuBLAS
                                   on the GPU, the reference recipe); the same iterations, tests
-                                  and outcomes (on the host the same numbers to the bit) */
+                                  and outcomes (on the host the same numbers to the bit);
+                                  SPK_VECTOR_GRAPH: the fused steps of a preconditioned CG
+                                  iteration (with its SpMV and preconditioner) recorded once
+                                  as a CUDA graph and replayed, one launch an iteration (where
+                                  the executor has no graphs, or something cannot be recorded:
+                                  SPK_VECTOR_FUSED) */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
 #define SPK_VECTOR_FUSED 1
+#define SPK_VECTOR_GRAPH 2
 #define SPK_PRECOND_SWEEPS_AUTO (-1)
 
 #define SPK_REORDER_NONE 0
@@ -210,6 +216,8 @@ typedef struct spk_result {
      * to the device, the symmetry and diagonal checks, the SpMV format, the
      * preconditioner. */
     double t_setup_upload, t_setup_check, t_setup_format, t_setup_precond;
+    int graph_iterations;      /* SPK_VECTOR_GRAPH: the iterations whose steps ran as a replayed
+                                  CUDA graph (0: none, e.g. on the host) */
 } spk_result;
 
 /* Properties of a matrix, as spk_matrix_info reports them. */

@@ -466,9 +466,10 @@ static int check_options(const spk_options *o, spk_err *e)
                            o->reorder_block);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
-    if (o->vector_ops != SPK_VECTOR_CLASSIC && o->vector_ops != SPK_VECTOR_FUSED)
+    if (o->vector_ops != SPK_VECTOR_CLASSIC && o->vector_ops != SPK_VECTOR_FUSED && o->vector_ops != SPK_VECTOR_GRAPH)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "vector_ops must be SPK_VECTOR_CLASSIC (0) or SPK_VECTOR_FUSED (1) (got %d)",
+                           "vector_ops must be SPK_VECTOR_CLASSIC (0), SPK_VECTOR_FUSED (1) or SPK_VECTOR_GRAPH (2) "
+                           "(got %d)",
                            o->vector_ops);
     if (o->precond_isai && o->precond_sweeps > 0)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,

@@ -55,7 +55,7 @@ int spk_bicgstab_broke(spk_krylov *k, const double *b, double *x, double *r, dou
 
 int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
-    if (o->vector_ops == SPK_VECTOR_FUSED && k->e->ops->krylov) return spk_bicgstab_fused(k, b, x, o, res);
+    if (o->vector_ops != SPK_VECTOR_CLASSIC && k->e->ops->krylov) return spk_bicgstab_fused(k, b, x, o, res);
     const int n = k->n, ident = spk_krylov_identity(k);
     double *r = k->w[0], *r0 = k->w[1], *p = k->w[2], *v = k->w[3], *t = k->w[4];
     double *ph = ident ? p : k->w[5];

@@ -84,6 +84,54 @@ static int norm_of(spk_krylov *k, int n, const double *v, double vv, double *out
     return SPK_OK;
 }
 
+/* CG from the preconditioner on, for the iteration after the one whose
+ * scalars were read (cur: the slot of its rz): z = M^-1 r, rz' = r'z (or
+ * ||r||^2), p = z + (rz'/rz) p, then q = A p, pq, the update and the read
+ * of rz', pq, rr into h (into the graph, when one is being recorded). */
+static int cg_steps(spk_krylov *k, int cur, int next, double rnorm, double *x, double *h)
+{
+    const int n = k->n, ident = spk_krylov_identity(k);
+    double *r = k->w[0], *p = k->w[1], *q = k->w[2];
+    double *z = ident ? r : k->w[3];
+    if (ident) {
+        F_VEC(k, set, next, rnorm * rnorm);
+    } else {
+        F_PREC(k, r, z);
+        F_VEC(k, dot, n, r, z, next);
+    }
+    F_VEC(k, cg_direction, n, next, cur, z, p);
+    F_SPMV(k, 1.0, p, 0.0, q);
+    F_VEC(k, dot, n, p, q, CG_PQ);
+    F_VEC(k, cg_update, n, next, CG_PQ, p, q, x, r, CG_RR);
+    const int want[3] = {next, CG_PQ, CG_RR};
+    F_VEC(k, read, want, 3, h);
+    return SPK_OK;
+}
+
+/* cg_steps as a graph (SPK_VECTOR_GRAPH): recorded at its first use for
+ * this parity of the rz slots, then replayed, h read.  *ran = 0 when it
+ * cannot be recorded (nothing ran; the caller queues the steps itself). */
+static int cg_steps_graph(spk_krylov *k, int cur, int next, double *x, void **graph, double *h, int *ran)
+{
+    const struct spk_exec_krylov_ops *g = K(k);
+    *ran = 0;
+    if (!*graph) {
+        SPK_TRY(g->capture(k->e));
+        const int st = cg_steps(k, cur, next, 0.0, x, h);
+        const int end = g->end_capture(k->e, graph);
+        if (st || end || !*graph) {
+            g->graph_free(*graph);
+            *graph = NULL;
+            spk_err_clear(k->e->err); /* e.g. a preconditioner that waits: plain fused steps then */
+            return SPK_OK;
+        }
+    }
+    *ran = 1;
+    SPK_TRY(g->launch(k->e, *graph));
+    const int want[3] = {next, CG_PQ, CG_RR};
+    return g->read_wait(k->e, want, 3, h);
+}
+
 int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
     const int n = k->n, ident = spk_krylov_identity(k);
@@ -107,29 +155,40 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
     }
     F_PLAIN(k, copy, n, z, p);
     res->reason = SPK_DIVERGED_MAXIT;
-    for (int it = 1; it <= o->maxit; it++) {
-        const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
+    /* graphs: from the third iteration on (each rz parity recorded once), for
+     * a preconditioned CG (without M, rz' comes from the host) */
+    int graphs = o->vector_ops == SPK_VECTOR_GRAPH && !ident && K(k)->capture;
+    void *graph[2] = {NULL, NULL};
+    int st = SPK_OK;
+    double h[3];
+    if (o->maxit >= 1) { /* iteration 1 from the product on */
         F_SPMV(k, 1.0, p, 0.0, q);
         F_VEC(k, dot, n, p, q, CG_PQ);
         F_VEC(k, cg_update, n, cur, CG_PQ, p, q, x, r, CG_RR);
         const int want[3] = {cur, CG_PQ, CG_RR};
-        double h[3];
         F_VEC(k, read, want, 3, h);
-        SPK_TRY(fused_times(k, res, t0, &marked)); /* now, while nothing is queued: no wait */
+    }
+    for (int it = 1; it <= o->maxit; it++) {
+        SPK_CHECK(st, fused_times(k, res, t0, &marked)); /* now, while nothing is queued: no wait */
         if (spk_cg_bad_rz(res, h[0]) || spk_cg_bad_pq(res, h[1])) break;
-        SPK_TRY(norm_of(k, n, r, h[2], &rnorm));
+        SPK_CHECK(st, norm_of(k, n, r, h[2], &rnorm));
         res->iterations = it;
-        if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm)) break;
-        if (ident) {
-            F_VEC(k, set, next, rnorm * rnorm);
-        } else {
-            F_PREC(k, r, z);
-            F_VEC(k, dot, n, r, z, next);
+        if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm) || it == o->maxit) break;
+        const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
+        int ran = 0;
+        if (graphs && it >= 2) {
+            SPK_CHECK(st, cg_steps_graph(k, cur, next, x, &graph[cur == CG_RZ0], h, &ran));
+            graphs = ran;
         }
-        F_VEC(k, cg_direction, n, next, cur, z, p);
+        if (ran) res->graph_iterations++;
+        else SPK_CHECK(st, cg_steps(k, cur, next, rnorm, x, h));
         cur = next;
     }
-    SPK_TRY(fused_times(k, res, t0, &marked));
+    SPK_CHECK(st, fused_times(k, res, t0, &marked));
+cleanup:
+    if (graph[0]) K(k)->graph_free(graph[0]);
+    if (graph[1]) K(k)->graph_free(graph[1]);
+    if (st) return st;
     return spk_krylov_finish(k, b, x, q, res, bnorm);
 }
 

@@ -489,10 +489,10 @@ static void reorder_multicolor(void)
           "reorder 7 accepted");
     CHECK(check_contains(spk_last_error(ctx), "reorder"), "message: %s", spk_last_error(ctx));
     o.reorder = SPK_REORDER_NONE;
-    o.vector_ops = 2;
+    o.vector_ops = 3;
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s &&
               check_contains(spk_last_error(ctx), "vector_ops"),
-          "vector_ops 2: %s", spk_last_error(ctx));
+          "vector_ops 3: %s", spk_last_error(ctx));
     o.vector_ops = SPK_VECTOR_CLASSIC;
     /* a zero pivot of the reordered matrix is named by its row in A too:
      * tridiagonal without a diagonal entry in row 4, red-black order puts it
@@ -574,6 +574,7 @@ static void fused_solves(void)
         const char *what;
     } cases[] = {{A, n, SPK_SOLVER_CG, SPK_PRECOND_NONE, "CG"},
                  {A, n, SPK_SOLVER_CG, SPK_PRECOND_JACOBI, "CG + Jacobi"},
+                 {A, n, SPK_SOLVER_CG, SPK_PRECOND_IC0, "CG + IC(0)"},
                  {T, 64, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, "BiCGStab + ILU(0), tridiagonal"},
                  {N, n, SPK_SOLVER_BICGSTAB, SPK_PRECOND_NONE, "BiCGStab, nonsymmetric"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -582,23 +583,41 @@ static void fused_solves(void)
         double *x = calloc((size_t)m, sizeof(double));
         for (int i = 0; i < m; i++) xs[i] = 1.0 + (i % 5) * 0.25;
         CHECK_OK(spk_matrix_multiply(cases[c].M, xs, b), spk_last_error(ctx));
-        int iters[2] = {0, 0};
-        for (int f = 0; f < 2; f++) {
+        int iters[3] = {0, 0, 0};
+        double *xf = malloc((size_t)m * sizeof(double));
+        static const char *const vname[3] = {"classic", "fused", "graph"};
+        for (int f = 0; f < 3; f++) {
             spk_options o;
             spk_options_default(&o);
             o.rtol = 1e-10;
-            o.vector_ops = f ? SPK_VECTOR_FUSED : SPK_VECTOR_CLASSIC;
+            o.vector_ops = f == 2 ? SPK_VECTOR_GRAPH : f ? SPK_VECTOR_FUSED : SPK_VECTOR_CLASSIC;
             spk_solver *s = NULL;
             spk_result r;
             memset(x, 0, (size_t)m * sizeof(double));
             CHECK_OK(spk_solver_create(ctx, cases[c].M, cases[c].kind, cases[c].pc, &o, &s), spk_last_error(ctx));
             CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
             CHECK(r.reason == SPK_CONVERGED_RTOL && max_err(x, xs, m) < 1e-7, "%s (%s): %s, error %g", cases[c].what,
-                  f ? "fused" : "classic", spk_reason_name(r.reason), max_err(x, xs, m));
+                  vname[f], spk_reason_name(r.reason), max_err(x, xs, m));
             CHECK(f ? r.t_sync >= 0 : r.t_sync == 0, "%s: t_sync %g", cases[c].what, r.t_sync);
             iters[f] = r.iterations;
+            if (f == 1) memcpy(xf, x, (size_t)m * sizeof(double));
+            if (f == 2) { /* the same kernels in the same order as fused: the same numbers */
+                CHECK(r.iterations == iters[1] && memcmp(x, xf, (size_t)m * sizeof(double)) == 0,
+                      "%s: graph %d iterations, fused %d; x differs by %g", cases[c].what, r.iterations, iters[1],
+                      max_err(x, xf, m));
+                /* a preconditioned CG replays graphs from its third iteration on the GPU */
+                const int want = cases[c].kind == SPK_SOLVER_CG && cases[c].pc != SPK_PRECOND_NONE &&
+                                 r.iterations >= 3 && strcmp(spk_context_device(ctx), "cuda") == 0;
+                CHECK(want ? r.graph_iterations == r.iterations - 2 : r.graph_iterations == 0,
+                      "%s: %d of %d iterations replayed (device %s)", cases[c].what, r.graph_iterations,
+                      r.iterations, spk_context_device(ctx));
+            } else {
+                CHECK(r.graph_iterations == 0, "%s (%s): %d iterations replayed", cases[c].what, vname[f],
+                      r.graph_iterations);
+            }
             spk_solver_destroy(s);
         }
+        free(xf);
         const char *mname = cases[c].kind == SPK_SOLVER_CG ? "cg" : "bicgstab";
         CHECK(iter_match(mname, iters[1], iters[0]), "%s: %d iterations fused, %d classic", cases[c].what, iters[1],
               iters[0]);

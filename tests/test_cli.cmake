@@ -48,7 +48,7 @@ spk_run(0 out err solve "${DATA}/nos3.mtx.gz" --device cpu --vector-ops fused --
 expect_in("${out}" "\"vector_ops\": \"fused\"" "solve --vector-ops fused --json")
 expect_in("${out}" "\"sync\": " "solve --vector-ops fused --json sync")
 spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --vector-ops turbo)
-expect_in("${err}" "--vector-ops needs fused or classic" "bad --vector-ops")
+expect_in("${err}" "--vector-ops needs fused, graph or classic" "bad --vector-ops")
 spk_run(0 out err bench --device cpu --solve --vector-ops fused --formats csr "${DATA}/nos3.mtx.gz" --min-time 0)
 expect_in("${out}" "    sync" "bench --vector-ops fused: sync column")
 # solve configurations compared in one run: each one's time to solution against the first, the

@@ -65,7 +65,7 @@ static const struct spk_spmv_ops nan_ops_cuda = {"nan-after", "cuda", "test", na
                                                   NULL, nan_destroy, nan_stats, NULL};
 
 static spk_exec *g_host, *g_dev; /* the host executor and the one under test */
-static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, then SPK_VECTOR_FUSED */
+static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, SPK_VECTOR_FUSED, SPK_VECTOR_GRAPH */
 
 static void test_options(spk_options *o)
 {
@@ -510,8 +510,10 @@ int main(void)
     spk_exec_destroy(g_dev);
     g_dev = g_host;
 #endif
-    for (g_vector_ops = SPK_VECTOR_CLASSIC; g_vector_ops <= SPK_VECTOR_FUSED; g_vector_ops++) {
-        printf("-- vector operations: %s\n", g_vector_ops == SPK_VECTOR_FUSED ? "fused" : "classic");
+    for (g_vector_ops = SPK_VECTOR_CLASSIC; g_vector_ops <= SPK_VECTOR_GRAPH; g_vector_ops++) {
+        printf("-- vector operations: %s\n", g_vector_ops == SPK_VECTOR_GRAPH   ? "graph"
+                                              : g_vector_ops == SPK_VECTOR_FUSED ? "fused"
+                                                                                 : "classic");
         known_solution("poisson2d-5:24", CG, "none");
         known_solution("poisson2d-5:24", CG, "jacobi");
         known_solution("poisson2d-5:24", CG, "ic0");

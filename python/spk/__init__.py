@@ -30,7 +30,7 @@ _MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 
 
 _REORDER = {"none": 0, "multicolor": 1, "block-multicolor": 2}
-_VECTOR_OPS = {"classic": 0, "cublas": 0, "fused": 1}
+_VECTOR_OPS = {"classic": 0, "cublas": 0, "fused": 1, "graph": 2}
 
 
 class _Options(ctypes.Structure):
@@ -51,7 +51,8 @@ class _Result(ctypes.Structure):
                 ("t_vector", ctypes.c_double), ("t_total", ctypes.c_double), ("history_len", ctypes.c_int),
                 ("history", ctypes.POINTER(ctypes.c_double)), ("t_sync", ctypes.c_double),
                 ("t_setup_upload", ctypes.c_double), ("t_setup_check", ctypes.c_double),
-                ("t_setup_format", ctypes.c_double), ("t_setup_precond", ctypes.c_double)]
+                ("t_setup_format", ctypes.c_double), ("t_setup_precond", ctypes.c_double),
+                ("graph_iterations", ctypes.c_int)]
 
 
 def _load():
@@ -189,9 +190,10 @@ class Solver:
     triangular-solve level per color; "block-multicolor": blocks of
     reorder_block rows colored, default 16; x comes back in A's order),
     vector_ops ("fused", the default: each iteration's vector work in a few
-    fused steps, the scalars kept on the device; "classic", also "cublas":
-    one operation per dot product and update, each scalar back on the
-    host)."""
+    fused steps, the scalars kept on the device; "graph": those of a
+    preconditioned CG iteration, with its SpMV and preconditioner, recorded
+    once as a CUDA graph and replayed; "classic", also "cublas": one
+    operation per dot product and update, each scalar back on the host)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
                  device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
