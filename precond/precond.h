@@ -27,6 +27,8 @@ struct spk_precond_ops {
     const char *name;    /* "none", "jacobi", "ilu0", "ic0" */
     const char *exec;    /* "host" or "cuda" */
     int (*create)(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, void **impl);
+    /* z = M^-1 r; on the GPU queued without waiting, the same work for the
+     * same arguments on every call (SPK_VECTOR_GRAPH replays one recorded call) */
     int (*apply)(void *impl, const double *r, double *z);
     int (*refactor)(void *impl, const spk_csr *A);
     void (*destroy)(void *impl);

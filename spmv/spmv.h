@@ -37,7 +37,11 @@ struct spk_spmv_ops {
     const char *exec;      /* executor it runs on: "host" or "cuda" */
     const char *summary;   /* one line for --help */
     int (*create)(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, void **impl);
-    /* y = alpha*A*x + beta*y */
+    /* y = alpha*A*x + beta*y.  On the GPU it queues its work on the
+     * executor's stream without waiting, and the same work for the same
+     * arguments on every call: SPK_VECTOR_GRAPH records one call into a CUDA
+     * graph and replays it (a call that waits or allocates cannot be
+     * recorded, and the solve then goes on without graphs). */
     int (*apply)(void *impl, double alpha, const double *x, double beta, double *y);
     /* new values, same pattern as at create() (NULL: destroy + create) */
     int (*update)(void *impl, const spk_csr *A);

@@ -362,7 +362,9 @@ static void nan_midway(void)
         CHECK(r.iterations <= 4, "method %d: %d iterations after NaN", method, r.iterations);
     }
     /* NaN only in the final true residual (the last SpMV: 1 start + k + 1):
-     * the recurrence converged, but the answer must not be reported as such */
+     * the recurrence converged, but the answer must not be reported as such
+     * (counted calls: a graph replays its SpMV without calling apply) */
+    if (g_vector_ops == SPK_VECTOR_GRAPH && g_dev != g_host) goto rest;
     nan_after_calls = 1000000;
     memset(x, 0, 400 * sizeof(double));
     CHECK_OK(run(&A, g_dev == g_host ? &nan_ops_host : &nan_ops_cuda, "jacobi", CG, b, x, &o, &r, &err), err.msg);
@@ -372,6 +374,7 @@ static void nan_midway(void)
     CHECK_OK(run(&A, g_dev == g_host ? &nan_ops_host : &nan_ops_cuda, "jacobi", CG, b, x, &o, &r, &err), err.msg);
     CHECK(r.reason == SPK_DIVERGED_NAN && !isfinite(r.true_relres),
           "NaN in the final residual: reason %s, true relres %g", spk_reason_name(r.reason), r.true_relres);
+rest:
     /* atol: a loose absolute tolerance stops first */
     o.atol = 1e3;
     o.rtol = 0;
