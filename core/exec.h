@@ -64,16 +64,17 @@ struct spk_exec_krylov_ops {
      * on the host wall time); the last mark stays the next starting point. */
     int (*mark)(spk_exec *e, int ph);
     int (*collect)(spk_exec *e, double *seconds);
-    /* Graphs of steps (NULL where the executor has none).  capture(e):
+    /* Graphs of steps (NULL where the executor has none).  capture(e, timed):
      * the steps queued next (the preconditioner's and the SpMV format's
-     * work, and marks, included) are recorded instead of run; a read then
-     * only queues its transfer.  end_capture(e, &g): the graph, or an error
+     * work included) are recorded instead of run, with their marks as timing
+     * nodes when timed (which cost time on every replay), without them
+     * otherwise; a read then only queues its transfer.  end_capture(e, &g): the graph, or an error
      * (*g NULL, nothing run, the executor usable) when something queued
      * could not be recorded; the caller then queues the steps itself.
      * launch(e, g) runs it, its marks counting as if queued one by one;
      * read_wait(e, slots, count, host) waits for it and gives what its read
      * transferred; graph_free(g) (NULL-safe). */
-    int (*capture)(spk_exec *e);
+    int (*capture)(spk_exec *e, int timed);
     int (*end_capture)(spk_exec *e, void **graph);
     int (*launch)(spk_exec *e, void *graph);
     int (*read_wait)(spk_exec *e, const int *slots, int count, double *host);

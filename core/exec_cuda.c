@@ -23,6 +23,7 @@ typedef struct cuda_graph {
     cudaEvent_t ev[GRAPH_EVENTS]; /* ev[0]: its start; ev[i]: its i-th mark */
     int tag[GRAPH_EVENTS];
     int nev;
+    int timed;                    /* marks recorded as event nodes */
 } cuda_graph;
 
 typedef struct krylov_state {
@@ -510,11 +511,7 @@ static int ck_mark(spk_exec *e, int ph)
     KS(e, k);
     if (k->cap) { /* an event node of the graph */
         cuda_graph *g = k->cap;
-#ifdef SPK_GRAPH_NO_MARKS /* experiment: a graph without timing nodes */
-        (void)ph;
-        (void)g;
-        return SPK_OK;
-#endif
+        if (!g->timed) return SPK_OK;
         if (ph < 0 || g->nev == GRAPH_EVENTS)
             return spk_err_set(e->err, SPK_ERR_INTERNAL, "a graph of fused steps holds %s",
                                ph < 0 ? "a starting mark" : "too many marks");
@@ -539,8 +536,8 @@ static int ck_mark(spk_exec *e, int ph)
 static int graph_marks_add(spk_exec *e, krylov_state *k)
 {
     cuda_graph *g = k->ran;
-    if (!g) return SPK_OK;
     k->ran = NULL;
+    if (!g || !g->timed) return SPK_OK;
     SPK_CUDA_TRY(e->err, cudaEventSynchronize(g->ev[g->nev - 1]));
     for (int i = 1; i < g->nev; i++) {
         if (g->tag[i] < 0) continue;
@@ -573,7 +570,7 @@ static void graph_free(void *graph)
     free(g);
 }
 
-static int ck_capture(spk_exec *e)
+static int ck_capture(spk_exec *e, int timed)
 {
     KS(e, k);
     if (k->cap) return spk_err_set(e->err, SPK_ERR_INTERNAL, "a graph of fused steps is already being recorded");
@@ -583,7 +580,7 @@ static int ck_capture(spk_exec *e)
     cudaError_t ce = cudaSuccess;
     for (int i = 0; i < GRAPH_EVENTS && ce == cudaSuccess; i++) ce = cudaEventCreate(&g->ev[i]);
     if (ce == cudaSuccess) ce = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
-    if (ce == cudaSuccess) {
+    if (ce == cudaSuccess && timed) {
         ce = cudaEventRecordWithFlags(g->ev[0], s, cudaEventRecordExternal);
         if (ce != cudaSuccess) { /* end the capture it began */
             cudaGraph_t dropped = NULL;
@@ -597,6 +594,7 @@ static int ck_capture(spk_exec *e)
     }
     g->tag[0] = -1;
     g->nev = 1;
+    g->timed = timed;
     k->cap = g;
     return SPK_OK;
 }

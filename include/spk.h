@@ -172,9 +172,11 @@ typedef struct spk_options {
                                   and outcomes (on the host the same numbers to the bit);
                                   SPK_VECTOR_GRAPH: the fused steps of a preconditioned CG
                                   iteration (with its SpMV and preconditioner) recorded once
-                                  as a CUDA graph and replayed, one launch an iteration (where
-                                  the executor has no graphs, or something cannot be recorded:
-                                  SPK_VECTOR_FUSED) */
+                                  as a CUDA graph and replayed, one launch an iteration from
+                                  the 11th on (where the executor has no graphs, or something
+                                  cannot be recorded: SPK_VECTOR_FUSED); one replay in 8
+                                  carries timing nodes, and its phase times stand for the
+                                  replays after it in t_spmv, t_precond and t_vector */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0

@@ -34,6 +34,9 @@
 enum { CG_RZ0, CG_RZ1, CG_PQ, CG_RR, BI_RHO0, BI_RHO1, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR };
 
 #define K(k) ((k)->e->ops->krylov)
+#define GRAPH_SAMPLE 8 /* one graph replay in this many is timed */
+#define GRAPH_FROM 10  /* the first iteration whose steps a graph runs: recording costs a
+                          few hundred microseconds, which short solves would not win back */
 /* an SpMV, an apply or vector work, queued, then marked as its phase */
 #define F_SPMV(k, alpha, x, beta, y)                                       \
     do {                                                                   \
@@ -109,14 +112,15 @@ static int cg_steps(spk_krylov *k, int cur, int next, double rnorm, double *x, d
 }
 
 /* cg_steps as a graph (SPK_VECTOR_GRAPH): recorded at its first use for
- * this parity of the rz slots, then replayed, h read.  *ran = 0 when it
- * cannot be recorded (nothing ran; the caller queues the steps itself). */
-static int cg_steps_graph(spk_krylov *k, int cur, int next, double *x, void **graph, double *h, int *ran)
+ * this parity of the rz slots (timed: with its marks), then replayed, h
+ * read.  *ran = 0 when it cannot be recorded (nothing ran; the caller
+ * queues the steps itself). */
+static int cg_steps_graph(spk_krylov *k, int cur, int next, double *x, int timed, void **graph, double *h, int *ran)
 {
     const struct spk_exec_krylov_ops *g = K(k);
     *ran = 0;
     if (!*graph) {
-        SPK_TRY(g->capture(k->e));
+        SPK_TRY(g->capture(k->e, timed));
         const int st = cg_steps(k, cur, next, 0.0, x, h);
         const int end = g->end_capture(k->e, graph);
         if (st || end || !*graph) {
@@ -155,10 +159,14 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
     }
     F_PLAIN(k, copy, n, z, p);
     res->reason = SPK_DIVERGED_MAXIT;
-    /* graphs: from the third iteration on (each rz parity recorded once), for
-     * a preconditioned CG (without M, rz' comes from the host) */
-    int graphs = o->vector_ops == SPK_VECTOR_GRAPH && !ident && K(k)->capture;
-    void *graph[2] = {NULL, NULL};
+    /* graphs: from iteration GRAPH_FROM + 1 on (each rz parity recorded once), for
+     * a preconditioned CG (without M, rz' comes from the host).  Timing nodes
+     * cost every replay a few microseconds: one replay in GRAPH_SAMPLE is of
+     * the timed graph, whose phase times then stand for the untimed replays
+     * after it as well */
+    int graphs = o->vector_ops == SPK_VECTOR_GRAPH && !ident && K(k)->capture, replays = 0;
+    void *graph[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [rz parity][timed] */
+    double sample[SPK_PHASES] = {0, 0, 0};
     int st = SPK_OK;
     double h[3];
     if (o->maxit >= 1) { /* iteration 1 from the product on */
@@ -176,9 +184,23 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
         if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm) || it == o->maxit) break;
         const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
         int ran = 0;
-        if (graphs && it >= 2) {
-            SPK_CHECK(st, cg_steps_graph(k, cur, next, x, &graph[cur == CG_RZ0], h, &ran));
+        if (graphs && it >= GRAPH_FROM) {
+            const int timed = replays % GRAPH_SAMPLE == 0;
+            const double before[SPK_PHASES] = {res->t_spmv, res->t_precond, res->t_vector};
+            SPK_CHECK(st, cg_steps_graph(k, cur, next, x, timed, &graph[cur == CG_RZ0][timed], h, &ran));
             graphs = ran;
+            if (ran && timed) { /* this replay's phases, measured */
+                SPK_CHECK(st, fused_times(k, res, t0, &marked));
+                sample[SPK_PHASE_SPMV] = res->t_spmv - before[SPK_PHASE_SPMV];
+                sample[SPK_PHASE_PRECOND] = res->t_precond - before[SPK_PHASE_PRECOND];
+                sample[SPK_PHASE_VECTOR] = res->t_vector - before[SPK_PHASE_VECTOR];
+            } else if (ran) { /* the last measured replay's */
+                res->t_spmv += sample[SPK_PHASE_SPMV];
+                res->t_precond += sample[SPK_PHASE_PRECOND];
+                res->t_vector += sample[SPK_PHASE_VECTOR];
+                marked += sample[SPK_PHASE_SPMV] + sample[SPK_PHASE_PRECOND] + sample[SPK_PHASE_VECTOR];
+            }
+            replays += ran;
         }
         if (ran) res->graph_iterations++;
         else SPK_CHECK(st, cg_steps(k, cur, next, rnorm, x, h));
@@ -186,8 +208,9 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
     }
     SPK_CHECK(st, fused_times(k, res, t0, &marked));
 cleanup:
-    if (graph[0]) K(k)->graph_free(graph[0]);
-    if (graph[1]) K(k)->graph_free(graph[1]);
+    for (int a = 0; a < 2; a++)
+        for (int t = 0; t < 2; t++)
+            if (graph[a][t]) K(k)->graph_free(graph[a][t]);
     if (st) return st;
     return spk_krylov_finish(k, b, x, q, res, bnorm);
 }
