@@ -170,11 +170,12 @@ typedef struct spk_options {
                                   product, norm and update, each scalar back on the host (cuBLAS
                                   on the GPU, the reference recipe); the same iterations, tests
                                   and outcomes (on the host the same numbers to the bit);
-                                  SPK_VECTOR_GRAPH: the fused steps of a preconditioned CG
-                                  iteration (with its SpMV and preconditioner) recorded once
-                                  as a CUDA graph and replayed, one launch an iteration from
-                                  the 11th on (where the executor has no graphs, or something
-                                  cannot be recorded: SPK_VECTOR_FUSED); one replay in 8
+                                  SPK_VECTOR_GRAPH: the fused steps between two reads (with
+                                  the SpMV and the preconditioner; CG with a preconditioner,
+                                  BiCGStab) recorded once as CUDA graphs and replayed, one
+                                  launch a read, from the 10th-11th iteration on (where the
+                                  executor has no graphs, or something cannot be recorded:
+                                  SPK_VECTOR_FUSED); one replay in 8
                                   carries timing nodes, and its phase times stand for the
                                   replays after it in t_spmv, t_precond and t_vector */
 } spk_options;

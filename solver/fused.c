@@ -29,6 +29,8 @@
  * (GPU time on the GPU), collected right after each read, when no work is
  * queued (so collecting waits for nothing); res->t_sync gets the rest of the
  * loop's wall time: launches, waits and the host's work. */
+#include <string.h>
+
 #include "krylov_common.h"
 
 enum { CG_RZ0, CG_RZ1, CG_PQ, CG_RR, BI_RHO0, BI_RHO1, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR };
@@ -87,43 +89,99 @@ static int norm_of(spk_krylov *k, int n, const double *v, double vv, double *out
     return SPK_OK;
 }
 
-/* CG from the preconditioner on, for the iteration after the one whose
- * scalars were read (cur: the slot of its rz): z = M^-1 r, rz' = r'z (or
- * ||r||^2), p = z + (rz'/rz) p, then q = A p, pq, the update and the read
- * of rz', pq, rr into h (into the graph, when one is being recorded). */
-static int cg_steps(spk_krylov *k, int cur, int next, double rnorm, double *x, double *h)
+/* A run of steps between two reads, and the slots it reads into h[3]. */
+enum { STEPS_CG, STEPS_BICG_HALF, STEPS_BICG_REST };
+typedef struct steps {
+    int kind;
+    int cur, other;  /* CG: rz's slot and its successor's; BiCGStab: rho's and rho_old's */
+    int fresh;       /* BiCGStab: p = r (the first iteration, after a restart) */
+    double rnorm;    /* CG without M: ||r||, whose square is rz' */
+    double *x;
+} steps;
+
+/* Queue the steps (into the graph, when one is being recorded), then the read.
+ *   CG, for the iteration after the one whose scalars were read: z = M^-1 r,
+ *     rz' = r'z (or ||r||^2), p = z + (rz'/rz) p, q = A p, pq, the update;
+ *     read rz', pq, rr.
+ *   BiCGStab, first half: rho = r0'r, p, ph = M^-1 p, v = A ph, r0v, s, ss;
+ *     read rho, r0v, ss.  Second half: sh = M^-1 s, t = A sh, tt, ts, the
+ *     update of x and r, rr; read tt, ts, rr. */
+static int run_steps(spk_krylov *k, const steps *st, double *h)
 {
     const int n = k->n, ident = spk_krylov_identity(k);
-    double *r = k->w[0], *p = k->w[1], *q = k->w[2];
-    double *z = ident ? r : k->w[3];
-    if (ident) {
-        F_VEC(k, set, next, rnorm * rnorm);
-    } else {
-        F_PREC(k, r, z);
-        F_VEC(k, dot, n, r, z, next);
+    double *x = st->x;
+    if (st->kind == STEPS_CG) {
+        double *r = k->w[0], *p = k->w[1], *q = k->w[2];
+        double *z = ident ? r : k->w[3];
+        const int cur = st->cur, next = st->other;
+        if (ident) {
+            F_VEC(k, set, next, st->rnorm * st->rnorm);
+        } else {
+            F_PREC(k, r, z);
+            F_VEC(k, dot, n, r, z, next);
+        }
+        F_VEC(k, cg_direction, n, next, cur, z, p);
+        F_SPMV(k, 1.0, p, 0.0, q);
+        F_VEC(k, dot, n, p, q, CG_PQ);
+        F_VEC(k, cg_update, n, next, CG_PQ, p, q, x, r, CG_RR);
+        const int want[3] = {next, CG_PQ, CG_RR};
+        F_VEC(k, read, want, 3, h);
+        return SPK_OK;
     }
-    F_VEC(k, cg_direction, n, next, cur, z, p);
-    F_SPMV(k, 1.0, p, 0.0, q);
-    F_VEC(k, dot, n, p, q, CG_PQ);
-    F_VEC(k, cg_update, n, next, CG_PQ, p, q, x, r, CG_RR);
-    const int want[3] = {next, CG_PQ, CG_RR};
+    double *r = k->w[0], *r0 = k->w[1], *p = k->w[2], *v = k->w[3], *t = k->w[4];
+    double *ph = ident ? p : k->w[5];
+    double *s = r; /* s overwrites r, as in bicgstab.c */
+    double *sh = ident ? s : k->w[6];
+    const int cur = st->cur, old = st->other;
+    if (st->kind == STEPS_BICG_HALF) {
+        F_VEC(k, dot, n, r0, r, cur);
+        F_VEC(k, bicg_direction, n, st->fresh, cur, old, BI_R0V, BI_TS, BI_TT, r, v, p);
+        if (!ident) F_PREC(k, p, ph);
+        F_SPMV(k, 1.0, ph, 0.0, v);
+        F_VEC(k, dot, n, r0, v, BI_R0V);
+        F_VEC(k, bicg_s, n, cur, BI_R0V, v, s, BI_SS);
+        const int want[3] = {cur, BI_R0V, BI_SS};
+        F_VEC(k, read, want, 3, h);
+        return SPK_OK;
+    }
+    if (!ident) F_PREC(k, s, sh);
+    F_SPMV(k, 1.0, sh, 0.0, t);
+    F_VEC(k, dot2, n, t, s, BI_TT, BI_TS);
+    F_VEC(k, bicg_update, n, cur, BI_R0V, BI_TS, BI_TT, ph, sh, t, x, r, BI_RR);
+    const int want[3] = {BI_TT, BI_TS, BI_RR};
     F_VEC(k, read, want, 3, h);
     return SPK_OK;
 }
 
-/* cg_steps as a graph (SPK_VECTOR_GRAPH): recorded at its first use for
- * this parity of the rz slots (timed: with its marks), then replayed, h
- * read.  *ran = 0 when it cannot be recorded (nothing ran; the caller
- * queues the steps itself). */
-static int cg_steps_graph(spk_krylov *k, int cur, int next, double *x, int timed, void **graph, double *h, int *ran)
+/* The graphs of a solve (SPK_VECTOR_GRAPH), by key (which steps, which
+ * parity of the slots) and timed or not. */
+#define GRAPH_KEYS 4
+typedef struct graphs {
+    int on;                              /* cleared for good when a recording fails */
+    void *g[GRAPH_KEYS][2];
+    int replays[GRAPH_KEYS];
+    double sample[GRAPH_KEYS][SPK_PHASES]; /* the phases of the last timed replay */
+} graphs;
+
+static void graphs_free(spk_krylov *k, graphs *gs)
+{
+    for (int a = 0; a < GRAPH_KEYS; a++)
+        for (int t = 0; t < 2; t++)
+            if (gs->g[a][t]) K(k)->graph_free(gs->g[a][t]);
+}
+
+/* The steps as a graph, recorded at the first use of its key (timed: with
+ * its marks), then replayed, h read.  *ran = 0 when it cannot be recorded
+ * (nothing ran: the caller queues the steps itself). */
+static int graph_steps(spk_krylov *k, const steps *st, int timed, void **graph, double *h, int *ran)
 {
     const struct spk_exec_krylov_ops *g = K(k);
     *ran = 0;
     if (!*graph) {
         SPK_TRY(g->capture(k->e, timed));
-        const int st = cg_steps(k, cur, next, 0.0, x, h);
-        const int end = g->end_capture(k->e, graph);
-        if (st || end || !*graph) {
+        const int s1 = run_steps(k, st, h);
+        const int s2 = g->end_capture(k->e, graph);
+        if (s1 || s2 || !*graph) {
             g->graph_free(*graph);
             *graph = NULL;
             spk_err_clear(k->e->err); /* e.g. a preconditioner that waits: plain fused steps then */
@@ -132,11 +190,41 @@ static int cg_steps_graph(spk_krylov *k, int cur, int next, double *x, int timed
     }
     *ran = 1;
     SPK_TRY(g->launch(k->e, *graph));
-    const int want[3] = {next, CG_PQ, CG_RR};
-    return g->read_wait(k->e, want, 3, h);
+    const int want[3][3] = {{st->other, CG_PQ, CG_RR}, {st->cur, BI_R0V, BI_SS}, {BI_TT, BI_TS, BI_RR}};
+    return g->read_wait(k->e, want[st->kind], 3, h);
 }
 
-int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+/* The steps, replayed as a graph when gs is on (one replay in GRAPH_SAMPLE
+ * timed, its phase times standing for the untimed replays after it), else
+ * queued one by one; then the phase times so far.  *ran: a graph ran. */
+static int steps_then_times(spk_krylov *k, spk_result *res, double t0, double *marked, graphs *gs, int key,
+                            const steps *st, double *h, int *ran)
+{
+    *ran = 0;
+    if (gs && gs->on) {
+        const int timed = gs->replays[key] % GRAPH_SAMPLE == 0;
+        const double before[SPK_PHASES] = {res->t_spmv, res->t_precond, res->t_vector};
+        SPK_TRY(graph_steps(k, st, timed, &gs->g[key][timed], h, ran));
+        gs->on = *ran;
+        if (*ran && timed) {
+            SPK_TRY(fused_times(k, res, t0, marked));
+            gs->sample[key][SPK_PHASE_SPMV] = res->t_spmv - before[SPK_PHASE_SPMV];
+            gs->sample[key][SPK_PHASE_PRECOND] = res->t_precond - before[SPK_PHASE_PRECOND];
+            gs->sample[key][SPK_PHASE_VECTOR] = res->t_vector - before[SPK_PHASE_VECTOR];
+        } else if (*ran) {
+            const double *sm = gs->sample[key];
+            res->t_spmv += sm[SPK_PHASE_SPMV];
+            res->t_precond += sm[SPK_PHASE_PRECOND];
+            res->t_vector += sm[SPK_PHASE_VECTOR];
+            *marked += sm[SPK_PHASE_SPMV] + sm[SPK_PHASE_PRECOND] + sm[SPK_PHASE_VECTOR];
+        }
+        gs->replays[key] += *ran;
+    }
+    if (!*ran) SPK_TRY(run_steps(k, st, h));
+    return fused_times(k, res, t0, marked); /* now, while nothing is queued: no wait */
+}
+
+static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res, graphs *gs)
 {
     const int n = k->n, ident = spk_krylov_identity(k);
     double *r = k->w[0], *p = k->w[1], *q = k->w[2];
@@ -159,15 +247,8 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
     }
     F_PLAIN(k, copy, n, z, p);
     res->reason = SPK_DIVERGED_MAXIT;
-    /* graphs: from iteration GRAPH_FROM + 1 on (each rz parity recorded once), for
-     * a preconditioned CG (without M, rz' comes from the host).  Timing nodes
-     * cost every replay a few microseconds: one replay in GRAPH_SAMPLE is of
-     * the timed graph, whose phase times then stand for the untimed replays
-     * after it as well */
-    int graphs = o->vector_ops == SPK_VECTOR_GRAPH && !ident && K(k)->capture, replays = 0;
-    void *graph[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [rz parity][timed] */
-    double sample[SPK_PHASES] = {0, 0, 0};
-    int st = SPK_OK;
+    /* graphs: without M, rz' comes from the host */
+    if (ident) gs = NULL;
     double h[3];
     if (o->maxit >= 1) { /* iteration 1 from the product on */
         F_SPMV(k, 1.0, p, 0.0, q);
@@ -175,53 +256,48 @@ int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o
         F_VEC(k, cg_update, n, cur, CG_PQ, p, q, x, r, CG_RR);
         const int want[3] = {cur, CG_PQ, CG_RR};
         F_VEC(k, read, want, 3, h);
+        SPK_TRY(fused_times(k, res, t0, &marked)); /* now, while nothing is queued: no wait */
     }
     for (int it = 1; it <= o->maxit; it++) {
-        SPK_CHECK(st, fused_times(k, res, t0, &marked)); /* now, while nothing is queued: no wait */
         if (spk_cg_bad_rz(res, h[0]) || spk_cg_bad_pq(res, h[1])) break;
-        SPK_CHECK(st, norm_of(k, n, r, h[2], &rnorm));
+        SPK_TRY(norm_of(k, n, r, h[2], &rnorm));
         res->iterations = it;
         if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm) || it == o->maxit) break;
         const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
+        const steps st = {STEPS_CG, cur, next, 0, rnorm, x};
         int ran = 0;
-        if (graphs && it >= GRAPH_FROM) {
-            const int timed = replays % GRAPH_SAMPLE == 0;
-            const double before[SPK_PHASES] = {res->t_spmv, res->t_precond, res->t_vector};
-            SPK_CHECK(st, cg_steps_graph(k, cur, next, x, timed, &graph[cur == CG_RZ0][timed], h, &ran));
-            graphs = ran;
-            if (ran && timed) { /* this replay's phases, measured */
-                SPK_CHECK(st, fused_times(k, res, t0, &marked));
-                sample[SPK_PHASE_SPMV] = res->t_spmv - before[SPK_PHASE_SPMV];
-                sample[SPK_PHASE_PRECOND] = res->t_precond - before[SPK_PHASE_PRECOND];
-                sample[SPK_PHASE_VECTOR] = res->t_vector - before[SPK_PHASE_VECTOR];
-            } else if (ran) { /* the last measured replay's */
-                res->t_spmv += sample[SPK_PHASE_SPMV];
-                res->t_precond += sample[SPK_PHASE_PRECOND];
-                res->t_vector += sample[SPK_PHASE_VECTOR];
-                marked += sample[SPK_PHASE_SPMV] + sample[SPK_PHASE_PRECOND] + sample[SPK_PHASE_VECTOR];
-            }
-            replays += ran;
-        }
-        if (ran) res->graph_iterations++;
-        else SPK_CHECK(st, cg_steps(k, cur, next, rnorm, x, h));
+        SPK_TRY(steps_then_times(k, res, t0, &marked, it >= GRAPH_FROM ? gs : NULL, cur == CG_RZ1, &st, h, &ran));
+        res->graph_iterations += ran;
         cur = next;
     }
-    SPK_CHECK(st, fused_times(k, res, t0, &marked));
-cleanup:
-    for (int a = 0; a < 2; a++)
-        for (int t = 0; t < 2; t++)
-            if (graph[a][t]) K(k)->graph_free(graph[a][t]);
-    if (st) return st;
+    SPK_TRY(fused_times(k, res, t0, &marked));
     return spk_krylov_finish(k, b, x, q, res, bnorm);
 }
 
-int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+/* with graphs (SPK_VECTOR_GRAPH, on an executor that has them) or without */
+static graphs *graphs_of(spk_krylov *k, const spk_options *o, graphs *gs)
+{
+    memset(gs, 0, sizeof *gs);
+    gs->on = o->vector_ops == SPK_VECTOR_GRAPH && K(k)->capture != NULL;
+    return gs->on ? gs : NULL;
+}
+
+int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+{
+    graphs gs;
+    graphs *g = graphs_of(k, o, &gs);
+    const int st = cg_run(k, b, x, o, res, g);
+    if (g) graphs_free(k, g);
+    return st;
+}
+
+static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res,
+                        graphs *gs)
 {
     const int n = k->n, ident = spk_krylov_identity(k);
-    double *r = k->w[0], *r0 = k->w[1], *p = k->w[2], *v = k->w[3], *t = k->w[4];
-    double *ph = ident ? p : k->w[5];
+    double *r = k->w[0], *r0 = k->w[1], *t = k->w[4];
+    double *ph = ident ? k->w[2] : k->w[5];
     double *s = r; /* s overwrites r, as in bicgstab.c */
-    double *sh = ident ? s : k->w[6];
     double bnorm, rnorm, snorm;
     int done, fresh = 1, seq = 0, cur = BI_RHO0;
 
@@ -235,17 +311,14 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
     res->reason = SPK_DIVERGED_MAXIT;
     for (int it = 1; it <= o->maxit; it++) {
         const int old = cur == BI_RHO0 ? BI_RHO1 : BI_RHO0;
-        int broke = 0;
-        F_VEC(k, dot, n, r0, r, cur);
-        F_VEC(k, bicg_direction, n, fresh, cur, old, BI_R0V, BI_TS, BI_TT, r, v, p);
-        if (!ident) F_PREC(k, p, ph);
-        F_SPMV(k, 1.0, ph, 0.0, v);
-        F_VEC(k, dot, n, r0, v, BI_R0V);
-        F_VEC(k, bicg_s, n, cur, BI_R0V, v, s, BI_SS);
-        const int want1[3] = {cur, BI_R0V, BI_SS};
+        int broke = 0, ran = 0;
+        /* graphs from GRAPH_FROM on, not for a first step (p = r) */
+        graphs *g = it >= GRAPH_FROM && !fresh ? gs : NULL;
+        const int par = cur == BI_RHO1;
+        const steps half = {STEPS_BICG_HALF, cur, old, fresh, 0, x}, rest = {STEPS_BICG_REST, cur, old, 0, 0, x};
         double h[3];
-        F_VEC(k, read, want1, 3, h);
-        SPK_TRY(fused_times(k, res, t0, &marked));
+        SPK_TRY(steps_then_times(k, res, t0, &marked, g, par, &half, h, &ran));
+        res->graph_iterations += ran;
         const double rho = h[0], r0v = h[1], ss = h[2];
         if (!isfinite(rho)) {
             res->reason = SPK_DIVERGED_NAN;
@@ -278,13 +351,7 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
             spk_krylov_record(k, o, res, it, snorm, bnorm);
             break;
         }
-        if (!ident) F_PREC(k, s, sh);
-        F_SPMV(k, 1.0, sh, 0.0, t);
-        F_VEC(k, dot2, n, t, s, BI_TT, BI_TS);
-        F_VEC(k, bicg_update, n, cur, BI_R0V, BI_TS, BI_TT, ph, sh, t, x, r, BI_RR);
-        const int want2[3] = {BI_TT, BI_TS, BI_RR};
-        F_VEC(k, read, want2, 3, h);
-        SPK_TRY(fused_times(k, res, t0, &marked));
+        SPK_TRY(steps_then_times(k, res, t0, &marked, g, 2 + par, &rest, h, &ran));
         const double tt = h[0], ts = h[1], rr = h[2];
         if (!isfinite(tt) || !isfinite(ts)) {
             res->reason = SPK_DIVERGED_NAN;
@@ -306,4 +373,13 @@ int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_opti
     }
     SPK_TRY(fused_times(k, res, t0, &marked));
     return spk_krylov_finish(k, b, x, t, res, bnorm);
+}
+
+int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+{
+    graphs gs;
+    graphs *g = graphs_of(k, o, &gs);
+    const int st = bicgstab_run(k, b, x, o, res, g);
+    if (g) graphs_free(k, g);
+    return st;
 }

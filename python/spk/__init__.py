@@ -190,9 +190,9 @@ class Solver:
     triangular-solve level per color; "block-multicolor": blocks of
     reorder_block rows colored, default 16; x comes back in A's order),
     vector_ops ("fused", the default: each iteration's vector work in a few
-    fused steps, the scalars kept on the device; "graph": those of a
-    preconditioned CG iteration, with its SpMV and preconditioner, recorded
-    once as a CUDA graph and replayed; "classic", also "cublas": one
+    fused steps, the scalars kept on the device; "graph": the fused steps
+    between two reads, with the SpMV and the preconditioner, recorded once
+    as CUDA graphs and replayed; "classic", also "cublas": one
     operation per dot product and update, each scalar back on the host)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
