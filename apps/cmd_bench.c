@@ -62,7 +62,7 @@ static void help(void)
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
            "                      solve, or auto (see spk solve --help; default 0: exact solves)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
-           "  --vector-ops V      the solves' vector work: fused (default), graph or classic (cublas)\n"
+           "  --vector-ops V      the solves' vector work: graph (default), fused or classic (cublas)\n"
            "                      (see spk solve --help); fused adds the solves' launches and\n"
            "                      waits as a column\n"
            "  --reorder R         the solves: none (default), multicolor or block-multicolor\n"
@@ -71,7 +71,7 @@ static void help(void)
            "  --device D          auto | cpu | cuda (default auto: the GPU when usable)\n"
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
            "  --solve-config C    NAME[:key=value,...]: solve each matrix in this configuration\n"
-           "                      (repeatable, at most 8; keys format=NAME, vector=classic|fused,\n"
+           "                      (repeatable, at most 8; keys format=NAME, vector=classic|fused|graph,\n"
            "                      sweeps=K|auto, isai=0|1, reorder=none|multicolor|block-multicolor,\n"
            "                      block=B, precond=auto|none|jacobi|ic0|ilu0); reports each one's\n"
            "                      time to solution (setup + solve),\n"
@@ -491,7 +491,7 @@ static int precond_of(const char *v)
 static int parse_cfg(const char *spec, solve_cfg *c)
 {
     memset(c, 0, sizeof *c);
-    c->vector_ops = SPK_VECTOR_FUSED; /* the library's defaults where a key is not given */
+    c->vector_ops = SPK_VECTOR_GRAPH; /* the library's defaults where a key is not given */
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
     if (nl == 0 || nl >= sizeof c->name)
@@ -530,7 +530,7 @@ static int parse_cfg(const char *spec, solve_cfg *c)
             c->precond = iv;
         } else {
             return cli_usage_error("bench",
-                                   "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused, "
+                                   "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused|graph, "
                                    "sweeps=K|auto, isai=0|1, reorder=none|multicolor|block-multicolor, block=B, "
                                    "precond=auto|none|jacobi|ic0|ilu0)",
                                    c->name, key, val);
@@ -1099,7 +1099,7 @@ int cmd_bench(int argc, char **argv)
 {
     bench b;
     memset(&b, 0, sizeof b);
-    b.vector_ops = SPK_VECTOR_FUSED;
+    b.vector_ops = SPK_VECTOR_GRAPH;
     b.repeat = 10;
     b.min_time = 0.2;
     b.maxit = 10000;

@@ -163,17 +163,17 @@ typedef struct spk_options {
                                   closer to the natural order's iterations.  x is returned in
                                   the caller's order */
     int reorder_block;         /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR (default 0: 16) */
-    int vector_ops;            /* SPK_VECTOR_FUSED (default): the updates and reductions of an
+    int vector_ops;            /* SPK_VECTOR_FUSED: the updates and reductions of an
                                   iteration fused into a few steps, the scalars kept on the
                                   executor and read once per CG iteration (twice per BiCGStab
                                   iteration); SPK_VECTOR_CLASSIC: one executor operation per dot
                                   product, norm and update, each scalar back on the host (cuBLAS
                                   on the GPU, the reference recipe); the same iterations, tests
                                   and outcomes (on the host the same numbers to the bit);
-                                  SPK_VECTOR_GRAPH: the fused steps between two reads (with
+                                  SPK_VECTOR_GRAPH (default): the fused steps between two reads (with
                                   the SpMV and the preconditioner; CG with a preconditioner,
                                   BiCGStab) recorded once as CUDA graphs and replayed, one
-                                  launch a read, from the 10th-11th iteration on (where the
+                                  launch a read, from the 16th-17th iteration on (where the
                                   executor has no graphs, or something cannot be recorded:
                                   SPK_VECTOR_FUSED); one replay in 8
                                   carries timing nodes, and its phase times stand for the

@@ -447,7 +447,7 @@ void spk_options_default(spk_options *o)
     o->allow_shift = 1;
     o->shift_init = 1e-3;
     o->shift_max = 1.0;
-    o->vector_ops = SPK_VECTOR_FUSED;
+    o->vector_ops = SPK_VECTOR_GRAPH;
 }
 
 static int check_options(const spk_options *o, spk_err *e)

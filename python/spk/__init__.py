@@ -189,15 +189,15 @@ class Solver:
     "multicolor": rows ordered by a greedy coloring of A + A^T, one
     triangular-solve level per color; "block-multicolor": blocks of
     reorder_block rows colored, default 16; x comes back in A's order),
-    vector_ops ("fused", the default: each iteration's vector work in a few
-    fused steps, the scalars kept on the device; "graph": the fused steps
-    between two reads, with the SpMV and the preconditioner, recorded once
-    as CUDA graphs and replayed; "classic", also "cublas": one
+    vector_ops ("graph", the default: the fused steps below between two
+    reads, with the SpMV and the preconditioner, recorded once as CUDA
+    graphs and replayed (elsewhere as "fused"); "fused": each iteration's
+    vector work in a few fused steps, the scalars kept on the device; "classic", also "cublas": one
     operation per dot product and update, each scalar back on the host)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
                  device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
-                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="fused"):
+                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="graph"):
         if reorder not in _REORDER:
             raise ValueError("spk: unknown reorder '%s' (one of %s)" % (reorder, ", ".join(_REORDER)))
         if vector_ops not in _VECTOR_OPS:
