@@ -25,6 +25,14 @@
  * above 1e-290; otherwise the executor's nrm2 (which rescales) is called, as
  * in the plain drivers.
  *
+ * Graphs (SPK_VECTOR_GRAPH, on an executor with them): the steps between
+ * two reads (run_steps: CG from the preconditioner to the read; BiCGStab's
+ * two halves) are recorded once per key (which steps, which parity of the
+ * scalar slots) and replayed, one launch per read, from about the 16th
+ * iteration on; the host reads and tests exactly as above, so the numbers
+ * are those of the fused steps queued one by one.  A step that cannot be
+ * recorded (a backend that waits) ends the graphs for the solve.
+ *
  * Times: SpMV, preconditioner and vector phases from the executor's marks
  * (GPU time on the GPU), collected right after each read, when no work is
  * queued (so collecting waits for nothing); res->t_sync gets the rest of the
