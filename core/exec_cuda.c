@@ -485,17 +485,25 @@ static int ck_read(spk_exec *e, const int *which, int count, double *host)
     return SPK_OK;
 }
 
+/* Wait for the last of nev recorded events, then add the time from each
+ * to the next to acc[] of the next one's tag (tags < 0: to none). */
+static int events_add(spk_exec *e, const cudaEvent_t *ev, const int *tag, int nev, double *acc)
+{
+    SPK_CUDA_TRY(e->err, cudaEventSynchronize(ev[nev - 1]));
+    for (int i = 1; i < nev; i++) {
+        if (tag[i] < 0) continue;
+        float ms = 0;
+        SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, ev[i - 1], ev[i]));
+        acc[tag[i]] += ms * 1e-3;
+    }
+    return SPK_OK;
+}
+
 /* Add the times of the recorded marks to k->acc; the last mark becomes ev[0]. */
 static int marks_add(spk_exec *e, krylov_state *k)
 {
     if (k->nev == 0) return SPK_OK;
-    SPK_CUDA_TRY(e->err, cudaEventSynchronize(k->ev[k->nev - 1]));
-    for (int i = 1; i < k->nev; i++) {
-        if (k->tag[i] < 0) continue;
-        float ms = 0;
-        SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, k->ev[i - 1], k->ev[i]));
-        k->acc[k->tag[i]] += ms * 1e-3;
-    }
+    SPK_TRY(events_add(e, k->ev, k->tag, k->nev, k->acc));
     cudaEvent_t last = k->ev[k->nev - 1];
     k->ev[k->nev - 1] = k->ev[0];
     k->ev[0] = last;
@@ -538,14 +546,7 @@ static int graph_marks_add(spk_exec *e, krylov_state *k)
     cuda_graph *g = k->ran;
     k->ran = NULL;
     if (!g || !g->timed) return SPK_OK;
-    SPK_CUDA_TRY(e->err, cudaEventSynchronize(g->ev[g->nev - 1]));
-    for (int i = 1; i < g->nev; i++) {
-        if (g->tag[i] < 0) continue;
-        float ms = 0;
-        SPK_CUDA_TRY(e->err, cudaEventElapsedTime(&ms, g->ev[i - 1], g->ev[i]));
-        k->acc[g->tag[i]] += ms * 1e-3;
-    }
-    return SPK_OK;
+    return events_add(e, g->ev, g->tag, g->nev, k->acc);
 }
 
 static int ck_collect(spk_exec *e, double *seconds)

@@ -292,13 +292,23 @@ static graphs *graphs_of(spk_krylov *k, const spk_options *o, graphs *gs)
     return gs->on ? gs : NULL;
 }
 
-int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+typedef int (*driver_fn)(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res,
+                         graphs *gs);
+
+/* run the driver, then free its graphs whatever its outcome */
+static int with_graphs(driver_fn run, spk_krylov *k, const double *b, double *x, const spk_options *o,
+                       spk_result *res)
 {
     graphs gs;
     graphs *g = graphs_of(k, o, &gs);
-    const int st = cg_run(k, b, x, o, res, g);
+    const int st = run(k, b, x, o, res, g);
     if (g) graphs_free(k, g);
     return st;
+}
+
+int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+{
+    return with_graphs(cg_run, k, b, x, o, res);
 }
 
 static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res,
@@ -387,9 +397,5 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
 
 int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
-    graphs gs;
-    graphs *g = graphs_of(k, o, &gs);
-    const int st = bicgstab_run(k, b, x, o, res, g);
-    if (g) graphs_free(k, g);
-    return st;
+    return with_graphs(bicgstab_run, k, b, x, o, res);
 }
