@@ -173,9 +173,9 @@ typedef struct spk_options {
                                   SPK_VECTOR_GRAPH (default): the fused steps between two reads (with
                                   the SpMV and the preconditioner; CG with a preconditioner,
                                   BiCGStab) recorded once as CUDA graphs and replayed, one
-                                  launch a read, from the 16th-17th iteration on (where the
+                                  launch a read, from the 40th-41st iteration on (where the
                                   executor has no graphs, or something cannot be recorded:
-                                  SPK_VECTOR_FUSED); one replay in 8
+                                  SPK_VECTOR_FUSED); one replay in 16
                                   carries timing nodes, and its phase times stand for the
                                   replays after it in t_spmv, t_precond and t_vector */
 } spk_options;

@@ -28,7 +28,7 @@
  * Graphs (SPK_VECTOR_GRAPH, on an executor with them): the steps between
  * two reads (run_steps: CG from the preconditioner to the read; BiCGStab's
  * two halves) are recorded once per key (which steps, which parity of the
- * scalar slots) and replayed, one launch per read, from about the 16th
+ * scalar slots) and replayed, one launch per read, from about the 40th
  * iteration on; the host reads and tests exactly as above, so the numbers
  * are those of the fused steps queued one by one.  A step that cannot be
  * recorded (a backend that waits) ends the graphs for the solve.
@@ -45,10 +45,11 @@ enum { CG_RZ0, CG_RZ1, CG_PQ, CG_RR, BI_RHO0, BI_RHO1, BI_R0V, BI_SS, BI_TT, BI_
 
 #define K(k) ((k)->e->ops->krylov)
 #define GRAPH_SAMPLE 8 /* one graph replay in this many is timed */
-#define GRAPH_FROM 16  /* graphs run from about this iteration on: recording them costs a
-                          few hundred microseconds, which short solves would not win back
-                          (measured on the H100: 20-40 % less time an iteration on small
-                          matrices from 60 iterations, a little more below 30) */
+#define GRAPH_FROM 40  /* graphs run from about this iteration on: recording one costs
+                          a few hundred microseconds, which short solves do not win back
+                          (H100: from the 16th iteration, solves of 18-35 iterations took
+                          up to 20 % longer than with the fused steps; those of 130-5000
+                          iterations 10-40 % less time) */
 /* an SpMV, an apply or vector work, queued, then marked as its phase */
 #define F_SPMV(k, alpha, x, beta, y)                                       \
     do {                                                                   \
@@ -212,17 +213,18 @@ static int steps_then_times(spk_krylov *k, spk_result *res, double t0, double *m
 {
     *ran = 0;
     if (gs && gs->on) {
-        const int timed = gs->replays[key] % GRAPH_SAMPLE == 0;
+        /* the two parities of one run of steps share the timed replays (of the even one) */
+        const int base = key & ~1, timed = key == base && gs->replays[key] % GRAPH_SAMPLE == 0;
         const double before[SPK_PHASES] = {res->t_spmv, res->t_precond, res->t_vector};
         SPK_TRY(graph_steps(k, st, timed, &gs->g[key][timed], h, ran));
         gs->on = *ran;
         if (*ran && timed) {
             SPK_TRY(fused_times(k, res, t0, marked));
-            gs->sample[key][SPK_PHASE_SPMV] = res->t_spmv - before[SPK_PHASE_SPMV];
-            gs->sample[key][SPK_PHASE_PRECOND] = res->t_precond - before[SPK_PHASE_PRECOND];
-            gs->sample[key][SPK_PHASE_VECTOR] = res->t_vector - before[SPK_PHASE_VECTOR];
+            gs->sample[base][SPK_PHASE_SPMV] = res->t_spmv - before[SPK_PHASE_SPMV];
+            gs->sample[base][SPK_PHASE_PRECOND] = res->t_precond - before[SPK_PHASE_PRECOND];
+            gs->sample[base][SPK_PHASE_VECTOR] = res->t_vector - before[SPK_PHASE_VECTOR];
         } else if (*ran) {
-            const double *sm = gs->sample[key];
+            const double *sm = gs->sample[base];
             res->t_spmv += sm[SPK_PHASE_SPMV];
             res->t_precond += sm[SPK_PHASE_PRECOND];
             res->t_vector += sm[SPK_PHASE_VECTOR];
