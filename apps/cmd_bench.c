@@ -111,6 +111,7 @@ typedef struct fmt_result {
     double true_relres, s_setup_ms, s_ms, s_spmv_ms, s_precond_ms, s_vector_ms;
     double s_sync_ms;        /* fused vector steps: the solve's launches and waits */
     double s_format_ms;      /* of s_setup_ms, the SpMV format's (spk_result.t_setup_format) */
+    int graph_iterations;    /* spk_result.graph_iterations */
 } fmt_result;
 
 #define MAX_CONFIGS 8
@@ -289,6 +290,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     r->s_vector_ms = res.t_vector * 1e3;
     r->s_sync_ms = res.t_sync * 1e3;
     r->s_format_ms = res.t_setup_format * 1e3;
+    r->graph_iterations = res.graph_iterations;
     spk_solver_destroy(s);
 }
 
@@ -886,6 +888,7 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "vector_ms", r->s_vector_ms);
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "format_setup_ms", r->s_format_ms);
+                fprintf(f, ", \"graph_iterations\": %d", r->graph_iterations);
                 json_num(f, "ms_per_iteration", r->iterations > 0 ? r->s_ms / r->iterations : NAN);
                 json_num(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
                                            ? base->s_ms / r->s_ms
@@ -916,6 +919,7 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "vector_ms", r->s_vector_ms);
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "speedup_total", rt / cfg_total(r));
+                fprintf(f, ", \"graph_iterations\": %d", r->graph_iterations);
                 fprintf(f, ", \"note\": ");
                 cli_json_string(f, r->solve_note);
                 fprintf(f, "}");
