@@ -15,7 +15,6 @@
 
 #define KRYLOV_EVENTS 64 /* phase marks between two collects before one waits */
 
-/* The fused Krylov steps' state, made at their first use. */
 /* A recorded graph of fused steps and the events of its marks. */
 #define GRAPH_EVENTS 32
 typedef struct cuda_graph {
@@ -26,6 +25,7 @@ typedef struct cuda_graph {
     int timed;                    /* marks recorded as event nodes */
 } cuda_graph;
 
+/* The fused Krylov steps' state, made at their first use. */
 typedef struct krylov_state {
     spk_krylov_dev d;        /* slots, block sums, ticket (device) */
     cuda_graph *cap;         /* the graph being recorded (NULL: none) */

@@ -44,7 +44,8 @@
 enum { CG_RZ0, CG_RZ1, CG_PQ, CG_RR, BI_RHO0, BI_RHO1, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR };
 
 #define K(k) ((k)->e->ops->krylov)
-#define GRAPH_SAMPLE 8 /* one graph replay in this many is timed */
+#define GRAPH_SAMPLE 8 /* one replay in this many of a run of steps' even-parity graph is
+                          timed (one iteration in 16) */
 #define GRAPH_FROM 40  /* graphs run from about this iteration on: recording one costs
                           a few hundred microseconds, which short solves do not win back
                           (H100: from the 16th iteration, solves of 18-35 iterations took

@@ -33,9 +33,9 @@
  * COO at 33-51 steps (9x at 657); COO was within 1 % of the fastest on the
  * 9 with 33-657 steps, whose longest rows have 90-2628 entries, but 22-50 %
  * behind cuSPARSE on the two whose longest rows have 17663 and 25541
- * entries.  Timing those candidates
- * cost 1.7-7 ms a matrix, against products of 4-9 us that differ by 1-3 us:
- * more than a solve of a few hundred products saves.  On every regular
+ * entries.  Timing those candidates cost 1.7-7 ms a matrix, against
+ * products of 4-9 us that differ by 1-3 us: more than a solve of a few
+ * hundred products saves.  On every regular
  * matrix from 2M nonzeros blocked ELL was the fastest (ELL 1-5 % behind,
  * csr-scalar 6-250 %); on the power-law ones cuSPARSE's merge-based CSR
  * beat HYB, COO and csr-vector by 2.5-19x, and HYB was the fastest on no
