@@ -90,6 +90,19 @@ int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reor
     return 0;
 }
 
+int cli_precision_of(const char *v)
+{
+    return !strcmp(v, "auto")     ? SPK_PRECISION_AUTO
+           : !strcmp(v, "double") ? SPK_PRECISION_DOUBLE
+           : !strcmp(v, "float")  ? SPK_PRECISION_FLOAT
+                                  : -1;
+}
+
+const char *cli_precision_name(int p)
+{
+    return p == SPK_PRECISION_FLOAT ? "float" : p == SPK_PRECISION_DOUBLE ? "double" : "auto";
+}
+
 const char *cli_vector_ops_name(int ops)
 {
     return ops == SPK_VECTOR_GRAPH ? "graph" : ops == SPK_VECTOR_FUSED ? "fused" : "classic";

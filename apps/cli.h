@@ -34,6 +34,10 @@ int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reor
 int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops);
 /* "classic", "fused" or "graph" */
 const char *cli_vector_ops_name(int ops);
+/* spk_options.precond_precision of "auto", "double" or "float" (-1: none of
+ * them), and the name of one */
+int cli_precision_of(const char *v);
+const char *cli_precision_name(int p);
 
 /* The tile format options (--tile-te, --tile-th, --tile-defer-nnz), shared
  * by solve and info; zero means the format's default. */

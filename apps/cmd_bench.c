@@ -72,7 +72,9 @@ static void help(void)
            "  --dir DIR           every .mtx / .mtx.gz file in DIR, in name order\n"
            "  --solve-config C    NAME[:key=value,...]: solve each matrix in this configuration\n"
            "                      (repeatable, at most 8; keys format=NAME, vector=classic|fused|graph,\n"
-           "                      sweeps=K|auto, isai=0|1, reorder=none|multicolor|block-multicolor,\n"
+           "                      sweeps=K|auto, factor=auto|double|float (the sweeps' factor\n"
+           "                      values, see spk solve --precond-precision), isai=0|1,\n"
+           "                      reorder=none|multicolor|block-multicolor,\n"
            "                      block=B, precond=auto|none|jacobi|ic0|ilu0); reports each one's\n"
            "                      time to solution (setup + solve),\n"
            "                      iterations, true residual and split, and its speedup over the\n"
@@ -122,6 +124,7 @@ typedef struct solve_cfg {
     char name[32];
     char format[32];         /* the SpMV format ("": the executor's default) */
     int vector_ops, sweeps, isai, reorder, reorder_block;
+    int precision;           /* spk_options.precond_precision */
     int precond;             /* spk_precond_kind (SPK_PRECOND_AUTO: IC(0) / ILU(0)) */
 } solve_cfg;
 
@@ -262,6 +265,7 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     o.reorder = c->reorder;
     o.reorder_block = c->reorder_block;
     o.vector_ops = c->vector_ops;
+    o.precond_precision = c->precision;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -528,12 +532,15 @@ static int parse_cfg(const char *spec, solve_cfg *c)
                                                       : SPK_REORDER_BLOCK_MULTICOLOR;
         } else if (strcmp(key, "block") == 0 && !cli_parse_int(val, &iv) && iv >= 1 && iv <= 1000000) {
             c->reorder_block = iv;
+        } else if (strcmp(key, "factor") == 0 && (iv = cli_precision_of(val)) >= 0) {
+            c->precision = iv;
         } else if (strcmp(key, "precond") == 0 && (iv = precond_of(val)) >= 0) {
             c->precond = iv;
         } else {
             return cli_usage_error("bench",
                                    "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused|graph, "
-                                   "sweeps=K|auto, isai=0|1, reorder=none|multicolor|block-multicolor, block=B, "
+                                   "sweeps=K|auto, factor=auto|double|float, isai=0|1, "
+                                   "reorder=none|multicolor|block-multicolor, block=B, "
                                    "precond=auto|none|jacobi|ic0|ilu0)",
                                    c->name, key, val);
         }
@@ -807,9 +814,10 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
         fprintf(f, ", \"format\": ");
         cli_json_string(f, c->format[0] ? c->format : "auto");
         fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
-                   "\"reorder_block\": %d, \"precond\": \"%s\"}",
+                   "\"reorder_block\": %d, \"precond\": \"%s\", \"precond_precision\": \"%s\"}",
                 cli_vector_ops_name(c->vector_ops), c->sweeps, c->isai, reorders[c->reorder],
-                c->reorder_block, spk_precond_kind_name((spk_precond_kind)c->precond));
+                c->reorder_block, spk_precond_kind_name((spk_precond_kind)c->precond),
+                cli_precision_name(c->precision));
     }
     fprintf(f, "]");
     if (b->floors) {

@@ -50,6 +50,9 @@ static void help(void)
            "                      + cusparseSpSV, the reference); auto: on the GPU 3 sweeps on the\n"
            "                      device's factor, checked on a probe vector, exact solves with\n"
            "                      that factor where the check fails (on the host: exact)\n"
+           "  --precond-precision P  the factor's values in the sweeps: auto (default: float with\n"
+           "                      --precond-sweeps auto on the GPU, else double), double, or\n"
+           "                      float (rounded to float, on the GPU stored so; sums in double)\n"
            "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
            "                      inverse (one SpMV each) instead of solving\n"
            "  --reorder R         none | multicolor | block-multicolor (default none): solve the\n"
@@ -153,6 +156,9 @@ static int parse(int argc, char **argv, solve_args *a)
                 return cli_usage_error("solve", "--hmec-parts needs an integer in [1, 8]");
         } else if ((r = cli_tile_option("solve", argc, argv, &i, &tile))) {
             if (r < 0) return CLI_USAGE;
+        } else if ((r = cli_opt_value(argc, argv, &i, "precond-precision", &v))) {
+            if (r < 0 || (a->o.precond_precision = cli_precision_of(v)) < 0)
+                return cli_usage_error("solve", "--precond-precision needs auto, double or float");
         } else if (cli_flag(argv[i], "precond-isai")) {
             a->o.precond_isai = 1;
         } else if ((r = cli_vector_ops_option("solve", argc, argv, &i, &a->o.vector_ops))) {

@@ -49,6 +49,7 @@ module spk
                                        ! 2 block multicolor (blocks of reorder_block rows colored)
      integer(c_int) :: reorder_block   ! rows per block (0: 16)
      integer(c_int) :: vector_ops      ! 0 classic (one operation per dot product and update), 1 fused
+     integer(c_int) :: precond_precision ! factor values in the sweeps: 0 auto, 1 double, 2 float
   end type spk_options
 
   ! struct spk_result

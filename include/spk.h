@@ -178,12 +178,22 @@ typedef struct spk_options {
                                   SPK_VECTOR_FUSED); one replay in 16
                                   carries timing nodes, and its phase times stand for the
                                   replays after it in t_spmv, t_precond and t_vector */
+    int precond_precision;     /* the factor's values in the sweeps of precond_sweeps:
+                                  SPK_PRECISION_AUTO (0, default): float where the sweeps are
+                                  chosen automatically (SPK_PRECOND_SWEEPS_AUTO on the GPU), else
+                                  double; SPK_PRECISION_DOUBLE; SPK_PRECISION_FLOAT: rounded to
+                                  float (on the GPU stored so, half the bytes of each sweep),
+                                  the sums and vectors staying double */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
 #define SPK_VECTOR_FUSED 1
 #define SPK_VECTOR_GRAPH 2
 #define SPK_PRECOND_SWEEPS_AUTO (-1)
+
+#define SPK_PRECISION_AUTO 0
+#define SPK_PRECISION_DOUBLE 1
+#define SPK_PRECISION_FLOAT 2
 
 #define SPK_REORDER_NONE 0
 #define SPK_REORDER_MULTICOLOR 1

@@ -54,7 +54,7 @@ struct group {
         for (int o = G / 2; o > 0; o >>= 1) v &= __shfl_xor_sync(mask, v, o, G);
         return v;
     }
-    /* the next row, by the ticket (in row order) */
+    /* the next slot of the ready-row queue, by ticket */
     __device__ int next(int *ticket) const
     {
         int i = 0;
@@ -63,32 +63,92 @@ struct group {
     }
 };
 
-/* Wait until row j is published: relaxed polls, backing off (a poll is an
- * L2 access, and many waiting rows would otherwise crowd out the work they
- * wait for), then one acquire load that orders the reads of its values
- * after it.  Groups of one warp that wait for each other make progress by
- * independent thread scheduling (sm_70 and later). */
-__device__ __forceinline__ void wait_row(int *done, int j)
+/* The rows' dependency counts and the queue of rows ready to factorize.
+ * A row enters the queue when the last row it depends on is done; groups take
+ * queue slots in order and wait for the slot to be filled (its row is then
+ * ready), so only rows that can run occupy a group.  Handing out rows in row
+ * order instead lets the groups in flight (a few planes of a 3D grid) wait on
+ * each other's chains, which serialized the factorization (49 ms on a 160^3
+ * grid); in dependency order it is one step per level.
+ *
+ * Wait for slot t of the queue: lane 0 polls (relaxed, backing off: a poll is
+ * an L2 access, and many pollers would crowd out the work they wait for), then
+ * every lane loads it with acquire semantics, which orders its reads of the
+ * row's dependencies after it.  Groups of one warp that wait for each other
+ * make progress by independent thread scheduling (sm_70 and later). */
+template <int G>
+__device__ __forceinline__ int take_slot(const group<G> &g, int *queue, int t)
 {
-    cuda::atomic_ref<int, cuda::thread_scope_device> flag(done[j]);
-    unsigned ns = 8;
-    while (flag.load(cuda::memory_order_relaxed) == 0) {
-        __nanosleep(ns);
-        if (ns < 256) ns *= 2;
+    cuda::atomic_ref<int, cuda::thread_scope_device> slot(queue[t]);
+    if (g.lane == 0) {
+        unsigned ns = 32;
+        while (slot.load(cuda::memory_order_relaxed) < 0) {
+            __nanosleep(ns);
+            if (ns < 512) ns *= 2;
+        }
     }
-    (void)flag.load(cuda::memory_order_acquire);
+    g.sync();
+    return slot.load(cuda::memory_order_acquire);
 }
 
-/* Publish row i once every lane's writes are fenced. */
+__device__ __forceinline__ void push_row(int *queue, int *tail, int i)
+{
+    const int pos = atomicAdd(tail, 1);
+    __threadfence();
+    cuda::atomic_ref<int, cuda::thread_scope_device>(queue[pos]).store(i, cuda::memory_order_release);
+}
+
+/* Row i is done: fence every lane's writes, then count it off in each row
+ * that depends on it; the lane that brings a count to zero queues that row. */
 template <int G>
-__device__ __forceinline__ void publish_row(const group<G> &g, int *done, int i)
+__device__ __forceinline__ void release_row(const group<G> &g, const int *dptr, const int *dep, int *indeg,
+                                            int *queue, int *tail, int i)
 {
     __threadfence();
     g.sync();
-    if (g.lane == 0) {
-        cuda::atomic_ref<int, cuda::thread_scope_device> flag(done[i]);
-        flag.store(1, cuda::memory_order_release);
+    for (int q = dptr[i] + g.lane, e = dptr[i + 1]; q < e; q += G) {
+        const int d = dep[q];
+        if (atomicSub(indeg + d, 1) == 1) push_row(queue, tail, d);
     }
+}
+
+/* Positions [lo, hi) of row i's strictly lower entries in F. */
+__device__ __forceinline__ int strict_end(int ic, const int *rp, const int *dpos, int i)
+{
+    return ic ? rp[i + 1] - 1 : dpos[i];
+}
+
+/* dcnt[c + 1] += 1 for each strictly lower entry (i, c) of F. */
+__global__ void deps_count_kernel(int n, int ic, const int *__restrict__ rp, const int *__restrict__ ci,
+                                  const int *__restrict__ dpos, int *dcnt)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    for (int k = rp[i], e = strict_end(ic, rp, dpos, i); k < e; k++) atomicAdd(dcnt + ci[k] + 1, 1);
+}
+
+/* dep[dptr[c] ..]: the rows with a strictly lower entry in column c. */
+__global__ void deps_fill_kernel(int n, int ic, const int *__restrict__ rp, const int *__restrict__ ci,
+                                 const int *__restrict__ dpos, const int *__restrict__ dptr, int *fill,
+                                 int *__restrict__ dep)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    for (int k = rp[i], e = strict_end(ic, rp, dpos, i); k < e; k++) {
+        const int c = ci[k];
+        dep[dptr[c] + atomicAdd(fill + c, 1)] = i;
+    }
+}
+
+/* indeg[i] = the rows row i depends on; the rows without any are queued. */
+__global__ void queue_init_kernel(int n, int ic, const int *__restrict__ rp, const int *__restrict__ dpos,
+                                  int *__restrict__ indeg, int *queue, int *tail)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    const int c = strict_end(ic, rp, dpos, i) - rp[i];
+    indeg[i] = c;
+    if (c == 0) queue[atomicAdd(tail, 1)] = i;
 }
 
 __global__ void rows_kernel(int n, int lower, const int *__restrict__ rp, const int *__restrict__ ci, int *cnt)
@@ -145,18 +205,19 @@ __global__ void fill_kernel(int n, int lower, const int *__restrict__ rp, const 
  * product. */
 template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
-                                                           double *v, double alpha, int *done, int *ticket,
-                                                           double *piv, double *idiag, unsigned char *flag,
-                                                           int *failrow)
+                                                           double *v, double alpha, const int *__restrict__ dptr,
+                                                           const int *__restrict__ dep, int *indeg, int *queue,
+                                                           int *ctl, double *piv, double *idiag,
+                                                           unsigned char *flag)
 {
     const group<G> g;
-    for (int i = g.next(ticket); i < n; i = g.next(ticket)) {
+    for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
+        const int i = take_slot(g, queue, slot);
         const int b = rp[i], d = rp[i + 1] - 1;
         const double aii = v[d] * (1.0 + alpha);
         double di = aii;
         for (int p = b; p < d; p++) {
             const int j = ci[p];
-            wait_row(done, j);
             const int dj = rp[j + 1] - 1;
             double acc = 0;
             for (int q = rp[j] + g.lane; q < dj; q += G) {
@@ -178,12 +239,12 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
                 idiag[i] = 1.0 / lii;
             } else {
                 flag[i] = 1;
-                atomicMin(failrow, i);
+                atomicMin(ctl + 1, i);
                 v[d] = 1.0; /* keeps the rows after it finite */
                 idiag[i] = 1.0;
             }
         }
-        publish_row(g, done, i);
+        release_row(g, dptr, dep, indeg, queue, ctl + 2, i);
     }
 }
 
@@ -194,11 +255,13 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
 template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
                                                             const int *__restrict__ dpos, double *v, double alpha,
-                                                            int *done, int *ticket, double *piv, double *idiag,
-                                                            unsigned char *flag, int *failrow)
+                                                            const int *__restrict__ dptr, const int *__restrict__ dep,
+                                                            int *indeg, int *queue, int *ctl, double *piv,
+                                                            double *idiag, unsigned char *flag)
 {
     const group<G> g;
-    for (int i = g.next(ticket); i < n; i = g.next(ticket)) {
+    for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
+        const int i = take_slot(g, queue, slot);
         const int b = rp[i], t = rp[i + 1], d = dpos[i];
         if (g.lane == 0) v[d] *= 1.0 + alpha;
         g.sync();
@@ -207,7 +270,6 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
         mx = g.max(mx);
         for (int p = b; p < d; p++) {
             const int k = ci[p], dk = dpos[k];
-            wait_row(done, k);
             const double l = v[p] / __ldcg(v + dk);
             g.sync();
             if (g.lane == 0) v[p] = l;
@@ -227,12 +289,12 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
                 idiag[i] = 1.0 / u;
             } else {
                 flag[i] = isfinite(u) && !fin ? 2 : 1;
-                atomicMin(failrow, i);
+                atomicMin(ctl + 1, i);
                 v[d] = 1.0;
                 idiag[i] = 1.0;
             }
         }
-        publish_row(g, done, i);
+        release_row(g, dptr, dep, indeg, queue, ctl + 2, i);
     }
 }
 
@@ -258,6 +320,63 @@ __global__ void sweep_kernel(int n, const int *__restrict__ beg, int boff, const
         const double r = b[g] - s;
         out[g] = idiag ? r * idiag[g] : r;
     }
+}
+
+/* Sliced ELL copies of a triangle's strict part for the sweeps: slices of
+ * kSlice rows, each as wide as its longest row, stored column by column
+ * (entry k of row r at sp[r / kSlice] + k * kSlice + r % kSlice), padded with
+ * zeros at the row's own column, so a sweep reads the factor coalesced. */
+constexpr int kSlice = 32;
+
+__global__ void sell_width_kernel(int n, const int *__restrict__ beg, int boff, const int *__restrict__ end, int eoff,
+                                  int *sp)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    const int len = i < n ? end[i] + eoff - (beg[i] + boff) : 0;
+    int w = len;
+    for (int o = 16; o > 0; o >>= 1) w = max(w, __shfl_xor_sync(FULL_MASK, w, o));
+    if (i < n && (i & (kSlice - 1)) == 0) sp[i / kSlice + 1] = w * kSlice;
+    if (i == 0) sp[0] = 0;
+}
+
+template <typename V>
+__global__ void sell_fill_kernel(int n, const int *__restrict__ beg, int boff, const int *__restrict__ end, int eoff,
+                                 const int *__restrict__ col, const double *__restrict__ val,
+                                 const int *__restrict__ sp, int *__restrict__ scol, V *__restrict__ sval)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    const int base = sp[i / kSlice] + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - sp[i / kSlice]) / kSlice;
+    const int b = beg[i] + boff, len = end[i] + eoff - b;
+    for (int k = 0; k < w; k++) {
+        scol[base + k * kSlice] = k < len ? col[b + k] : i;
+        sval[base + k * kSlice] = k < len ? (V)val[b + k] : (V)0;
+    }
+}
+
+/* The sweep of sweep_kernel on the sliced copy, a thread per row. */
+template <typename V>
+__global__ void sell_sweep_kernel(int n, const int *__restrict__ sp, const int *__restrict__ scol,
+                                  const V *__restrict__ sval, const double *__restrict__ idiag,
+                                  const double *__restrict__ b, const double *__restrict__ x, double *__restrict__ out)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    const int s0 = sp[i / kSlice], base = s0 + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - s0) / kSlice;
+    double s = 0;
+    for (int k = 0; k < w; k++) {
+        const int c = scol[base + k * kSlice];
+        const double xc = x ? x[c] : (idiag ? idiag[c] * b[c] : b[c]);
+        s += (double)sval[base + k * kSlice] * xc;
+    }
+    const double r = b[i] - s;
+    out[i] = idiag ? r * idiag[i] : r;
+}
+
+__global__ void round_kernel(long long m, double *v)
+{
+    const long long k = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (k < m) v[k] = (double)(float)v[k];
 }
 
 __global__ void probe_kernel(int n, double *x)
@@ -306,33 +425,54 @@ extern "C" cudaError_t spk_dev_pattern_fill(cudaStream_t s, int n, int lower, co
 
 template <int G>
 cudaError_t launch_factor(cudaStream_t s, unsigned grid, int n, int ic, const int *frp, const int *fci,
-                          const int *dpos, double *fval, double alpha, int *done, int *ticket, double *piv,
-                          double *idiag, unsigned char *flag, int *failrow)
+                          const int *dpos, double *fval, double alpha, const int *dptr, const int *dep, int *indeg,
+                          int *queue, int *ctl, double *piv, double *idiag, unsigned char *flag)
 {
     if (ic)
-        ic0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+        ic0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, dptr, dep, indeg, queue, ctl, piv, idiag,
+                                                    flag);
     else
-        ilu0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag,
-                                                     failrow);
+        ilu0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, dpos, fval, alpha, dptr, dep, indeg, queue, ctl, piv,
+                                                     idiag, flag);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_deps(cudaStream_t s, int n, int ic, const int *frp, const int *fci, const int *dpos,
+                                    int *dptr, int *dep, int *work, void *temp, size_t temp_bytes)
+{
+    cudaError_t st = cudaMemsetAsync(dptr, 0, ((size_t)n + 1) * sizeof(int), s);
+    if (st != cudaSuccess || n == 0) return st;
+    deps_count_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, ic, frp, fci, dpos, dptr);
+    st = cudaGetLastError();
+    if (st == cudaSuccess) st = cub::DeviceScan::InclusiveSum(temp, temp_bytes, dptr + 1, dptr + 1, n, s);
+    if (st == cudaSuccess) st = cudaMemsetAsync(work, 0, (size_t)n * sizeof(int), s);
+    if (st != cudaSuccess) return st;
+    deps_fill_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, ic, frp, fci, dpos, dptr, work, dep);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci,
-                                      const int *dpos, double *fval, double alpha, int *done, int *ticket, double *piv,
-                                      double *idiag, unsigned char *flag, int *failrow)
+                                      const int *dpos, double *fval, double alpha, const int *dptr, const int *dep,
+                                      int *indeg, int *queue, int *ctl, double *piv, double *idiag,
+                                      unsigned char *flag)
 {
     if (n == 0) return cudaSuccess;
     int dev = 0, sms = 0;
     cudaError_t st = cudaGetDevice(&dev);
     if (st == cudaSuccess) st = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (st == cudaSuccess) st = cudaMemsetAsync(queue, 0xff, (size_t)n * sizeof(int), s);
     if (st != cudaSuccess) return st;
-    /* any grid is safe (tickets go to running groups); enough to fill the GPU */
+    queue_init_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, ic, frp, dpos, indeg, queue, ctl + 2);
+    st = cudaGetLastError();
+    if (st != cudaSuccess) return st;
+    /* any grid is safe (slots go to running groups, and a slot's row is
+     * queued by a group that took an earlier one); enough to fill the GPU */
     const long long rows_per_block = kFactorBlock / (group > 0 ? group : 1);
     long long grid = (n + rows_per_block - 1) / rows_per_block;
     if (grid > 16LL * sms) grid = 16LL * sms;
     switch (group) { /* the sizes devsweep.c chooses */
-    case 4: return launch_factor<4>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
-    case 8: return launch_factor<8>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, done, ticket, piv, idiag, flag, failrow);
+    case 4: return launch_factor<4>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, dptr, dep, indeg, queue, ctl, piv, idiag, flag);
+    case 8: return launch_factor<8>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, dptr, dep, indeg, queue, ctl, piv, idiag, flag);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -362,5 +502,55 @@ extern "C" cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x)
 {
     if (n == 0) return cudaSuccess;
     probe_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, x);
+    return cudaGetLastError();
+}
+
+extern "C" int spk_dev_sell_slices(int n)
+{
+    return (n + kSlice - 1) / kSlice;
+}
+
+extern "C" cudaError_t spk_dev_sell_pattern(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff,
+                                            int *sp, void *temp, size_t temp_bytes)
+{
+    const int ns = spk_dev_sell_slices(n);
+    if (n == 0) return cudaMemsetAsync(sp, 0, sizeof(int), s);
+    sell_width_kernel<<<blocks_for((long long)ns * kSlice), kBlock, 0, s>>>(n, beg, boff, end, eoff, sp);
+    cudaError_t st = cudaGetLastError();
+    if (st != cudaSuccess) return st;
+    return cub::DeviceScan::InclusiveSum(temp, temp_bytes, sp + 1, sp + 1, ns, s);
+}
+
+extern "C" cudaError_t spk_dev_sell_fill(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff,
+                                         const int *col, const double *val, const int *sp, int *scol, void *sval,
+                                         int single)
+{
+    if (n == 0) return cudaSuccess;
+    if (single)
+        sell_fill_kernel<float><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, sp, scol,
+                                                                 (float *)sval);
+    else
+        sell_fill_kernel<double><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, sp, scol,
+                                                                  (double *)sval);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_sell_sweep(cudaStream_t s, int n, const int *sp, const int *scol, const void *sval,
+                                          int single, const double *idiag, const double *b, const double *x,
+                                          double *out)
+{
+    if (n == 0) return cudaSuccess;
+    if (single)
+        sell_sweep_kernel<float><<<blocks_for(n), kBlock, 0, s>>>(n, sp, scol, (const float *)sval, idiag, b, x, out);
+    else
+        sell_sweep_kernel<double><<<blocks_for(n), kBlock, 0, s>>>(n, sp, scol, (const double *)sval, idiag, b, x,
+                                                                   out);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_round_float(cudaStream_t s, long long m, double *v)
+{
+    if (m == 0) return cudaSuccess;
+    round_kernel<<<blocks_for(m), kBlock, 0, s>>>(m, v);
     return cudaGetLastError();
 }

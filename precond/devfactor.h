@@ -8,14 +8,17 @@
  * every diagonal entry present (an inserted one is 0), only its lower
  * triangle for IC(0), whose diagonal is then the last entry of each row.
  *
- * The factorization is synchronization-free: a group of lanes (group: 4 or
- * 8 of one warp) takes the next row by an atomic ticket, waits for each row its row depends on (done[j] != 0, read
- * with acquire semantics), and publishes its own with release semantics.
- * Tickets are handed out in row order to warps that are running, and a row
- * only waits for rows with smaller numbers, so every wait ends.  A bad pivot
+ * The factorization is synchronization-free and runs in dependency order:
+ * each row counts the rows it depends on (indeg), a row whose count reaches
+ * zero is put on a queue, and a group of lanes (group: 4 or 8 of one warp)
+ * takes the next queue slot by an atomic ticket, waits for the slot to be
+ * filled, factorizes that row without further waits, and counts it off in
+ * the rows that depend on it (dep, F's strictly lower pattern by columns).
+ * Slots are handed out to groups that are running, and the row of a slot is
+ * queued by a group holding an earlier one, so every wait ends.  A bad pivot
  * (the host's test, factor.h) sets flag[i] (1: pivot, 2: a non-finite entry
- * with a finite pivot), piv[i], and *failrow = min(*failrow, i); the row is
- * still published, so the rows after it finish too. */
+ * with a finite pivot), piv[i], and ctl[1] = min(ctl[1], i); the row is
+ * still counted off, so the rows after it finish too. */
 #ifndef SPK_PRECOND_DEVFACTOR_H
 #define SPK_PRECOND_DEVFACTOR_H
 
@@ -40,12 +43,19 @@ cudaError_t spk_dev_pattern_rows(cudaStream_t s, int n, int lower, const int *rp
 cudaError_t spk_dev_pattern_fill(cudaStream_t s, int n, int lower, const int *rp, const int *ci, const double *val,
                                  const int *frp, int *fci, double *fval, int *dpos, double *adiag,
                                  unsigned char *missing);
+/* The rows depending on each row: dptr[c] .. dptr[c + 1] - 1 index the rows
+ * of dep with a strictly lower entry in column c of F (dptr: n + 1 entries,
+ * dep: F's strictly lower entries, at most nnz(F) - n; work: n ints; temp as
+ * for spk_dev_pattern_rows). */
+cudaError_t spk_dev_deps(cudaStream_t s, int n, int ic, const int *frp, const int *fci, const int *dpos, int *dptr,
+                         int *dep, int *work, void *temp, size_t temp_bytes);
 /* Factorize F's values in place for A + alpha*diag(A) (ic: IC(0), else
- * ILU(0)); done[n], flag[n] and *ticket must be 0 and *failrow above n - 1
- * on entry.  idiag[i] = 1 / pivot (ILU(0): 1/u_ii; IC(0): 1/l_ii). */
+ * ILU(0)); flag[n] and ctl = {0, INT_MAX, 0} (ticket, first failing row,
+ * queue tail) on entry; indeg and queue (n ints each) are set here.
+ * idiag[i] = 1 / pivot (ILU(0): 1/u_ii; IC(0): 1/l_ii). */
 cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci, const int *dpos,
-                           double *fval, double alpha, int *done, int *ticket, double *piv, double *idiag,
-                           unsigned char *flag, int *failrow);
+                           double *fval, double alpha, const int *dptr, const int *dep, int *indeg, int *queue,
+                           int *ctl, double *piv, double *idiag, unsigned char *flag);
 /* out[i] = d_i (b[i] - sum_k val[k] x[col[k]]) over positions [beg[i] + boff,
  * end[i] + eoff) of row i, with d_i = idiag[i] (1 when idiag is NULL) and,
  * when x is NULL, x = D^-1 b (the sweeps' starting point).  threads: 1, 2,
@@ -53,6 +63,24 @@ cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *
 cudaError_t spk_dev_sweep(cudaStream_t s, int n, int threads, const int *beg, int boff, const int *end, int eoff,
                           const int *col, const double *val, const double *idiag, const double *b,
                           const double *x, double *out);
+/* A triangle's strict part as sliced ELL for the sweeps (the rows' positions
+ * as for spk_dev_sweep): slices of 32 rows, each as wide as its longest row,
+ * stored column by column and padded with zeros at the row's own column.
+ * spk_dev_sell_slices gives the number of slices; spk_dev_sell_pattern sets
+ * sp (slices + 1 entries) to the slices' offsets (sp[slices]: the entries
+ * with padding; temp as for spk_dev_pattern_rows); spk_dev_sell_fill copies
+ * the columns and values (single: the values rounded to float, else double)
+ * and spk_dev_sell_sweep is spk_dev_sweep on that copy, accumulating in
+ * double. */
+int spk_dev_sell_slices(int n);
+cudaError_t spk_dev_sell_pattern(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff, int *sp,
+                                 void *temp, size_t temp_bytes);
+cudaError_t spk_dev_sell_fill(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff,
+                              const int *col, const double *val, const int *sp, int *scol, void *sval, int single);
+cudaError_t spk_dev_sell_sweep(cudaStream_t s, int n, const int *sp, const int *scol, const void *sval, int single,
+                               const double *idiag, const double *b, const double *x, double *out);
+/* v[k] = v[k] rounded to float, k < m. */
+cudaError_t spk_dev_round_float(cudaStream_t s, long long m, double *v);
 /* |x[i]| in [0.5, 1.5) with a sign, both a fixed hash of i (a probe vector
  * with the rough components of a residual, not only smooth ones). */
 cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x);

@@ -48,13 +48,18 @@ typedef struct dev_pc {
     double *v0, *v;            /* A's values in F's pattern, and the factor */
     double *adiag;
     unsigned char *missing, *flag;
-    int *done, *ctl;           /* ctl[0]: ticket, ctl[1]: first failing row */
+    int *ctl;                  /* ctl[0]: ticket, ctl[1]: first failing row, ctl[2]: queue tail */
+    int *dptr, *dep, *indeg, *queue; /* the factorization's dependencies and ready queue (freed after it) */
+    void *scan;                /* scan workspace of the build */
     double *piv, *idiag;
     int *tcp, *tri;            /* IC(0): L^T in CSR (F transposed) */
     double *tv;
     void *tbuf;
     size_t tbuf_bytes;
     double *x0, *x1, *y;       /* sweep vectors */
+    int *ssp[2], *scol[2];     /* each triangle's strict part as sliced ELL (NULL: the sweeps read F) */
+    void *sval[2];
+    int single;                /* the sliced copies hold float values */
     double alpha;
     int valid;
     int exact;                 /* 1: exact solves (cusparseSpSV on F), the sweeps' check failed */
@@ -72,8 +77,8 @@ static void dev_destroy(void *impl)
 {
     dev_pc *p = impl;
     if (!p) return;
-    void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->done, p->ctl,
-                   p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf,  p->x0,      p->x1,   p->y};
+    void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->dptr, p->dep, p->indeg, p->queue, p->ctl,
+                   p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
     spk_spsv_pair_free(&p->sp);
     free(p);
@@ -95,16 +100,13 @@ static int build(dev_pc *p, const spk_csr *dA)
     const int n = p->n;
     const size_t nb = (size_t)n;
     size_t tb = 0;
-    void *temp = NULL;
     SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the factor's row pointers", (void **)&p->frp));
     SPK_CUDA_TRY(err, spk_dev_pattern_temp(n, &tb));
-    SPK_TRY(spk_cuda_alloc(e, tb ? tb : 1, "the factor's pattern workspace", &temp));
-    cudaError_t cs = spk_dev_pattern_rows(p->s, n, p->ic, dA->rowptr, dA->colind, p->frp, temp, tb);
+    SPK_TRY(spk_cuda_alloc(e, tb ? tb : 1, "the factor's pattern workspace", &p->scan));
+    SPK_CUDA_TRY(err, spk_dev_pattern_rows(p->s, n, p->ic, dA->rowptr, dA->colind, p->frp, p->scan, tb));
     int nnz = 0;
-    if (cs == cudaSuccess) cs = cudaMemcpyAsync(&nnz, p->frp + n, sizeof(int), cudaMemcpyDeviceToHost, p->s);
-    if (cs == cudaSuccess) cs = cudaStreamSynchronize(p->s);
-    cudaFree(temp);
-    SPK_CUDA_TRY(err, cs);
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(&nnz, p->frp + n, sizeof(int), cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
     p->nnz = nnz;
     SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(int), "the factor's column indices", (void **)&p->fci));
     SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the matrix values for the factor", (void **)&p->v0));
@@ -113,8 +115,7 @@ static int build(dev_pc *p, const spk_csr *dA)
     SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the matrix diagonal", (void **)&p->adiag));
     SPK_TRY(spk_cuda_alloc(e, nb, "the diagonal flags", (void **)&p->missing));
     SPK_TRY(spk_cuda_alloc(e, nb, "the pivot flags", (void **)&p->flag));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's row flags", (void **)&p->done));
-    SPK_TRY(spk_cuda_alloc(e, 2 * sizeof(int), "the factorization's counters", (void **)&p->ctl));
+    SPK_TRY(spk_cuda_alloc(e, 3 * sizeof(int), "the factorization's counters", (void **)&p->ctl));
     SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the pivots", (void **)&p->piv));
     SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the inverse pivots", (void **)&p->idiag));
     SPK_TRY(spk_exec_alloc_vec(e, n, &p->x0));
@@ -122,6 +123,14 @@ static int build(dev_pc *p, const spk_csr *dA)
     SPK_TRY(spk_exec_alloc_vec(e, n, &p->y));
     SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
                                            p->dpos, p->adiag, p->missing));
+    /* the factorization's dependencies (F's strictly lower entries number
+     * at most nnz - n) */
+    SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the factorization's dependency pointers", (void **)&p->dptr));
+    SPK_TRY(spk_cuda_alloc(e, (size_t)(nnz - n > 0 ? nnz - n : 1) * sizeof(int), "the factorization's dependencies",
+                           (void **)&p->dep));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's dependency counts", (void **)&p->indeg));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's queue", (void **)&p->queue));
+    SPK_CUDA_TRY(err, spk_dev_deps(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->dptr, p->dep, p->indeg, p->scan, tb));
     if (p->ic && n > 0) {
         SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the transposed factor's row pointers", (void **)&p->tcp));
         SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(int), "the transposed factor's columns", (void **)&p->tri));
@@ -148,13 +157,12 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     spk_err *err = p->e->err;
     const int n = p->n;
     if (n == 0) return 0;
-    int ctl[2] = {0, INT_MAX};
+    int ctl[3] = {0, INT_MAX, 0};
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->v, p->v0, (size_t)p->nnz * sizeof(double), cudaMemcpyDeviceToDevice, p->s));
-    SPK_CUDA_TRY(err, cudaMemsetAsync(p->done, 0, (size_t)n * sizeof(int), p->s));
     SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
-    SPK_CUDA_TRY(err, spk_dev_factor(p->s, n, p->ic, p->group, p->frp, p->fci, p->dpos, p->v, alpha, p->done, p->ctl,
-                                     p->piv, p->idiag, p->flag, p->ctl + 1));
+    SPK_CUDA_TRY(err, spk_dev_factor(p->s, n, p->ic, p->group, p->frp, p->fci, p->dpos, p->v, alpha, p->dptr, p->dep,
+                                     p->indeg, p->queue, p->ctl, p->piv, p->idiag, p->flag));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(ctl, p->ctl, sizeof ctl, cudaMemcpyDeviceToHost, p->s));
     SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
     if (ctl[1] == INT_MAX) return 0;
@@ -212,6 +220,7 @@ static int transpose(dev_pc *p)
 }
 
 static int tri_apply(dev_pc *p, int t, const double *b, double *out);
+static int slice(dev_pc *p);
 
 /* How far K sweeps on triangle t are from its exact solve, for the probe b:
  * ||x_{K+1} - x_K|| / ||x_{K+1}||, the D-scaled residual of x_K (one more
@@ -302,7 +311,15 @@ static int run(dev_pc *p)
         p->alpha = alpha;
     }
     SPK_TRY(transpose(p));
+    SPK_TRY(slice(p));
     SPK_TRY(choose(p));
+    if (p->exact) /* the solves read F */
+        for (int t = 0; t < 2; t++) {
+            cudaFree(p->scol[t]);
+            cudaFree(p->sval[t]);
+            p->scol[t] = NULL;
+            p->sval[t] = NULL;
+        }
     p->valid = 1;
     return SPK_OK;
 }
@@ -348,10 +365,16 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     p->n = A->nrows;
     p->ic = ic;
     p->k = o->sweeps;
+    p->single = o->sweeps_float;
     p->opts = *o;
     spk_exec_cuda_handles(e, &p->s, NULL, &p->h);
     int st = build(p, dA);
     if (!st) st = run(p);
+    /* the factorization's own arrays are not needed after it */
+    void *tmp[] = {p->dptr, p->dep, p->indeg, p->queue, p->scan};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) cudaFree(tmp[i]);
+    p->dptr = p->dep = p->indeg = p->queue = NULL;
+    p->scan = NULL;
     if (st) {
         dev_destroy(p);
         return st;
@@ -371,27 +394,100 @@ static int dev_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, 
     return st;
 }
 
+/* Where the sweeps of triangle t (0: L, 1: U or L^T) read F: row i's strict
+ * entries are at [beg[i] + boff, end[i] + eoff) of col and val, and id is
+ * D^-1 (NULL: D = I). */
+typedef struct tri_view {
+    const int *beg, *end, *col;
+    int boff, eoff;
+    const double *val, *id;
+} tri_view;
+
+static tri_view tri_of(const dev_pc *p, int t)
+{
+    tri_view v;
+    if (t == 0) { /* IC(0): L = [S D] by rows; ILU(0): unit L below dpos */
+        v.beg = p->frp, v.boff = 0, v.col = p->fci, v.val = p->v;
+        v.end = p->ic ? p->frp + 1 : p->dpos, v.eoff = p->ic ? -1 : 0;
+        v.id = p->ic ? p->idiag : NULL;
+    } else if (p->ic) { /* L^T: its rows are L's columns, the diagonal first */
+        v.beg = p->tcp, v.boff = 1, v.end = p->tcp + 1, v.eoff = 0, v.col = p->tri, v.val = p->tv, v.id = p->idiag;
+    } else { /* U after dpos */
+        v.beg = p->dpos, v.boff = 1, v.end = p->frp + 1, v.eoff = 0, v.col = p->fci, v.val = p->v, v.id = p->idiag;
+    }
+    return v;
+}
+
+/* Sliced ELL copies of both triangles' strict parts (after each good
+ * factorization), unless their padding would pass half the entries again:
+ * then the sweeps read F, whose values are then rounded to float in place
+ * where float values are asked for (exact solves, if the check then asks
+ * for them, use those too). */
+static int slice(dev_pc *p)
+{
+    spk_exec *e = p->e;
+    spk_err *err = e->err;
+    const int n = p->n, ns = spk_dev_sell_slices(n);
+    for (int t = 0; t < 2; t++) {
+        cudaFree(p->scol[t]);
+        cudaFree(p->sval[t]);
+        p->scol[t] = NULL;
+        p->sval[t] = NULL;
+    }
+    if (n == 0) return SPK_OK;
+    size_t tb = 0;
+    SPK_CUDA_TRY(err, spk_dev_pattern_temp(ns, &tb));
+    void *temp = NULL;
+    SPK_TRY(spk_cuda_alloc(e, tb ? tb : 1, "the sliced factor's workspace", &temp));
+    int total[2] = {0, 0}, st = SPK_OK;
+    for (int t = 0; t < 2 && !st; t++) {
+        if (!p->ssp[t])
+            st = spk_cuda_alloc(e, ((size_t)ns + 1) * sizeof(int), "the sliced factor's slices", (void **)&p->ssp[t]);
+        const tri_view v = tri_of(p, t);
+        if (!st)
+            st = spk_cuda_check(err, spk_dev_sell_pattern(p->s, n, v.beg, v.boff, v.end, v.eoff, p->ssp[t], temp, tb),
+                                "spk_dev_sell_pattern");
+        if (!st)
+            st = spk_cuda_check(err, cudaMemcpyAsync(total + t, p->ssp[t] + ns, sizeof(int), cudaMemcpyDeviceToHost,
+                                                     p->s), "cudaMemcpyAsync");
+    }
+    if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
+    cudaFree(temp);
+    SPK_TRY(st);
+    const double strict = (double)p->nnz - n; /* both triangles' entries */
+    if ((double)total[0] + total[1] > 1.5 * strict + 64) {
+        if (p->single) {
+            SPK_CUDA_TRY(err, spk_dev_round_float(p->s, p->nnz, p->v));
+            if (p->ic) SPK_CUDA_TRY(err, spk_dev_round_float(p->s, p->nnz, p->tv));
+        }
+        return SPK_OK;
+    }
+    const size_t vb = p->single ? sizeof(float) : sizeof(double);
+    for (int t = 0; t < 2; t++) {
+        const tri_view v = tri_of(p, t);
+        const size_t m = total[t] > 0 ? (size_t)total[t] : 1;
+        SPK_TRY(spk_cuda_alloc(e, m * sizeof(int), "the sliced factor's columns", (void **)&p->scol[t]));
+        SPK_TRY(spk_cuda_alloc(e, m * vb, "the sliced factor's values", &p->sval[t]));
+        SPK_CUDA_TRY(err, spk_dev_sell_fill(p->s, n, v.beg, v.boff, v.end, v.eoff, v.col, v.val, p->ssp[t],
+                                            p->scol[t], p->sval[t], p->single));
+    }
+    return SPK_OK;
+}
+
 /* K sweeps on triangle t (0: L, 1: U or L^T) for right-hand side b into out. */
 static int tri_apply(dev_pc *p, int t, const double *b, double *out)
 {
     spk_err *err = p->e->err;
     const int n = p->n;
-    const int *beg, *end, *col;
-    int boff, eoff;
-    const double *val, *id;
-    if (t == 0) { /* IC(0): L = [S D] by rows; ILU(0): unit L below dpos */
-        beg = p->frp, boff = 0, col = p->fci, val = p->v;
-        end = p->ic ? p->frp + 1 : p->dpos, eoff = p->ic ? -1 : 0;
-        id = p->ic ? p->idiag : NULL;
-    } else if (p->ic) { /* L^T: its rows are L's columns, the diagonal first */
-        beg = p->tcp, boff = 1, end = p->tcp + 1, eoff = 0, col = p->tri, val = p->tv, id = p->idiag;
-    } else { /* U after dpos */
-        beg = p->dpos, boff = 1, end = p->frp + 1, eoff = 0, col = p->fci, val = p->v, id = p->idiag;
-    }
+    const tri_view v = tri_of(p, t);
     const double *x = NULL;
     for (int j = 0; j < p->k; j++) {
         double *dst = j == p->k - 1 ? out : (j % 2 ? p->x1 : p->x0);
-        SPK_CUDA_TRY(err, spk_dev_sweep(p->s, n, p->tpr[t], beg, boff, end, eoff, col, val, id, b, x, dst));
+        if (p->scol[t])
+            SPK_CUDA_TRY(err, spk_dev_sell_sweep(p->s, n, p->ssp[t], p->scol[t], p->sval[t], p->single, v.id, b, x, dst));
+        else
+            SPK_CUDA_TRY(err, spk_dev_sweep(p->s, n, p->tpr[t], v.beg, v.boff, v.end, v.eoff, v.col, v.val, v.id, b, x,
+                                            dst));
         x = dst;
     }
     return SPK_OK;

@@ -19,6 +19,8 @@ typedef struct spk_precond_opts {
     double sweeps_check; /* GPU sweeps: > 0 checks them on a probe after each factorization and
                             solves exactly instead when the sweeps' last update is above this
                             fraction of the result (0: sweeps always) */
+    int sweeps_float;    /* ... 1: the factor's values rounded to float for the sweeps (on the GPU
+                            stored in float, half the bytes; sums in double), 0: double */
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;

@@ -52,6 +52,7 @@ typedef struct sweep_pc {
     spk_exec *e;
     int n, k, ic;
     int isai;             /* 1: approximate inverses instead of sweeps */
+    int single;           /* sweeps: the factor's values rounded to float (the GPU's float copies) */
     char format[64];
     spk_spmv_opts so;
     tri t[2];
@@ -134,6 +135,12 @@ static void scale_rows(spk_csr *M, const double *d)
         for (int k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) M->val[k] *= d[i];
 }
 
+/* M's values rounded to float and back. */
+static void round_float(spk_csr *M)
+{
+    for (int k = 0; k < M->nnz; k++) M->val[k] = (double)(float)M->val[k];
+}
+
 /* The two triangles' sweep matrices from the host factor. */
 static int sweep_build(sweep_pc *p)
 {
@@ -146,11 +153,13 @@ static int sweep_build(sweep_pc *p)
     /* the strict lower part (ILU(0): unit L's, which is its N) and, for
      * IC(0), its transpose, each scaled to D^-1 S; ILU(0): D^-1 U_strict */
     SPK_CHECK(st, factor_part(p->f, 0, DIAG_NONE, &A, err));
+    if (p->single) round_float(&A);
     if (p->ic) {
         SPK_CHECK(st, spk_csr_transpose(&A, &B, err));
         scale_rows(&A, id);
     } else {
         SPK_CHECK(st, factor_part(p->f, 1, DIAG_NONE, &B, err));
+        if (p->single) round_float(&B);
     }
     scale_rows(&B, id);
     SPK_CHECK(st, tri_build(p, &p->t[0], &A, p->ic ? id : NULL));
@@ -298,6 +307,7 @@ static int sweep_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o
     p->e = e;
     p->k = o->sweeps;
     p->isai = isai;
+    p->single = !isai && o->sweeps_float;
     p->kind = *kind;
     p->kind.any_exec = 1;
     p->ic = kind->lower_only;

@@ -464,6 +464,10 @@ static int check_options(const spk_options *o, spk_err *e)
     if (o->reorder_block < 0 || o->reorder_block > 1000000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "reorder_block must be in [1, 1e6] rows (got %d; 0: 16)",
                            o->reorder_block);
+    if (o->precond_precision < SPK_PRECISION_AUTO || o->precond_precision > SPK_PRECISION_FLOAT)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "precond_precision must be SPK_PRECISION_AUTO (0), SPK_PRECISION_DOUBLE (1) or "
+                           "SPK_PRECISION_FLOAT (2) (got %d)", o->precond_precision);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
     if (o->vector_ops != SPK_VECTOR_CLASSIC && o->vector_ops != SPK_VECTOR_FUSED && o->vector_ops != SPK_VECTOR_GRAPH)
@@ -523,9 +527,11 @@ static int setup_precond(spk_solver *s)
     const int factor = s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0;
     int sweeps = s->opts.precond_sweeps;
     s->popts.sweeps_check = 0;
+    s->popts.sweeps_float = s->opts.precond_precision == SPK_PRECISION_FLOAT;
     if (sweeps == SPK_PRECOND_SWEEPS_AUTO) { /* the GPU's device-resident sweeps, checked */
         sweeps = spk_exec_is_host(e) || s->opts.precond_isai ? 0 : GPU_SWEEPS;
         if (sweeps) s->popts.sweeps_check = s->pkind == SPK_PRECOND_IC0 ? GPU_SWEEPS_CHECK_IC0 : GPU_SWEEPS_CHECK_ILU0;
+        if (sweeps && s->opts.precond_precision == SPK_PRECISION_AUTO) s->popts.sweeps_float = 1;
     }
     if (sweeps > 0) s->popts.sweeps = sweeps;
     const char *how = !factor ? "" : s->opts.precond_isai ? "-isai" : sweeps > 0 ? "-sweeps" : "";

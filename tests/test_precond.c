@@ -1117,8 +1117,8 @@ static void test_registry(ctx *c)
 /* ---- (10) ILU(0) / IC(0) with Jacobi sweeps for the triangular solves -------- */
 
 /* z of one apply of preconditioner ops with `sweeps` on d (allow_shift off). */
-static int apply_once(ctx *c, const struct spk_precond_ops *ops, const dense *d, int sweeps, const double *r,
-                      double *z)
+static int apply_float(ctx *c, const struct spk_precond_ops *ops, const dense *d, int sweeps, int single,
+                       const double *r, double *z)
 {
     spk_csr A = {0};
     void *M = NULL;
@@ -1126,12 +1126,19 @@ static int apply_once(ctx *c, const struct spk_precond_ops *ops, const dense *d,
     spk_precond_opts_default(&o);
     o.allow_shift = 0;
     o.sweeps = sweeps;
+    o.sweeps_float = single;
     to_csr(d, &A);
     int st = ops->create(c->ex, &A, &o, &M);
     if (!st) st = ops->apply(M, r, z);
     if (M) ops->destroy(M);
     spk_csr_free(&A);
     return st;
+}
+
+static int apply_once(ctx *c, const struct spk_precond_ops *ops, const dense *d, int sweeps, const double *r,
+                      double *z)
+{
+    return apply_float(c, ops, d, sweeps, 0, r, z);
 }
 
 /* With as many sweeps as rows the series is exact: the apply equals the
@@ -1172,20 +1179,25 @@ static void test_sweeps(ctx *c)
         CHECK_OK(apply_once(c, sw, d, 1, r, zs), c->err.msg);
         e = relerr(n, zs, z);
         CHECK(e > 1e-6, "%s: one sweep is exact (%.3g): the test matrix has one level", cases[q].what, e);
-        if (ic) { /* r2' M r == r' M r2 */
-            for (int k = 1; k <= 3; k++) {
-                CHECK_OK(apply_once(c, sw, d, k, r, zs), c->err.msg);
-                CHECK_OK(apply_once(c, sw, d, k, r2, z2), c->err.msg);
+        /* the factor's values in float: within float rounding of the double
+         * sweeps, but not equal to them (the factors' values are not floats) */
+        CHECK_OK(apply_once(c, sw, d, 3, r, z), c->err.msg);
+        CHECK_OK(apply_float(c, sw, d, 3, 1, r, zs), c->err.msg);
+        e = relerr(n, zs, z);
+        CHECK(e > 0 && e <= 1e-5, "%s: 3 sweeps with float values differ from double ones by %.3g", cases[q].what, e);
+        if (ic) /* r2' M r == r' M r2, with double and with float values */
+            for (int k = 1; k <= 6; k++) {
+                CHECK_OK(apply_float(c, sw, d, (k + 1) / 2, k % 2 == 0, r, zs), c->err.msg);
+                CHECK_OK(apply_float(c, sw, d, (k + 1) / 2, k % 2 == 0, r2, z2), c->err.msg);
                 double a = 0, b = 0, m = 0;
                 for (int i = 0; i < n; i++) {
                     a += r2[i] * zs[i];
                     b += r[i] * z2[i];
                     m += fabs(r2[i] * zs[i]);
                 }
-                CHECK(fabs(a - b) <= 1e-13 * m, "%s: %d sweeps: not symmetric (%.17g vs %.17g)", cases[q].what,
-                      k, a, b);
+                CHECK(fabs(a - b) <= 1e-13 * m, "%s: %d sweeps%s: not symmetric (%.17g vs %.17g)", cases[q].what,
+                      (k + 1) / 2, k % 2 == 0 ? " (float values)" : "", a, b);
             }
-        }
         free(r);
         free(r2);
         free(z);

@@ -16,13 +16,14 @@ static spk_exec *g_host, *g_dev;
  * where they apply), compare alpha, the status and z = M^-1 r.  dev_copy:
  * the GPU one is built from a device copy of A (create_dev). */
 static void compare_with(const char *what, const spk_csr *A, const char *hpc, const char *dpc, int allow_shift,
-                         int sweeps, int dev_copy)
+                         int sweeps, int dev_copy, int single)
 {
     const char *pc = dpc;
     spk_precond_opts o;
     spk_precond_opts_default(&o);
     o.allow_shift = allow_shift;
     o.sweeps = sweeps;
+    o.sweeps_float = single;
     const struct spk_precond_ops *hops, *dops;
     CHECK_OK(spk_precond_find(hpc, g_host, &hops, g_host->err), g_host->err->msg);
     CHECK_OK(spk_precond_find(dpc, g_dev, &dops, g_dev->err), g_dev->err->msg);
@@ -79,8 +80,8 @@ static void compare_with(const char *what, const spk_csr *A, const char *hpc, co
         CHECK(err <= 1e-9 * fmax(scale, 1e-300), "%s %s pass %d: |z_gpu - z_host| = %g of %g", what, pc,
               pass, err, scale);
         if (pass == 0)
-            printf("%-22s %-11s (host %s, %d sweeps) alpha %-6g |z_gpu - z_host|/|z| = %.1e\n", what, pc, hpc,
-                   sweeps, da, scale > 0 ? err / scale : err);
+            printf("%-22s %-11s (host %s, %d sweeps%s) alpha %-6g |z_gpu - z_host|/|z| = %.1e\n", what, pc, hpc,
+                   sweeps, single ? ", float values" : "", da, scale > 0 ? err / scale : err);
         g_dev->ops->free(g_dev, dr);
         g_dev->ops->free(g_dev, dz);
     }
@@ -94,17 +95,19 @@ static void compare_with(const char *what, const spk_csr *A, const char *hpc, co
 
 static void compare(const char *what, const spk_csr *A, const char *pc, int allow_shift)
 {
-    compare_with(what, A, pc, pc, allow_shift, 3, 0);
+    compare_with(what, A, pc, pc, allow_shift, 3, 0, 0);
 }
 
-/* The device sweeps against the host's: 3 sweeps (both), and enough sweeps
- * to be exact against the host's exact factorization. */
+/* The device sweeps against the host's: 3 sweeps (both), also with the
+ * factor's values in float (the host rounds its values the same way), and
+ * enough sweeps to be exact against the host's exact factorization. */
 static void sweeps(const char *what, const spk_csr *A, int ic, int allow_shift)
 {
     const char *sw = ic ? "ic0-sweeps" : "ilu0-sweeps", *ex = ic ? "ic0" : "ilu0";
-    compare_with(what, A, sw, sw, allow_shift, 3, 0);
-    compare_with(what, A, sw, sw, allow_shift, 1, 1);
-    compare_with(what, A, ex, sw, allow_shift, 1000, 1);
+    compare_with(what, A, sw, sw, allow_shift, 3, 0, 0);
+    compare_with(what, A, sw, sw, allow_shift, 3, 1, 1);
+    compare_with(what, A, sw, sw, allow_shift, 1, 1, 0);
+    compare_with(what, A, ex, sw, allow_shift, 1000, 1, 0);
 }
 
 /* The sweeps' check: a bound nothing meets gives exact solves with the

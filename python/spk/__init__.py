@@ -31,6 +31,7 @@ _MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 
 _REORDER = {"none": 0, "multicolor": 1, "block-multicolor": 2}
 _VECTOR_OPS = {"classic": 0, "cublas": 0, "fused": 1, "graph": 2}
+_PRECISION = {"auto": 0, "double": 1, "float": 2}
 
 
 class _Options(ctypes.Structure):
@@ -40,7 +41,8 @@ class _Options(ctypes.Structure):
                 ("allow_shift", ctypes.c_int), ("shift_init", ctypes.c_double), ("shift_max", ctypes.c_double),
                 ("keep_history", ctypes.c_int), ("monitor", ctypes.c_void_p), ("monitor_user", ctypes.c_void_p),
                 ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int), ("precond_isai", ctypes.c_int),
-                ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int), ("vector_ops", ctypes.c_int)]
+                ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int), ("vector_ops", ctypes.c_int),
+                ("precond_precision", ctypes.c_int)]
 
 
 class _Result(ctypes.Structure):
@@ -193,13 +195,20 @@ class Solver:
     reads, with the SpMV and the preconditioner, recorded once as CUDA
     graphs and replayed (elsewhere as "fused"); "fused": each iteration's
     vector work in a few fused steps, the scalars kept on the device; "classic", also "cublas": one
-    operation per dot product and update, each scalar back on the host)."""
+    operation per dot product and update, each scalar back on the host),
+    precond_precision (the factor's values in the sweeps: "auto", the
+    default: float with precond_sweeps="auto" on the GPU, else double;
+    "double"; "float": rounded to float, sums in double)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
                  device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
-                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="graph"):
+                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="graph",
+                 precond_precision="auto"):
         if reorder not in _REORDER:
             raise ValueError("spk: unknown reorder '%s' (one of %s)" % (reorder, ", ".join(_REORDER)))
+        if precond_precision not in _PRECISION:
+            raise ValueError("spk: unknown precond_precision '%s' (one of %s)" %
+                             (precond_precision, ", ".join(_PRECISION)))
         if vector_ops not in _VECTOR_OPS:
             raise ValueError("spk: unknown vector_ops '%s' (one of %s)" % (vector_ops, ", ".join(_VECTOR_OPS)))
         for what, val, table in (("method", method, _METHODS), ("precond", precond, _PRECONDS),
@@ -233,6 +242,7 @@ class Solver:
         o.reorder = _REORDER[reorder]
         o.reorder_block = int(reorder_block)
         o.vector_ops = _VECTOR_OPS[vector_ops]
+        o.precond_precision = _PRECISION[precond_precision]
         self._format = format.encode() if format else None
         o.format = self._format
         solver = _P()
