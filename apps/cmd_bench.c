@@ -59,6 +59,8 @@ static void help(void)
            "  --repeat N          at least N timed samples per measurement (default 10)\n"
            "  --min-time S        and as many as S seconds of measuring allow (default 0.2)\n"
            "  --maxit N           iteration limit of the solves (default 10000)\n"
+           "  --solve-repeat N    set up and solve each system N times (1..15, default 1) and\n"
+           "                      report the run with the median time to solution\n"
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
            "                      solve, or auto (see spk solve --help; default 0: exact solves)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
@@ -113,6 +115,7 @@ typedef struct fmt_result {
     double true_relres, s_setup_ms, s_ms, s_spmv_ms, s_precond_ms, s_vector_ms;
     double s_sync_ms;        /* fused vector steps: the solve's launches and waits */
     double s_format_ms;      /* of s_setup_ms, the SpMV format's (spk_result.t_setup_format) */
+    double s_pc_setup_ms;    /* ... and the preconditioner's (spk_result.t_setup_precond) */
     int graph_iterations;    /* spk_result.graph_iterations */
 } fmt_result;
 
@@ -146,6 +149,7 @@ typedef struct bench {
     const struct spk_spmv_ops *fmts[64];
     int nfmts;
     int repeat, maxit, solve, quiet, sweeps, isai, reorder, reorder_block;
+    int solve_repeat;        /* --solve-repeat: solves per configuration, the median kept */
     int floors;              /* --floors: measured (spk_exec_floors) */
     solve_cfg cfg[MAX_CONFIGS]; /* --solve-config: solves compared by configuration */
     int ncfg;
@@ -252,9 +256,9 @@ static solve_cfg format_cfg(const bench *b, const char *f)
     return c;
 }
 
-/* Solve A x = A*1 in configuration c. */
-static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, int n, const solve_cfg *c,
-                        fmt_result *r)
+/* Solve A x = A*1 in configuration c, once. */
+static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double *x, int n, const solve_cfg *c,
+                             fmt_result *r)
 {
     spk_options o;
     spk_options_default(&o);
@@ -294,8 +298,41 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     r->s_vector_ms = res.t_vector * 1e3;
     r->s_sync_ms = res.t_sync * 1e3;
     r->s_format_ms = res.t_setup_format * 1e3;
+    r->s_pc_setup_ms = res.t_setup_precond * 1e3;
     r->graph_iterations = res.graph_iterations;
     spk_solver_destroy(s);
+}
+
+/* Setup + solve of r: the time to solution. */
+static double solve_total(const fmt_result *r)
+{
+    return r->s_setup_ms + r->s_ms;
+}
+
+/* bench_solve_once --solve-repeat times; the run of the median time to
+ * solution is kept (the first failure, if any, at once). */
+static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, int n, const solve_cfg *c,
+                        fmt_result *r)
+{
+    enum { MAX_REPEAT = 15 };
+    fmt_result runs[MAX_REPEAT];
+    const int k = b->solve_repeat < 1 ? 1 : b->solve_repeat > MAX_REPEAT ? MAX_REPEAT : b->solve_repeat;
+    int done = 0;
+    for (; done < k; done++) {
+        runs[done] = *r;
+        bench_solve_once(b, M, rhs, x, n, c, &runs[done]);
+        if (runs[done].solve_status) {
+            *r = runs[done];
+            return;
+        }
+    }
+    for (int i = 1; i < done; i++) /* insertion sort by time to solution */
+        for (int j = i; j > 0 && solve_total(&runs[j]) < solve_total(&runs[j - 1]); j--) {
+            fmt_result t = runs[j];
+            runs[j] = runs[j - 1];
+            runs[j - 1] = t;
+        }
+    *r = runs[done / 2];
 }
 
 static const fmt_result *find_fmt(const mat_result *m, const char *name)
@@ -803,7 +840,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
     cli_json_string(f, b->devname);
     fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\"", b->ex->ops->name, baseline(b));
     json_num(f, "copy_gbs", b->copy_gbs);
-    fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d", b->cache, b->min_time, b->repeat);
+    fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d, \"solve_repeat\": %d", b->cache,
+            b->min_time, b->repeat, b->solve_repeat);
     fprintf(f, ", \"vector_ops\": \"%s\"", cli_vector_ops_name(b->vector_ops));
     static const char *const reorders[] = {"none", "multicolor", "block-multicolor"};
     fprintf(f, ", \"solve_configs\": [");
@@ -896,6 +934,7 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "vector_ms", r->s_vector_ms);
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "format_setup_ms", r->s_format_ms);
+                json_num(f, "precond_setup_ms", r->s_pc_setup_ms);
                 fprintf(f, ", \"graph_iterations\": %d", r->graph_iterations);
                 json_num(f, "ms_per_iteration", r->iterations > 0 ? r->s_ms / r->iterations : NAN);
                 json_num(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
@@ -920,6 +959,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                         r->method, r->precond, r->iterations);
                 json_num(f, "true_relres", r->true_relres);
                 json_num(f, "setup_ms", r->s_setup_ms);
+                json_num(f, "format_setup_ms", r->s_format_ms);
+                json_num(f, "precond_setup_ms", r->s_pc_setup_ms);
                 json_num(f, "solve_ms", r->s_ms);
                 json_num(f, "total_ms", cfg_total(r));
                 json_num(f, "spmv_ms", r->s_spmv_ms);
@@ -1113,6 +1154,7 @@ int cmd_bench(int argc, char **argv)
     memset(&b, 0, sizeof b);
     b.vector_ops = SPK_VECTOR_GRAPH;
     b.repeat = 10;
+    b.solve_repeat = 1;
     b.min_time = 0.2;
     b.maxit = 10000;
     const char *formats = NULL, *csv = NULL, *json = NULL, *v = NULL;
@@ -1161,6 +1203,11 @@ int cmd_bench(int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "repeat", &v))) {
             if (r < 0 || cli_parse_int(v, &b.repeat) || b.repeat < 1) {
                 cli_usage_error("bench", "--repeat needs an integer >= 1");
+                goto out;
+            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "solve-repeat", &v))) {
+            if (r < 0 || cli_parse_int(v, &b.solve_repeat) || b.solve_repeat < 1 || b.solve_repeat > 15) {
+                cli_usage_error("bench", "--solve-repeat needs an integer in [1, 15]");
                 goto out;
             }
         } else if ((r = cli_opt_value(argc, argv, &i, "min-time", &v))) {

@@ -199,6 +199,53 @@ __global__ void fill_kernel(int n, int lower, const int *__restrict__ rp, const 
     missing[i] = miss;
 }
 
+/* A group's row of F while it factorizes it: in shared memory when it has
+ * at most kRowCap(G) entries (every access then on chip; the rows a row
+ * depends on are read from L2), else in place in global memory. */
+template <int G>
+constexpr int kRowCap = G >= 8 ? 64 : 32;
+
+template <int G>
+struct row_buf {
+    int col[kFactorBlock / G][kRowCap<G>];
+    double val[kFactorBlock / G][kRowCap<G>];
+    /* for the entry at p, where the row it depends on has the positions to
+     * read ([lo, hi)) and its pivot: loaded at once for the whole row, so a
+     * step of the (sequential) elimination waits for one L2 access, not four */
+    int lo[kFactorBlock / G][kRowCap<G>], hi[kFactorBlock / G][kRowCap<G>];
+    double piv[kFactorBlock / G][kRowCap<G>];
+};
+
+/* Point rc/rv at row [b, b + len) of (ci, v): the group's shared copy when
+ * it fits (loaded here), else the row itself; 1 when it is the copy. */
+template <int G>
+__device__ __forceinline__ int row_open(const group<G> &g, row_buf<G> &buf, const int *ci, double *v, int b, int len,
+                                        const int **rc, double **rv)
+{
+    const int slot = threadIdx.x / G, fits = len <= kRowCap<G>;
+    if (fits) {
+        for (int k = g.lane; k < len; k += G) {
+            buf.col[slot][k] = ci[b + k];
+            buf.val[slot][k] = v[b + k];
+        }
+        g.sync();
+        *rc = buf.col[slot];
+        *rv = buf.val[slot];
+    } else {
+        *rc = ci + b;
+        *rv = v + b;
+    }
+    return fits;
+}
+
+/* Write the shared copy back (after a g.sync that ends its writes). */
+template <int G>
+__device__ __forceinline__ void row_close(const group<G> &g, int fits, const double *rv, double *v, int b, int len)
+{
+    if (fits)
+        for (int k = g.lane; k < len; k += G) v[b + k] = rv[k];
+}
+
 /* Up-looking IC(0) on the lower pattern (diagonal last in each row):
  *   l_ij = (a_ij - sum_{k<j} l_ik l_jk) / l_jj,  d_i = a_ii - sum_k l_ik^2.
  * The group's first lane writes the row; its lanes share each sparse dot
@@ -210,27 +257,50 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
                                                            int *ctl, double *piv, double *idiag,
                                                            unsigned char *flag)
 {
+    __shared__ row_buf<G> buf;
     const group<G> g;
     for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
         const int i = take_slot(g, queue, slot);
-        const int b = rp[i], d = rp[i + 1] - 1;
-        const double aii = v[d] * (1.0 + alpha);
-        double di = aii;
-        for (int p = b; p < d; p++) {
-            const int j = ci[p];
-            const int dj = rp[j + 1] - 1;
-            double acc = 0;
-            for (int q = rp[j] + g.lane; q < dj; q += G) {
-                const int m = spk_find_col(ci, b, p, ci[q]);
-                if (m >= 0) acc += v[m] * __ldcg(v + q);
+        const int b = rp[i], d = rp[i + 1] - 1, len = d - b;
+        const int *rc;
+        double *rv;
+        const int fits = row_open(g, buf, ci, v, b, len, &rc, &rv);
+        const int sl = threadIdx.x / G;
+        if (fits) {
+            for (int p = g.lane; p < len; p += G) {
+                const int j = rc[p], dj = __ldg(rp + j + 1) - 1;
+                buf.lo[sl][p] = __ldg(rp + j);
+                buf.hi[sl][p] = dj;
+                buf.piv[sl][p] = __ldcg(v + dj);
             }
-            acc = g.sum(acc);
-            const double l = (v[p] - acc) / __ldcg(v + dj);
-            di -= l * l;
-            g.sync();
-            if (g.lane == 0) v[p] = l;
             g.sync();
         }
+        const double aii = v[d] * (1.0 + alpha);
+        double di = aii;
+        for (int p = 0; p < len; p++) {
+            int lo, dj;
+            double ljj;
+            if (fits) {
+                lo = buf.lo[sl][p], dj = buf.hi[sl][p], ljj = buf.piv[sl][p];
+            } else {
+                const int j = rc[p];
+                lo = __ldg(rp + j), dj = __ldg(rp + j + 1) - 1, ljj = __ldcg(v + dj);
+            }
+            double acc = 0;
+            for (int q = lo + g.lane; q < dj; q += G) {
+                const int c = __ldg(ci + q);
+                const double vq = __ldcg(v + q);
+                const int m = spk_find_col(rc, 0, p, c);
+                if (m >= 0) acc += rv[m] * vq;
+            }
+            acc = g.sum(acc);
+            const double l = (rv[p] - acc) / ljj;
+            di -= l * l;
+            g.sync();
+            if (g.lane == 0) rv[p] = l;
+            g.sync();
+        }
+        row_close(g, fits, rv, v, b, len);
         if (g.lane == 0) {
             piv[i] = di;
             if (di > PIVOT_RTOL * fabs(aii) && isfinite(di)) {
@@ -259,30 +329,51 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
                                                             int *indeg, int *queue, int *ctl, double *piv,
                                                             double *idiag, unsigned char *flag)
 {
+    __shared__ row_buf<G> buf;
     const group<G> g;
     for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
         const int i = take_slot(g, queue, slot);
-        const int b = rp[i], t = rp[i + 1], d = dpos[i];
-        if (g.lane == 0) v[d] *= 1.0 + alpha;
+        const int b = rp[i], len = rp[i + 1] - b, dl = dpos[i] - b;
+        const int *rc;
+        double *rv;
+        const int fits = row_open(g, buf, ci, v, b, len, &rc, &rv);
+        const int sl = threadIdx.x / G;
+        if (fits)
+            for (int p = g.lane; p < dl; p += G) {
+                const int k = rc[p], dk = __ldg(dpos + k);
+                buf.lo[sl][p] = dk + 1;
+                buf.hi[sl][p] = __ldg(rp + k + 1);
+                buf.piv[sl][p] = __ldcg(v + dk);
+            }
+        if (g.lane == 0) rv[dl] *= 1.0 + alpha;
         g.sync();
         double mx = 0;
-        for (int k = b + g.lane; k < t; k += G) mx = fmax(mx, fabs(v[k]));
+        for (int k = g.lane; k < len; k += G) mx = fmax(mx, fabs(rv[k]));
         mx = g.max(mx);
-        for (int p = b; p < d; p++) {
-            const int k = ci[p], dk = dpos[k];
-            const double l = v[p] / __ldcg(v + dk);
+        for (int p = 0; p < dl; p++) {
+            int lo, hi;
+            double ukk;
+            if (fits) {
+                lo = buf.lo[sl][p], hi = buf.hi[sl][p], ukk = buf.piv[sl][p];
+            } else {
+                const int k = rc[p], dk = __ldg(dpos + k);
+                lo = dk + 1, hi = __ldg(rp + k + 1), ukk = __ldcg(v + dk);
+            }
+            const double l = rv[p] / ukk;
             g.sync();
-            if (g.lane == 0) v[p] = l;
-            for (int q = dk + 1 + g.lane, e = rp[k + 1]; q < e; q += G) {
-                const int m = spk_find_col(ci, p + 1, t, ci[q]);
-                if (m >= 0) v[m] -= l * __ldcg(v + q);
+            if (g.lane == 0) rv[p] = l;
+            for (int q = lo + g.lane; q < hi; q += G) {
+                const int c = __ldg(ci + q);
+                const double vq = __ldcg(v + q);
+                const int m = spk_find_col(rc, p + 1, len, c);
+                if (m >= 0) rv[m] -= l * vq;
             }
             g.sync();
         }
         int fin = 1;
-        for (int k = b + g.lane; k < t; k += G) fin &= isfinite(v[k]) ? 1 : 0;
+        for (int k = g.lane; k < len; k += G) fin &= isfinite(rv[k]) ? 1 : 0;
         fin = g.all(fin);
-        const double u = v[d];
+        const double u = rv[dl];
         if (g.lane == 0) {
             piv[i] = u;
             if (fabs(u) > PIVOT_RTOL * mx && fin) {
@@ -290,10 +381,12 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
             } else {
                 flag[i] = isfinite(u) && !fin ? 2 : 1;
                 atomicMin(ctl + 1, i);
-                v[d] = 1.0;
+                rv[dl] = 1.0;
                 idiag[i] = 1.0;
             }
         }
+        g.sync();
+        row_close(g, fits, rv, v, b, len);
         release_row(g, dptr, dep, indeg, queue, ctl + 2, i);
     }
 }
