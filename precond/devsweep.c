@@ -454,7 +454,8 @@ static int slice(dev_pc *p)
     if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
     cudaFree(temp);
     SPK_TRY(st);
-    const double strict = (double)p->nnz - n; /* both triangles' entries */
+    /* the triangles' strict entries: IC(0) L's twice (L and L^T), ILU(0) F's off the diagonal */
+    const double strict = (p->ic ? 2.0 : 1.0) * ((double)p->nnz - n);
     if ((double)total[0] + total[1] > 1.5 * strict + 64) {
         if (p->single) {
             SPK_CUDA_TRY(err, spk_dev_round_float(p->s, p->nnz, p->v));
