@@ -145,10 +145,10 @@ typedef struct spk_options {
                                   by k Jacobi sweeps ("ic0-sweeps" / "ilu0-sweeps"; on the host
                                   each an SpMV in the solver's format, on the GPU the factorization
                                   and the sweeps stay on the device); SPK_PRECOND_SWEEPS_AUTO: on
-                                  the GPU the device's factorization with 3 sweeps, checked on a
-                                  probe vector after the factorization, and exact solves with that
-                                  factor where the check fails ("ic0-dev" / "ilu0-dev"); on the
-                                  host exact solves */
+                                  the GPU the device's factorization with the fewest sweeps from
+                                  2 to 16 whose residual on a probe vector is within 2 % (IC(0))
+                                  or 5 % (ILU(0)), exact solves with that factor where none is
+                                  ("ic0-dev" / "ilu0-dev"); on the host exact solves */
     int precond_isai;          /* IC(0)/ILU(0): 1 applies each factor's incomplete sparse
                                   approximate inverse, one SpMV per factor ("ic0-isai",
                                   "ilu0-isai"), instead of solving; 0 (default) solves.  Not

@@ -81,9 +81,11 @@ cudaError_t spk_dev_sell_sweep(cudaStream_t s, int n, const int *sp, const int *
                                const double *idiag, const double *b, const double *x, double *out);
 /* v[k] = v[k] rounded to float, k < m. */
 cudaError_t spk_dev_round_float(cudaStream_t s, long long m, double *v);
-/* |x[i]| in [0.5, 1.5) with a sign, both a fixed hash of i (a probe vector
- * with the rough components of a residual, not only smooth ones). */
+/* x[i] in [0.5, 1.5), a fixed hash of i: a positive probe vector. */
 cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x);
+/* out = (a - b) / idiag (idiag NULL: a - b): the D-scaled change of a sweep. */
+cudaError_t spk_dev_scaled_diff(cudaStream_t s, int n, const double *idiag, const double *a, const double *b,
+                                double *out);
 
 #ifdef __cplusplus
 }

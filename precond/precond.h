@@ -16,9 +16,10 @@ typedef struct spk_precond_opts {
     double shift_init;   /* first alpha (> 0) */
     double shift_max;    /* give up beyond this alpha */
     int sweeps;          /* "ilu0-sweeps", "ic0-sweeps": Jacobi sweeps per triangular solve */
-    double sweeps_check; /* GPU sweeps: > 0 checks them on a probe after each factorization and
-                            solves exactly instead when the sweeps' last update is above this
-                            fraction of the result (0: sweeps always) */
+    double sweeps_check; /* GPU sweeps: > 0 checks them on a probe after each factorization:
+                            the fewest sweeps from 2 to `sweeps` whose relative residual on
+                            each triangle is at most this, exact solves where none is
+                            (0: `sweeps` sweeps always) */
     int sweeps_float;    /* ... 1: the factor's values rounded to float for the sweeps (on the GPU
                             stored in float, half the bytes; sums in double), 0: double */
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */

@@ -110,6 +110,64 @@ static void sweeps(const char *what, const spk_csr *A, int ic, int allow_shift)
     compare_with(what, A, ex, sw, allow_shift, 1000, 1, 0);
 }
 
+/* The device sweeps chosen by a check with bound tau (at most 16) equal the
+ * host's with some K in [2, 16]: that K, or 0 when none matches. */
+static int checked_k(const spk_csr *A, int ic, double tau)
+{
+    const char *sw = ic ? "ic0-sweeps" : "ilu0-sweeps";
+    const struct spk_precond_ops *dops, *hops;
+    CHECK_OK(spk_precond_find(sw, g_dev, &dops, g_dev->err), g_dev->err->msg);
+    CHECK_OK(spk_precond_find(sw, g_host, &hops, g_host->err), g_host->err->msg);
+    spk_precond_opts o;
+    spk_precond_opts_default(&o);
+    o.sweeps = 16;
+    o.sweeps_check = tau;
+    void *dM = NULL;
+    CHECK_OK(dops->create(g_dev, A, &o, &dM), g_dev->err->msg);
+    const int n = A->nrows;
+    double *r = malloc(((size_t)n + 1) * sizeof(double)), *zh = malloc(((size_t)n + 1) * sizeof(double));
+    double *zd = malloc(((size_t)n + 1) * sizeof(double));
+    for (int i = 0; i < n; i++) r[i] = cos(0.3 * i) + 1.2;
+    double *dr = to_dev(g_dev, r, n), *dz = to_dev(g_dev, r, n);
+    CHECK_OK(dops->apply(dM, dr, dz), g_dev->err->msg);
+    CHECK_OK(from_dev(g_dev, zd, dz, n), g_dev->err->msg);
+    int found = 0;
+    for (int k = 2; k <= 16 && !found; k++) {
+        void *hM = NULL;
+        o.sweeps = k;
+        o.sweeps_check = 0;
+        CHECK_OK(hops->create(g_host, A, &o, &hM), g_host->err->msg);
+        CHECK_OK(hops->apply(hM, r, zh), g_host->err->msg);
+        double err = 0, scale = 0;
+        for (int i = 0; i < n; i++) {
+            err = fmax(err, fabs(zd[i] - zh[i]));
+            scale = fmax(scale, fabs(zh[i]));
+        }
+        if (err <= 1e-10 * scale) found = k;
+        hops->destroy(hM);
+    }
+    g_dev->ops->free(g_dev, dr);
+    g_dev->ops->free(g_dev, dz);
+    free(r);
+    free(zh);
+    free(zd);
+    dops->destroy(dM);
+    return found;
+}
+
+/* The check picks the fewest sweeps that meet its bound: 2 for a bound
+ * everything meets, more for a tighter one (never fewer). */
+static void sweeps_k(const char *what, const spk_csr *A, int ic)
+{
+    const int loose = checked_k(A, ic, 1e300), mid = checked_k(A, ic, 0.05), tight = checked_k(A, ic, 0.005);
+    printf("%-22s %-11s sweeps chosen: %d (no bound), %d (0.05), %d (0.005)\n", what, ic ? "ic0" : "ilu0", loose, mid,
+           tight);
+    CHECK(loose == 2, "%s: a bound everything meets chose %d sweeps, not 2", what, loose);
+    /* 0: exact solves (no K in [2, 16] met the bound) */
+    CHECK(mid >= 2 && (tight == 0 || tight >= mid), "%s: 0.05 chose %d sweeps, 0.005 chose %d", what, mid, tight);
+    CHECK(tight != 2, "%s: 0.005 chose %d sweeps: the check does not tighten", what, tight);
+}
+
 /* The sweeps' check: a bound nothing meets gives exact solves with the
  * device's factor ("-dev", equal to the host's exact factorization's
  * solves), a bound everything meets keeps the sweeps. */
@@ -187,6 +245,8 @@ int main(void)
     sweeps("poisson3d-7:12", &P, 1, 1);
     sweeps("poisson3d-7:12", &P, 0, 1);
     sweeps("convdiff3d-7:12", &C, 0, 1);
+    sweeps_k("poisson3d-7:12", &P, 1);
+    sweeps_k("convdiff3d-7:12", &C, 0);
     /* rows long enough for 8, 16 and 32 threads per row in the sweeps: the
      * 27-point stencil and two dense SPD matrices (4 on the diagonal, 1/n
      * elsewhere) */

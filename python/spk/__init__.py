@@ -184,9 +184,9 @@ class Solver:
     allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): 0, the default,
     exact triangular solves (on the GPU the cuSPARSE reference); k > 0 k
     Jacobi sweeps each (on the GPU factorization and sweeps on the device);
-    "auto": on the GPU the device's factorization with 3 sweeps, checked on
-    a probe vector, exact solves with that factor where the check fails; on
-    the host exact solves), precond_isai (True:
+    "auto": on the GPU the device's factorization with the fewest sweeps
+    (2..16) that pass a check on a probe vector, exact solves with that
+    factor where none does; on the host exact solves), precond_isai (True:
     the factors' approximate inverses, one SpMV each), reorder ("none" |
     "multicolor": rows ordered by a greedy coloring of A + A^T, one
     triangular-solve level per color; "block-multicolor": blocks of
