@@ -63,53 +63,78 @@ struct group {
     }
 };
 
-/* The rows' dependency counts and the queue of rows ready to factorize.
- * A row enters the queue when the last row it depends on is done; groups take
- * queue slots in order and wait for the slot to be filled (its row is then
- * ready), so only rows that can run occupy a group.  Handing out rows in row
- * order instead lets the groups in flight (a few planes of a 3D grid) wait on
- * each other's chains, which serialized the factorization (49 ms on a 160^3
- * grid); in dependency order it is one step per level.
+/* The order of the factorization.  Handing out rows in row order lets the
+ * groups in flight (a few planes of a 3D grid) wait on each other's chains,
+ * which serialized the factorization (49 ms on a 160^3 grid); handing out
+ * only rows whose dependencies are all done (a ready queue) removes that, but
+ * a row then starts only when its last dependency is done, where row order
+ * let it work through its first entries meanwhile: on banded matrices with
+ * long rows (bcsstk16) that cost 10x.  So the order is computed once per
+ * pattern, without arithmetic (order_kernel: a ready queue of rows, each
+ * counted off in its dependents), and the factorization hands out rows in
+ * that order (topological: each row after all its dependencies) and waits
+ * per entry, as row order did.
  *
- * Wait for slot t of the queue: lane 0 polls (relaxed, backing off: a poll is
- * an L2 access, and many pollers would crowd out the work they wait for), then
- * every lane loads it with acquire semantics, which orders its reads of the
- * row's dependencies after it.  Groups of one warp that wait for each other
- * make progress by independent thread scheduling (sm_70 and later). */
-template <int G>
-__device__ __forceinline__ int take_slot(const group<G> &g, int *queue, int t)
+ * Wait for slot t of the queue: polls (relaxed, backing off: a poll is an L2
+ * access, and many pollers would crowd out the work they wait for), then an
+ * acquire load.  Threads of one warp that wait for each other make progress
+ * by independent thread scheduling (sm_70 and later). */
+__device__ __forceinline__ int take_slot(int *queue, int t)
 {
     cuda::atomic_ref<int, cuda::thread_scope_device> slot(queue[t]);
-    if (g.lane == 0) {
-        unsigned ns = 32;
-        while (slot.load(cuda::memory_order_relaxed) < 0) {
-            __nanosleep(ns);
-            if (ns < 512) ns *= 2;
-        }
+    unsigned ns = 32;
+    while (slot.load(cuda::memory_order_relaxed) < 0) {
+        __nanosleep(ns);
+        if (ns < 512) ns *= 2;
     }
-    g.sync();
     return slot.load(cuda::memory_order_acquire);
 }
 
-__device__ __forceinline__ void push_row(int *queue, int *tail, int i)
+/* A thread per queue slot: take the slot's row, count it off in the rows that
+ * depend on it, and queue those whose count reaches zero.  Slots are handed
+ * out to running threads by ticket, and the row of a slot is queued by a
+ * thread holding an earlier one, so every wait ends. */
+__global__ void order_kernel(int n, const int *__restrict__ dptr, const int *__restrict__ dep, int *indeg,
+                             int *queue, int *ctl)
 {
-    const int pos = atomicAdd(tail, 1);
-    __threadfence();
-    cuda::atomic_ref<int, cuda::thread_scope_device>(queue[pos]).store(i, cuda::memory_order_release);
+    for (int t = atomicAdd(ctl, 1); t < n; t = atomicAdd(ctl, 1)) {
+        const int i = take_slot(queue, t);
+        for (int q = dptr[i], e = dptr[i + 1]; q < e; q++) {
+            const int d = dep[q];
+            if (atomicSub(indeg + d, 1) == 1) {
+                const int pos = atomicAdd(ctl + 2, 1);
+                cuda::atomic_ref<int, cuda::thread_scope_device>(queue[pos]).store(d, cuda::memory_order_release);
+            }
+        }
+    }
 }
 
-/* Row i is done: fence every lane's writes, then count it off in each row
- * that depends on it; the lane that brings a count to zero queues that row. */
+/* Is row j published?  An acquire load: reads of its values come after. */
+__device__ __forceinline__ int row_done(int *done, int j)
+{
+    return cuda::atomic_ref<int, cuda::thread_scope_device>(done[j]).load(cuda::memory_order_acquire) != 0;
+}
+
+/* Wait until row j is published (polls as in take_slot, then acquire). */
+__device__ __forceinline__ void wait_row(int *done, int j)
+{
+    cuda::atomic_ref<int, cuda::thread_scope_device> flag(done[j]);
+    unsigned ns = 8;
+    while (flag.load(cuda::memory_order_relaxed) == 0) {
+        __nanosleep(ns);
+        if (ns < 256) ns *= 2;
+    }
+    (void)flag.load(cuda::memory_order_acquire);
+}
+
+/* Publish row i once every lane's writes are fenced. */
 template <int G>
-__device__ __forceinline__ void release_row(const group<G> &g, const int *dptr, const int *dep, int *indeg,
-                                            int *queue, int *tail, int i)
+__device__ __forceinline__ void publish_row(const group<G> &g, int *done, int i)
 {
     __threadfence();
     g.sync();
-    for (int q = dptr[i] + g.lane, e = dptr[i + 1]; q < e; q += G) {
-        const int d = dep[q];
-        if (atomicSub(indeg + d, 1) == 1) push_row(queue, tail, d);
-    }
+    if (g.lane == 0)
+        cuda::atomic_ref<int, cuda::thread_scope_device>(done[i]).store(1, cuda::memory_order_release);
 }
 
 /* Positions [lo, hi) of row i's strictly lower entries in F. */
@@ -210,10 +235,12 @@ struct row_buf {
     int col[kFactorBlock / G][kRowCap<G>];
     double val[kFactorBlock / G][kRowCap<G>];
     /* for the entry at p, where the row it depends on has the positions to
-     * read ([lo, hi)) and its pivot: loaded at once for the whole row, so a
-     * step of the (sequential) elimination waits for one L2 access, not four */
+     * read ([lo, hi)) and its pivot: loaded at once for the whole row (the
+     * pivot where that row is done by then), so a step of the (sequential)
+     * elimination waits for one L2 access, not four */
     int lo[kFactorBlock / G][kRowCap<G>], hi[kFactorBlock / G][kRowCap<G>];
     double piv[kFactorBlock / G][kRowCap<G>];
+    unsigned char rdy[kFactorBlock / G][kRowCap<G>]; /* piv loaded: its row was done then */
 };
 
 /* Point rc/rv at row [b, b + len) of (ci, v): the group's shared copy when
@@ -249,41 +276,42 @@ __device__ __forceinline__ void row_close(const group<G> &g, int fits, const dou
 /* Up-looking IC(0) on the lower pattern (diagonal last in each row):
  *   l_ij = (a_ij - sum_{k<j} l_ik l_jk) / l_jj,  d_i = a_ii - sum_k l_ik^2.
  * The group's first lane writes the row; its lanes share each sparse dot
- * product. */
+ * product.  Rows are taken in the order of order_kernel. */
 template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
-                                                           double *v, double alpha, const int *__restrict__ dptr,
-                                                           const int *__restrict__ dep, int *indeg, int *queue,
-                                                           int *ctl, double *piv, double *idiag,
+                                                           double *v, double alpha, const int *__restrict__ order,
+                                                           int *done, int *ctl, double *piv, double *idiag,
                                                            unsigned char *flag)
 {
     __shared__ row_buf<G> buf;
     const group<G> g;
+    const int sl = threadIdx.x / G;
     for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
-        const int i = take_slot(g, queue, slot);
+        const int i = order ? order[slot] : slot;
         const int b = rp[i], d = rp[i + 1] - 1, len = d - b;
         const int *rc;
         double *rv;
         const int fits = row_open(g, buf, ci, v, b, len, &rc, &rv);
-        const int sl = threadIdx.x / G;
         if (fits) {
             for (int p = g.lane; p < len; p += G) {
-                const int j = rc[p], dj = __ldg(rp + j + 1) - 1;
+                const int j = rc[p], dj = __ldg(rp + j + 1) - 1, r = row_done(done, j);
                 buf.lo[sl][p] = __ldg(rp + j);
                 buf.hi[sl][p] = dj;
-                buf.piv[sl][p] = __ldcg(v + dj);
+                buf.rdy[sl][p] = (unsigned char)r;
+                if (r) buf.piv[sl][p] = __ldcg(v + dj);
             }
             g.sync();
         }
         const double aii = v[d] * (1.0 + alpha);
         double di = aii;
         for (int p = 0; p < len; p++) {
+            const int j = rc[p];
             int lo, dj;
             double ljj;
-            if (fits) {
+            if (fits && buf.rdy[sl][p]) {
                 lo = buf.lo[sl][p], dj = buf.hi[sl][p], ljj = buf.piv[sl][p];
             } else {
-                const int j = rc[p];
+                wait_row(done, j);
                 lo = __ldg(rp + j), dj = __ldg(rp + j + 1) - 1, ljj = __ldcg(v + dj);
             }
             double acc = 0;
@@ -314,36 +342,36 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
                 idiag[i] = 1.0;
             }
         }
-        release_row(g, dptr, dep, indeg, queue, ctl + 2, i);
+        publish_row(g, done, i);
     }
 }
 
 /* IKJ ILU(0) on A's pattern with the diagonal at dpos:
  *   for k < i in row i: l_ik = a_ik / u_kk; a_ij -= l_ik u_kj for (i,j), j > k.
  * The group's lanes share each row update (distinct columns, so no two
- * lanes write one entry). */
+ * lanes write one entry).  Rows are taken in the order of order_kernel. */
 template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
                                                             const int *__restrict__ dpos, double *v, double alpha,
-                                                            const int *__restrict__ dptr, const int *__restrict__ dep,
-                                                            int *indeg, int *queue, int *ctl, double *piv,
-                                                            double *idiag, unsigned char *flag)
+                                                            const int *__restrict__ order, int *done, int *ctl,
+                                                            double *piv, double *idiag, unsigned char *flag)
 {
     __shared__ row_buf<G> buf;
     const group<G> g;
+    const int sl = threadIdx.x / G;
     for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
-        const int i = take_slot(g, queue, slot);
+        const int i = order ? order[slot] : slot;
         const int b = rp[i], len = rp[i + 1] - b, dl = dpos[i] - b;
         const int *rc;
         double *rv;
         const int fits = row_open(g, buf, ci, v, b, len, &rc, &rv);
-        const int sl = threadIdx.x / G;
         if (fits)
             for (int p = g.lane; p < dl; p += G) {
-                const int k = rc[p], dk = __ldg(dpos + k);
+                const int k = rc[p], dk = __ldg(dpos + k), r = row_done(done, k);
                 buf.lo[sl][p] = dk + 1;
                 buf.hi[sl][p] = __ldg(rp + k + 1);
-                buf.piv[sl][p] = __ldcg(v + dk);
+                buf.rdy[sl][p] = (unsigned char)r;
+                if (r) buf.piv[sl][p] = __ldcg(v + dk);
             }
         if (g.lane == 0) rv[dl] *= 1.0 + alpha;
         g.sync();
@@ -351,12 +379,14 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
         for (int k = g.lane; k < len; k += G) mx = fmax(mx, fabs(rv[k]));
         mx = g.max(mx);
         for (int p = 0; p < dl; p++) {
+            const int k = rc[p];
             int lo, hi;
             double ukk;
-            if (fits) {
+            if (fits && buf.rdy[sl][p]) {
                 lo = buf.lo[sl][p], hi = buf.hi[sl][p], ukk = buf.piv[sl][p];
             } else {
-                const int k = rc[p], dk = __ldg(dpos + k);
+                const int dk = __ldg(dpos + k);
+                wait_row(done, k);
                 lo = dk + 1, hi = __ldg(rp + k + 1), ukk = __ldcg(v + dk);
             }
             const double l = rv[p] / ukk;
@@ -387,7 +417,7 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
         }
         g.sync();
         row_close(g, fits, rv, v, b, len);
-        release_row(g, dptr, dep, indeg, queue, ctl + 2, i);
+        publish_row(g, done, i);
     }
 }
 
@@ -466,6 +496,92 @@ __global__ void sell_sweep_kernel(int n, const int *__restrict__ sp, const int *
     out[i] = idiag ? r * idiag[i] : r;
 }
 
+/* The whole apply of a small factor in one block: K sweeps on triangle 0
+ * for b = r into y, then K on triangle 1 for b = y into z, the iterates in
+ * shared memory (x_0 = D^-1 b staged, then x_1 .. x_{K-1}; x_K written to
+ * y or z), the factor read through the read-only cache, where it stays
+ * between sweeps.  Each sweep is sell_sweep_kernel's arithmetic in its
+ * order, so the result is the same to the bit; z may be r (r is not read
+ * after the first triangle). */
+constexpr int kSmallBlock = 1024;
+
+template <typename V>
+__device__ __forceinline__ void small_tri(int n, int k, const int *__restrict__ sp, const int *__restrict__ scol,
+                                          const V *__restrict__ sval, const double *__restrict__ id,
+                                          const double *b, double *xa, double *xb, double *out)
+{
+    for (int i = threadIdx.x; i < n; i += kSmallBlock) xa[i] = id ? id[i] * b[i] : b[i];
+    __syncthreads();
+    double *cur = xa, *nxt = xb;
+    for (int j = 0; j < k; j++) {
+        double *dst = j == k - 1 ? out : nxt;
+        for (int i = threadIdx.x; i < n; i += kSmallBlock) {
+            const int s0 = sp[i / kSlice], base = s0 + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - s0) / kSlice;
+            double s = 0;
+            for (int q = 0; q < w; q++) s += (double)sval[base + q * kSlice] * cur[scol[base + q * kSlice]];
+            const double r = b[i] - s;
+            dst[i] = id ? r * id[i] : r;
+        }
+        __syncthreads();
+        nxt = cur;
+        cur = dst;
+    }
+}
+
+template <typename V>
+__global__ void __launch_bounds__(kSmallBlock) small_apply_kernel(int n, int k, const int *sp0, const int *sc0,
+                                                                  const V *sv0, const double *id0, const int *sp1,
+                                                                  const int *sc1, const V *sv1, const double *id1,
+                                                                  const double *r, double *y, double *z)
+{
+    extern __shared__ double small_x[];
+    small_tri(n, k, sp0, sc0, sv0, id0, r, small_x, small_x + n, y);
+    small_tri(n, k, sp1, sc1, sv1, id1, y, small_x, small_x + n, z);
+}
+
+/* Exact triangular solves of a small factor in one block, without
+ * barriers between rows: x in shared memory, each entry starting as a NaN
+ * with a payload no arithmetic produces (kUnset), a thread per row (rows
+ * dealt round-robin, in the order of the solve) waiting on each entry it
+ * reads until that entry is set.  Deadlock-free: the first row not done has
+ * every row it reads done, and its thread is at that row (it takes its rows
+ * in order), so it finishes; waiting lanes of one warp make progress by
+ * independent thread scheduling (sm_70 and later).  Row i: x_i = d_i (b_i -
+ * sum_k val[k] x[col[k]]) over [beg[i] + boff, end[i] + eoff), the sweeps'
+ * formula. */
+constexpr unsigned long long kUnset = 0x7ff4dead7ff4deadULL;
+
+__device__ __forceinline__ void small_solve_tri(int n, int back, const spk_dev_tri &t, const double *b, double *xs,
+                                                double *out)
+{
+    for (int i = threadIdx.x; i < n; i += kSmallBlock) xs[i] = __longlong_as_double((long long)kUnset);
+    __syncthreads();
+    volatile double *vx = xs;
+    for (int r = threadIdx.x; r < n; r += kSmallBlock) {
+        const int i = back ? n - 1 - r : r;
+        double s = 0;
+        for (int k = t.beg[i] + t.boff, e = t.end[i] + t.eoff; k < e; k++) {
+            const int c = __ldg(t.col + k);
+            const double v = __ldg(t.val + k);
+            double xc = vx[c];
+            while ((unsigned long long)__double_as_longlong(xc) == kUnset) xc = vx[c];
+            s += v * xc;
+        }
+        const double d = b[i] - s, x = t.id ? d * t.id[i] : d;
+        vx[i] = x;
+        out[i] = x;
+    }
+    __syncthreads();
+}
+
+__global__ void __launch_bounds__(kSmallBlock) small_solve_kernel(int n, spk_dev_tri l, spk_dev_tri u,
+                                                                  const double *r, double *y, double *z)
+{
+    extern __shared__ double small_x[];
+    small_solve_tri(n, 0, l, r, small_x, y);
+    small_solve_tri(n, 1, u, y, small_x, z);
+}
+
 __global__ void round_kernel(long long m, double *v)
 {
     const long long k = (long long)blockIdx.x * kBlock + threadIdx.x;
@@ -483,13 +599,37 @@ __global__ void probe_kernel(int n, double *x)
     x[i] = 0.5 + ((h >> 8) & 0xffff) * (1.0 / 65536.0);
 }
 
-__global__ void scaled_diff_kernel(int n, const double *__restrict__ idiag, const double *__restrict__ a,
-                                   const double *__restrict__ b, double *__restrict__ out)
+/* part[blockIdx.x] = the block's sum of ((a - b) / idiag)^2 (b, idiag
+ * NULL: 0, 1), a grid-stride loop; partial sums in a fixed order, so the
+ * check's result does not depend on timing. */
+__global__ void scaled_sq_kernel(int n, const double *__restrict__ idiag, const double *__restrict__ a,
+                                 const double *__restrict__ b, double *__restrict__ part)
 {
-    const int i = blockIdx.x * kBlock + threadIdx.x;
-    if (i >= n) return;
-    const double d = a[i] - b[i];
-    out[i] = idiag ? d / idiag[i] : d;
+    __shared__ double warp_sum[kBlock / 32];
+    double s = 0;
+    for (int i = blockIdx.x * kBlock + threadIdx.x; i < n; i += gridDim.x * kBlock) {
+        double d = a[i] - (b ? b[i] : 0.0);
+        if (idiag) d /= idiag[i];
+        s += d * d;
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(FULL_MASK, s, o);
+    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double t = 0;
+        for (int w = 0; w < kBlock / 32; w++) t += warp_sum[w];
+        part[blockIdx.x] = t;
+    }
+}
+
+/* out[j] = sqrt(sum of part[j * parts .. (j + 1) * parts - 1]), a thread per j. */
+__global__ void sum_parts_kernel(int m, int parts, const double *__restrict__ part, double *__restrict__ out)
+{
+    const int j = blockIdx.x * kBlock + threadIdx.x;
+    if (j >= m) return;
+    double t = 0;
+    for (int k = 0; k < parts; k++) t += part[(size_t)j * parts + k];
+    out[j] = sqrt(t);
 }
 
 unsigned blocks_for(long long threads)
@@ -526,16 +666,29 @@ extern "C" cudaError_t spk_dev_pattern_fill(cudaStream_t s, int n, int lower, co
 
 template <int G>
 cudaError_t launch_factor(cudaStream_t s, unsigned grid, int n, int ic, const int *frp, const int *fci,
-                          const int *dpos, double *fval, double alpha, const int *dptr, const int *dep, int *indeg,
-                          int *queue, int *ctl, double *piv, double *idiag, unsigned char *flag)
+                          const int *dpos, double *fval, double alpha, const int *order, int *done, int *ctl,
+                          double *piv, double *idiag, unsigned char *flag)
 {
     if (ic)
-        ic0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, dptr, dep, indeg, queue, ctl, piv, idiag,
-                                                    flag);
+        ic0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, order, done, ctl, piv, idiag, flag);
     else
-        ilu0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, dpos, fval, alpha, dptr, dep, indeg, queue, ctl, piv,
-                                                     idiag, flag);
+        ilu0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag,
+                                                     flag);
     return cudaGetLastError();
+}
+
+/* Enough blocks of `per_block` workers to fill the GPU, at most 16 per SM
+ * and no more than the work needs (any grid is safe: see order_kernel). */
+cudaError_t resident_grid(long long work, int per_block, unsigned *grid)
+{
+    int dev = 0, sms = 0;
+    cudaError_t st = cudaGetDevice(&dev);
+    if (st == cudaSuccess) st = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (st != cudaSuccess) return st;
+    long long g = (work + per_block - 1) / per_block;
+    if (g > 16LL * sms) g = 16LL * sms;
+    *grid = (unsigned)(g > 0 ? g : 1);
+    return cudaSuccess;
 }
 
 extern "C" cudaError_t spk_dev_deps(cudaStream_t s, int n, int ic, const int *frp, const int *fci, const int *dpos,
@@ -552,28 +705,34 @@ extern "C" cudaError_t spk_dev_deps(cudaStream_t s, int n, int ic, const int *fr
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci,
-                                      const int *dpos, double *fval, double alpha, const int *dptr, const int *dep,
-                                      int *indeg, int *queue, int *ctl, double *piv, double *idiag,
-                                      unsigned char *flag)
+extern "C" cudaError_t spk_dev_order(cudaStream_t s, int n, int ic, const int *frp, const int *dpos,
+                                     const int *dptr, const int *dep, int *indeg, int *order, int *ctl)
 {
     if (n == 0) return cudaSuccess;
-    int dev = 0, sms = 0;
-    cudaError_t st = cudaGetDevice(&dev);
-    if (st == cudaSuccess) st = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (st == cudaSuccess) st = cudaMemsetAsync(queue, 0xff, (size_t)n * sizeof(int), s);
+    unsigned grid = 0;
+    cudaError_t st = resident_grid(n, kBlock, &grid);
+    if (st == cudaSuccess) st = cudaMemsetAsync(ctl, 0, 3 * sizeof(int), s);
+    if (st == cudaSuccess) st = cudaMemsetAsync(order, 0xff, (size_t)n * sizeof(int), s);
     if (st != cudaSuccess) return st;
-    queue_init_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, ic, frp, dpos, indeg, queue, ctl + 2);
+    queue_init_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, ic, frp, dpos, indeg, order, ctl + 2);
     st = cudaGetLastError();
     if (st != cudaSuccess) return st;
-    /* any grid is safe (slots go to running groups, and a slot's row is
-     * queued by a group that took an earlier one); enough to fill the GPU */
-    const long long rows_per_block = kFactorBlock / (group > 0 ? group : 1);
-    long long grid = (n + rows_per_block - 1) / rows_per_block;
-    if (grid > 16LL * sms) grid = 16LL * sms;
+    order_kernel<<<grid, kBlock, 0, s>>>(n, dptr, dep, indeg, order, ctl);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci,
+                                      const int *dpos, double *fval, double alpha, const int *order, int *done,
+                                      int *ctl, double *piv, double *idiag, unsigned char *flag)
+{
+    if (n == 0) return cudaSuccess;
+    unsigned grid = 0;
+    cudaError_t st = resident_grid(n, kFactorBlock / (group > 0 ? group : 1), &grid);
+    if (st == cudaSuccess) st = cudaMemsetAsync(done, 0, (size_t)n * sizeof(int), s);
+    if (st != cudaSuccess) return st;
     switch (group) { /* the sizes devsweep.c chooses */
-    case 4: return launch_factor<4>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, dptr, dep, indeg, queue, ctl, piv, idiag, flag);
-    case 8: return launch_factor<8>(s, (unsigned)grid, n, ic, frp, fci, dpos, fval, alpha, dptr, dep, indeg, queue, ctl, piv, idiag, flag);
+    case 4: return launch_factor<4>(s, grid, n, ic, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag, flag);
+    case 8: return launch_factor<8>(s, grid, n, ic, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag, flag);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -656,10 +815,68 @@ extern "C" cudaError_t spk_dev_round_float(cudaStream_t s, long long m, double *
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t spk_dev_scaled_diff(cudaStream_t s, int n, const double *idiag, const double *a,
-                                           const double *b, double *out)
+extern "C" cudaError_t spk_dev_small_init(int n)
+{
+    const size_t bytes = 2 * (size_t)n * sizeof(double);
+    if (n > SPK_DEV_SMALL_ROWS) return cudaErrorInvalidValue;
+    cudaError_t st = cudaFuncSetAttribute(small_apply_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)bytes);
+    if (st == cudaSuccess)
+        st = cudaFuncSetAttribute(small_apply_kernel<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)bytes);
+    return st;
+}
+
+extern "C" cudaError_t spk_dev_small_apply(cudaStream_t s, int n, int k, int single, const int *const sp[2],
+                                           const int *const scol[2], const void *const sval[2],
+                                           const double *const id[2], const double *r, double *y, double *z)
+{
+    if (n == 0 || k < 1) return cudaSuccess;
+    if (n > SPK_DEV_SMALL_ROWS) return cudaErrorInvalidValue;
+    const size_t bytes = 2 * (size_t)n * sizeof(double);
+    if (single)
+        small_apply_kernel<float><<<1, kSmallBlock, bytes, s>>>(n, k, sp[0], scol[0], (const float *)sval[0], id[0],
+                                                                sp[1], scol[1], (const float *)sval[1], id[1], r, y,
+                                                                z);
+    else
+        small_apply_kernel<double><<<1, kSmallBlock, bytes, s>>>(n, k, sp[0], scol[0], (const double *)sval[0],
+                                                                 id[0], sp[1], scol[1], (const double *)sval[1],
+                                                                 id[1], r, y, z);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_small_solve_init(int n)
+{
+    if (n > SPK_DEV_SOLVE_ROWS) return cudaErrorInvalidValue;
+    return cudaFuncSetAttribute(small_solve_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)((size_t)n * sizeof(double)));
+}
+
+extern "C" cudaError_t spk_dev_small_solve(cudaStream_t s, int n, spk_dev_tri l, spk_dev_tri u, const double *r,
+                                           double *y, double *z)
 {
     if (n == 0) return cudaSuccess;
-    scaled_diff_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, idiag, a, b, out);
+    if (n > SPK_DEV_SOLVE_ROWS) return cudaErrorInvalidValue;
+    small_solve_kernel<<<1, kSmallBlock, (size_t)n * sizeof(double), s>>>(n, l, u, r, y, z);
+    return cudaGetLastError();
+}
+
+extern "C" int spk_dev_norm_parts(int n)
+{
+    const long long b = blocks_for(n);
+    return (int)(b < 1 ? 1 : b > 64 ? 64 : b);
+}
+
+extern "C" cudaError_t spk_dev_scaled_norm_part(cudaStream_t s, int n, const double *idiag, const double *a,
+                                                const double *b, double *part)
+{
+    scaled_sq_kernel<<<(unsigned)spk_dev_norm_parts(n), kBlock, 0, s>>>(n, idiag, a, b, part);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_norm_finish(cudaStream_t s, int m, int parts, const double *part, double *out)
+{
+    if (m == 0) return cudaSuccess;
+    sum_parts_kernel<<<blocks_for(m), kBlock, 0, s>>>(m, parts, part, out);
     return cudaGetLastError();
 }

@@ -8,17 +8,17 @@
  * every diagonal entry present (an inserted one is 0), only its lower
  * triangle for IC(0), whose diagonal is then the last entry of each row.
  *
- * The factorization is synchronization-free and runs in dependency order:
- * each row counts the rows it depends on (indeg), a row whose count reaches
- * zero is put on a queue, and a group of lanes (group: 4 or 8 of one warp)
- * takes the next queue slot by an atomic ticket, waits for the slot to be
- * filled, factorizes that row without further waits, and counts it off in
- * the rows that depend on it (dep, F's strictly lower pattern by columns).
- * Slots are handed out to groups that are running, and the row of a slot is
- * queued by a group holding an earlier one, so every wait ends.  A bad pivot
- * (the host's test, factor.h) sets flag[i] (1: pivot, 2: a non-finite entry
- * with a finite pivot), piv[i], and ctl[1] = min(ctl[1], i); the row is
- * still counted off, so the rows after it finish too. */
+ * The factorization is synchronization-free and runs in an order computed
+ * once per pattern (spk_dev_order): each row counts the rows it depends on
+ * (indeg), a row whose count reaches zero is put on a queue, and the queue's
+ * final content is the order, each row after every row it depends on.  A
+ * group of lanes (group: 4 or 8 of one warp) then takes the next row of that
+ * order by an atomic ticket, waits per entry for the row that entry depends
+ * on (done flags), factorizes and publishes it.  A row's dependencies come
+ * earlier in the order, so they went to running groups and every wait ends.
+ * A bad pivot (the host's test, factor.h) sets flag[i] (1: pivot, 2: a
+ * non-finite entry with a finite pivot), piv[i], and ctl[1] = min(ctl[1], i);
+ * the row is still published, so the rows after it finish too. */
 #ifndef SPK_PRECOND_DEVFACTOR_H
 #define SPK_PRECOND_DEVFACTOR_H
 
@@ -49,13 +49,18 @@ cudaError_t spk_dev_pattern_fill(cudaStream_t s, int n, int lower, const int *rp
  * for spk_dev_pattern_rows). */
 cudaError_t spk_dev_deps(cudaStream_t s, int n, int ic, const int *frp, const int *fci, const int *dpos, int *dptr,
                          int *dep, int *work, void *temp, size_t temp_bytes);
+/* order[0 .. n - 1]: F's rows in dependency order (indeg, n ints, and ctl,
+ * 3 ints, are workspace; indeg is all zero after it). */
+cudaError_t spk_dev_order(cudaStream_t s, int n, int ic, const int *frp, const int *dpos, const int *dptr,
+                          const int *dep, int *indeg, int *order, int *ctl);
 /* Factorize F's values in place for A + alpha*diag(A) (ic: IC(0), else
- * ILU(0)); flag[n] and ctl = {0, INT_MAX, 0} (ticket, first failing row,
- * queue tail) on entry; indeg and queue (n ints each) are set here.
+ * ILU(0)) in the order of spk_dev_order (NULL: row order, also a dependency
+ * order, and as fast where every row fits in the groups in flight); flag[n] zero and ctl = {0, INT_MAX,
+ * 0} (ticket, first failing row, unused) on entry; done (n ints) is set here.
  * idiag[i] = 1 / pivot (ILU(0): 1/u_ii; IC(0): 1/l_ii). */
 cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci, const int *dpos,
-                           double *fval, double alpha, const int *dptr, const int *dep, int *indeg, int *queue,
-                           int *ctl, double *piv, double *idiag, unsigned char *flag);
+                           double *fval, double alpha, const int *order, int *done, int *ctl, double *piv,
+                           double *idiag, unsigned char *flag);
 /* out[i] = d_i (b[i] - sum_k val[k] x[col[k]]) over positions [beg[i] + boff,
  * end[i] + eoff) of row i, with d_i = idiag[i] (1 when idiag is NULL) and,
  * when x is NULL, x = D^-1 b (the sweeps' starting point).  threads: 1, 2,
@@ -83,9 +88,41 @@ cudaError_t spk_dev_sell_sweep(cudaStream_t s, int n, const int *sp, const int *
 cudaError_t spk_dev_round_float(cudaStream_t s, long long m, double *v);
 /* x[i] in [0.5, 1.5), a fixed hash of i: a positive probe vector. */
 cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x);
-/* out = (a - b) / idiag (idiag NULL: a - b): the D-scaled change of a sweep. */
-cudaError_t spk_dev_scaled_diff(cudaStream_t s, int n, const double *idiag, const double *a, const double *b,
-                                double *out);
+/* Both triangles' K sweeps in one block (n <= SPK_DEV_SMALL_ROWS), on the
+ * sliced copies of spk_dev_sell_fill (index 0: L, then 1: U or L^T), with
+ * D^-1 = id[t] (NULL: I): y = the L sweeps for r, z = the second triangle's
+ * for y (z may be r).  spk_dev_small_init(n) first, outside any capture:
+ * it allows the 16 n bytes of shared memory. */
+#define SPK_DEV_SMALL_ROWS 12288
+cudaError_t spk_dev_small_init(int n);
+cudaError_t spk_dev_small_apply(cudaStream_t s, int n, int k, int single, const int *const sp[2],
+                                const int *const scol[2], const void *const sval[2], const double *const id[2],
+                                const double *r, double *y, double *z);
+
+/* A triangle for the solves: row i's strict entries at [beg[i] + boff,
+ * end[i] + eoff) of col and val, D^-1 = id (NULL: I). */
+typedef struct spk_dev_tri {
+    const int *beg, *end, *col;
+    int boff, eoff;
+    const double *val, *id;
+} spk_dev_tri;
+/* Exact solves of a small factor (n <= SPK_DEV_SOLVE_ROWS) in one block:
+ * y = the solution of L y = r (rows forward), z that of the second triangle
+ * for y (rows backward); z may be r.  spk_dev_small_solve_init(n) first,
+ * outside any capture (it allows the 8 n bytes of shared memory). */
+#define SPK_DEV_SOLVE_ROWS 28672
+cudaError_t spk_dev_small_solve_init(int n);
+cudaError_t spk_dev_small_solve(cudaStream_t s, int n, spk_dev_tri l, spk_dev_tri u, const double *r, double *y,
+                                double *z);
+
+/* Norms read back together: spk_dev_scaled_norm_part writes the partial
+ * sums of ||(a - b) / idiag||^2 (b, idiag NULL: 0, 1) into part[0 ..
+ * spk_dev_norm_parts(n) - 1]; spk_dev_norm_finish turns m such groups of
+ * `parts` partial sums, one after another, into m norms. */
+int spk_dev_norm_parts(int n);
+cudaError_t spk_dev_scaled_norm_part(cudaStream_t s, int n, const double *idiag, const double *a, const double *b,
+                                     double *part);
+cudaError_t spk_dev_norm_finish(cudaStream_t s, int m, int parts, const double *part, double *out);
 
 #ifdef __cplusplus
 }

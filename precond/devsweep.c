@@ -15,10 +15,15 @@
  *             synchronization-free kernel, one warp per row: the factor
  *             equals the host's to rounding and a failure names the same row;
  *   apply     each triangular solve T x = b replaced by K Jacobi sweeps
- *             x_{j+1} = D^-1 (b - S x_j) from x_0 = D^-1 b (T = D + S), one
- *             kernel per sweep reading the factor in place: ILU(0) unit L then
- *             U on F's arrays; IC(0) L, then L^T from a transposed copy of F
- *             (cusparseCsr2cscEx2 after each good factorization).
+ *             x_{j+1} = D^-1 (b - S x_j) from x_0 = D^-1 b (T = D + S): ILU(0)
+ *             unit L then U; IC(0) L, then L^T from a transposed copy of F
+ *             (cusparseCsr2cscEx2 after each good factorization); a kernel
+ *             per sweep on sliced copies of the triangles (or F itself), or
+ *             on small systems all sweeps in one block's kernel; where the
+ *             check asks for exact solves, or (up to 4096 rows) they cost
+ *             about as much as the sweeps, exact solves in one block or by
+ *             cusparseSpSV.  Which of these runs is chosen by timing each
+ *             one's apply, replayed from a CUDA graph (pick_mode).
  *
  * The operator equals the host "ic0-sweeps" / "ilu0-sweeps" with the same K
  * to rounding (for IC(0) it is symmetric positive definite for every K, see
@@ -49,7 +54,8 @@ typedef struct dev_pc {
     double *adiag;
     unsigned char *missing, *flag;
     int *ctl;                  /* ctl[0]: ticket, ctl[1]: first failing row, ctl[2]: queue tail */
-    int *dptr, *dep, *indeg, *queue; /* the factorization's dependencies and ready queue (freed after it) */
+    int *dptr, *dep, *indeg;   /* the rows' dependencies, for the order (freed after it) */
+    int *order, *done;         /* the factorization's order and done flags (freed after the shift policy) */
     void *scan;                /* scan workspace of the build */
     double *piv, *idiag;
     int *tcp, *tri;            /* IC(0): L^T in CSR (F transposed) */
@@ -60,6 +66,8 @@ typedef struct dev_pc {
     int *ssp[2], *scol[2];     /* each triangle's strict part as sliced ELL (NULL: the sweeps read F) */
     void *sval[2];
     int single;                /* the sliced copies hold float values */
+    int small_ok;              /* the sweeps can run as one block's kernel (spk_dev_small_apply) */
+    int mode;                  /* how apply runs (APPLY_*), chosen by time where the choice is free */
     double alpha;
     int valid;
     int exact;                 /* 1: exact solves (cusparseSpSV on F), the sweeps' check failed */
@@ -67,6 +75,11 @@ typedef struct dev_pc {
     spk_spsv_pair sp;          /* exact: the solves */
     char what[64];             /* describe() */
 } dev_pc;
+
+/* The ways to apply the preconditioner: K sweeps a kernel each, or in one
+ * block's kernel (equal to the bit); exact solves in one block, or by
+ * cusparseSpSV (equal to rounding). */
+enum { APPLY_SWEEPS, APPLY_SMALL_SWEEPS, APPLY_SMALL_SOLVE, APPLY_SPSV };
 
 static const spk_factor_kind *host_kind(const dev_pc *p)
 {
@@ -76,11 +89,7 @@ static const spk_factor_kind *host_kind(const dev_pc *p)
 /* Where the sweeps of triangle t (0: L, 1: U or L^T) read F: row i's strict
  * entries are at [beg[i] + boff, end[i] + eoff) of col and val, and id is
  * D^-1 (NULL: D = I). */
-typedef struct tri_view {
-    const int *beg, *end, *col;
-    int boff, eoff;
-    const double *val, *id;
-} tri_view;
+typedef spk_dev_tri tri_view;
 
 static tri_view tri_of(const dev_pc *p, int t)
 {
@@ -101,7 +110,7 @@ static void dev_destroy(void *impl)
 {
     dev_pc *p = impl;
     if (!p) return;
-    void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->dptr, p->dep, p->indeg, p->queue, p->ctl,
+    void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->dptr, p->dep, p->indeg, p->order, p->done, p->ctl,
                    p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
     spk_spsv_pair_free(&p->sp);
@@ -115,6 +124,13 @@ static int threads_for(double avg)
     while (t < 32 && 2 * t <= avg) t *= 2;
     return t;
 }
+
+/* Up to this many rows the factorization runs in row order: every row is
+ * then in the groups in flight at once (132 SMs x 16 blocks x 16-32 rows on
+ * the H100), and the computed order costs a step per level of the dependency
+ * graph (10 ms on bcsstk16, 4884 rows in long chains).  Beyond, on 3D grids,
+ * row order lets the groups in flight wait on each other's chains. */
+#define ROW_ORDER_ROWS 65536
 
 /* The pattern and values of F from dA, and every buffer. */
 static int build(dev_pc *p, const spk_csr *dA)
@@ -147,14 +163,23 @@ static int build(dev_pc *p, const spk_csr *dA)
     SPK_TRY(spk_exec_alloc_vec(e, n, &p->y));
     SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
                                            p->dpos, p->adiag, p->missing));
-    /* the factorization's dependencies (F's strictly lower entries number
-     * at most nnz - n) */
-    SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the factorization's dependency pointers", (void **)&p->dptr));
-    SPK_TRY(spk_cuda_alloc(e, (size_t)(nnz - n > 0 ? nnz - n : 1) * sizeof(int), "the factorization's dependencies",
-                           (void **)&p->dep));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's dependency counts", (void **)&p->indeg));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's queue", (void **)&p->queue));
-    SPK_CUDA_TRY(err, spk_dev_deps(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->dptr, p->dep, p->indeg, p->scan, tb));
+    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's done flags", (void **)&p->done));
+    if (n > ROW_ORDER_ROWS) {
+        /* the factorization's order, from the rows' dependencies (F's
+         * strictly lower entries number at most nnz - n) */
+        SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the factorization's dependency pointers", (void **)&p->dptr));
+        SPK_TRY(spk_cuda_alloc(e, (size_t)(nnz - n > 0 ? nnz - n : 1) * sizeof(int), "the factorization's dependencies",
+                               (void **)&p->dep));
+        SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's dependency counts", (void **)&p->indeg));
+        SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's order", (void **)&p->order));
+        SPK_CUDA_TRY(err, spk_dev_deps(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->dptr, p->dep, p->indeg, p->scan, tb));
+        SPK_CUDA_TRY(err, spk_dev_order(p->s, n, p->ic, p->frp, p->dpos, p->dptr, p->dep, p->indeg, p->order, p->ctl));
+        /* the order is all the factorizations need of the dependencies */
+        cudaFree(p->dptr);
+        cudaFree(p->dep);
+        cudaFree(p->indeg);
+        p->dptr = p->dep = p->indeg = NULL;
+    }
     if (p->ic && n > 0) {
         SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the transposed factor's row pointers", (void **)&p->tcp));
         SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(int), "the transposed factor's columns", (void **)&p->tri));
@@ -185,8 +210,8 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->v, p->v0, (size_t)p->nnz * sizeof(double), cudaMemcpyDeviceToDevice, p->s));
     SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
-    SPK_CUDA_TRY(err, spk_dev_factor(p->s, n, p->ic, p->group, p->frp, p->fci, p->dpos, p->v, alpha, p->dptr, p->dep,
-                                     p->indeg, p->queue, p->ctl, p->piv, p->idiag, p->flag));
+    SPK_CUDA_TRY(err, spk_dev_factor(p->s, n, p->ic, p->group, p->frp, p->fci, p->dpos, p->v, alpha, p->order,
+                                     p->done, p->ctl, p->piv, p->idiag, p->flag));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(ctl, p->ctl, sizeof ctl, cudaMemcpyDeviceToHost, p->s));
     SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
     if (ctl[1] == INT_MAX) return 0;
@@ -260,11 +285,12 @@ static int sweep_once(dev_pc *p, int t, const double *b, const double *x, double
  * thin on G3_circuit (r = 0.025 at K = 7: 1.34x; 0.016 at K = 8: 1.22x). */
 #define SWEEPS_MIN 2
 
-/* r_t(j) for j = 1 .. kmax of triangle t into r[j] (r[0] unused): kmax + 1
- * sweeps from x_0 = D^-1 b. */
-static int sweep_residuals(dev_pc *p, int t, const double *b, double nb, int kmax, double *w, double *r)
+/* The partial sums of ||D_t (x_{j+1} - x_j)||^2 for j = 1 .. kmax of
+ * triangle t into part + (j - 1) * parts: kmax + 1 sweeps from x_0 = D^-1 b,
+ * nothing read back. */
+static int sweep_residuals(dev_pc *p, int t, const double *b, int kmax, double *part, int parts)
 {
-    spk_exec *e = p->e;
+    spk_err *err = p->e->err;
     const int n = p->n;
     const tri_view v = tri_of(p, t);
     double *buf[3] = {p->x0, p->x1, p->y};
@@ -272,39 +298,179 @@ static int sweep_residuals(dev_pc *p, int t, const double *b, double nb, int kma
     for (int j = 0; j <= kmax; j++) {
         double *dst = buf[j % 3];
         SPK_TRY(sweep_once(p, t, b, x, dst));
-        if (j > 0) { /* x_{j+1} - x_j, scaled by D */
-            double num = 0;
-            SPK_CUDA_TRY(e->err, spk_dev_scaled_diff(p->s, n, v.id, dst, x, w));
-            SPK_TRY(e->ops->nrm2(e, n, w, &num));
-            r[j] = isfinite(num) ? num / nb : INFINITY;
-        }
+        if (j > 0)
+            SPK_CUDA_TRY(err, spk_dev_scaled_norm_part(p->s, n, v.id, dst, x, part + (size_t)(j - 1) * parts));
         x = dst;
     }
+    return SPK_OK;
+}
+
+static int apply_mode(dev_pc *p, int mode, const double *r, double *z);
+
+/* The device time of one apply in `mode` (ms), replayed from a CUDA graph
+ * as the solver's iterations replay it: the mean of two replays after a
+ * first, or the first alone where it passes `budget` (a slower candidate
+ * costs no more setup than that); INFINITY where the apply cannot be
+ * recorded. */
+static int time_mode(dev_pc *p, int mode, const double *b, double *z, double budget, double *ms)
+{
+    spk_err *err = p->e->err;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    *ms = INFINITY;
+    SPK_CUDA_TRY(err, cudaStreamBeginCapture(p->s, cudaStreamCaptureModeThreadLocal));
+    const int st = apply_mode(p, mode, b, z);
+    const cudaError_t ce = cudaStreamEndCapture(p->s, &g);
+    if (st || ce != cudaSuccess || !g) { /* not recordable: not a candidate */
+        (void)cudaGetLastError();
+        if (g) cudaGraphDestroy(g);
+        spk_err_clear(err);
+        return SPK_OK;
+    }
+    cudaError_t c = cudaGraphInstantiate(&ge, g, 0);
+    cudaGraphDestroy(g);
+    float t = 0;
+    if (c == cudaSuccess) c = cudaEventCreate(&ev[0]);
+    if (c == cudaSuccess) c = cudaEventCreate(&ev[1]);
+    for (int pass = 0; pass < 2 && c == cudaSuccess; pass++) {
+        const int reps = pass ? 2 : 1;
+        c = cudaEventRecord(ev[0], p->s);
+        for (int i = 0; i < reps && c == cudaSuccess; i++) c = cudaGraphLaunch(ge, p->s);
+        if (c == cudaSuccess) c = cudaEventRecord(ev[1], p->s);
+        if (c == cudaSuccess) c = cudaEventSynchronize(ev[1]);
+        if (c == cudaSuccess) c = cudaEventElapsedTime(&t, ev[0], ev[1]);
+        if (c == cudaSuccess) *ms = t / reps;
+        if (c == cudaSuccess && !pass && *ms > budget) break;
+    }
+    if (ge) cudaGraphExecDestroy(ge);
+    for (int i = 0; i < 2; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    return spk_cuda_check(err, c, "timing the preconditioner's apply");
+}
+
+/* How apply runs, by time: of the sweeps, one kernel per sweep or one
+ * block's kernel (the same result); exact solves in one block (fewer
+ * iterations) where they cost at most 1.1x the sweeps and 3 us more (one
+ * iteration's other kernels cost at least 30 us on small systems, and the
+ * sweeps may take up to 1.25x the iterations, sweeps_check); where the
+ * check asked for exact solves, one block's or cusparseSpSV, the faster. */
+#define EXACT_OVER_SWEEPS 1.1
+#define EXACT_OVER_SWEEPS_MS 0.003
+static int pick_mode(dev_pc *p)
+{
+    const char *lb = p->ic ? "ic0" : "ilu0";
+    spk_err *err = p->e->err;
+    const int n = p->n, can_solve = n > 0 && n <= SPK_DEV_SOLVE_ROWS;
+    /* one block's solves won on up to 2500 rows (2.4x the exact solves
+     * by cusparseSpSV on cryg2500, 1.4x the sweeps on 1138_bus) and lost on
+     * every system from 2961 rows measured (H100): timed up to 4096 */
+    const int can_time_solve = n > 0 && n <= 4096;
+    double *b = NULL, *z = NULL;
+    if (n > 0) {
+        SPK_TRY(spk_exec_alloc_vec(p->e, n, &b));
+        int st = spk_exec_alloc_vec(p->e, n, &z);
+        if (!st) st = spk_cuda_check(err, spk_dev_probe(p->s, n, b), "spk_dev_probe");
+        if (st) {
+            p->e->ops->free(p->e, b);
+            if (z) p->e->ops->free(p->e, z);
+            return st;
+        }
+    }
+    int st = SPK_OK;
+    double t_solve = INFINITY;
+    const int forced = p->opts.dev_apply - 1;
+    if (forced >= APPLY_SWEEPS && forced <= APPLY_SPSV) { /* where it applies */
+        p->mode = p->exact && n > 0 ? APPLY_SPSV : APPLY_SWEEPS;
+        if (forced == APPLY_SMALL_SWEEPS && p->small_ok && !p->exact) {
+            st = spk_cuda_check(err, spk_dev_small_init(n), "spk_dev_small_init");
+            p->mode = forced;
+        } else if (forced == APPLY_SMALL_SOLVE && can_solve) {
+            st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
+            p->mode = forced;
+        } else if (forced == APPLY_SPSV && n > 0) {
+            p->mode = forced;
+        }
+        p->exact = p->mode == APPLY_SMALL_SOLVE || p->mode == APPLY_SPSV;
+        if (!st && p->mode == APPLY_SPSV) {
+            if (!p->sp.e) st = spk_spsv_pair_init(p->e, &p->sp, n, p->nnz, p->ic, p->frp, p->fci, p->v);
+            if (!st) st = spk_spsv_pair_ready(&p->sp);
+        }
+    } else if (!p->exact) {
+        double t = INFINITY, t_small = INFINITY;
+        p->mode = APPLY_SWEEPS;
+        if (n > 0) st = time_mode(p, APPLY_SWEEPS, b, z, INFINITY, &t);
+        if (!st && p->small_ok) {
+            st = spk_cuda_check(err, spk_dev_small_init(n), "spk_dev_small_init");
+            if (!st) st = time_mode(p, APPLY_SMALL_SWEEPS, b, z, 2 * t, &t_small);
+            if (!st && t_small < t) {
+                p->mode = APPLY_SMALL_SWEEPS;
+                t = t_small;
+            }
+        }
+        const double t_max = EXACT_OVER_SWEEPS * t + EXACT_OVER_SWEEPS_MS;
+        if (!st && can_time_solve && p->opts.sweeps_check > 0) {
+            st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
+            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * t_max, &t_solve);
+            if (!st && t_solve <= t_max) {
+                p->mode = APPLY_SMALL_SOLVE;
+                p->exact = 1;
+            }
+        }
+    } else {
+        double t = INFINITY;
+        p->mode = APPLY_SPSV;
+        if (!p->sp.e) st = spk_spsv_pair_init(p->e, &p->sp, n, p->nnz, p->ic, p->frp, p->fci, p->v);
+        if (!st) st = spk_spsv_pair_ready(&p->sp);
+        if (!st && can_time_solve) st = time_mode(p, APPLY_SPSV, b, z, INFINITY, &t);
+        if (!st && can_time_solve) st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
+        if (!st && can_time_solve) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * t, &t_solve);
+        if (!st && t_solve < t) p->mode = APPLY_SMALL_SOLVE;
+    }
+    if (b) p->e->ops->free(p->e, b);
+    if (z) p->e->ops->free(p->e, z);
+    SPK_TRY(st);
+    snprintf(p->what, sizeof p->what, "%s-%s", lb, p->exact ? "dev" : "sweeps");
     return SPK_OK;
 }
 
 /* Sweeps, or (sweeps_check > 0) K by the check above, or exact solves. */
 static int choose(dev_pc *p)
 {
-    const char *lb = p->ic ? "ic0" : "ilu0";
+    spk_err *err = p->e->err;
     p->exact = 0;
     p->check = 0;
     if (p->opts.sweeps_check > 0 && p->n > 0) {
         enum { KMAX = 64 };
         const int kmax = p->opts.sweeps < KMAX ? p->opts.sweeps : KMAX;
-        double *b = NULL, *w = NULL, nb = 0, r[2][KMAX + 1];
+        const int parts = spk_dev_norm_parts(p->n), m = 2 * kmax + 1; /* both triangles, then ||b|| */
+        double *b = NULL, *part = NULL, *norms = NULL, r[2 * KMAX + 1];
         SPK_TRY(spk_exec_alloc_vec(p->e, p->n, &b));
-        int st = spk_exec_alloc_vec(p->e, p->n, &w);
-        if (!st) st = spk_cuda_check(p->e->err, spk_dev_probe(p->s, p->n, b), "spk_dev_probe");
-        if (!st) st = p->e->ops->nrm2(p->e, p->n, b, &nb);
-        for (int t = 0; t < 2 && !st; t++) st = sweep_residuals(p, t, b, nb, kmax, w, r[t]);
+        int st = spk_cuda_alloc(p->e, (size_t)m * parts * sizeof(double), "the sweeps' check", (void **)&part);
+        if (!st) st = spk_cuda_alloc(p->e, (size_t)m * sizeof(double), "the sweeps' check", (void **)&norms);
+        if (!st) st = spk_cuda_check(err, spk_dev_probe(p->s, p->n, b), "spk_dev_probe");
+        for (int t = 0; t < 2 && !st; t++) st = sweep_residuals(p, t, b, kmax, part + (size_t)t * kmax * parts, parts);
+        if (!st)
+            st = spk_cuda_check(err, spk_dev_scaled_norm_part(p->s, p->n, NULL, b, NULL, part + (size_t)2 * kmax * parts),
+                                "spk_dev_scaled_norm_part");
+        if (!st) st = spk_cuda_check(err, spk_dev_norm_finish(p->s, m, parts, part, norms), "spk_dev_norm_finish");
+        if (!st)
+            st = spk_cuda_check(err, cudaMemcpyAsync(r, norms, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost, p->s),
+                                "cudaMemcpyAsync");
+        if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
         p->e->ops->free(p->e, b);
-        if (w) p->e->ops->free(p->e, w);
+        cudaFree(part);
+        cudaFree(norms);
         SPK_TRY(st);
+        const double nb = r[2 * kmax];
         p->exact = 1;
         p->check = INFINITY;
         for (int k = SWEEPS_MIN < kmax ? SWEEPS_MIN : kmax; k <= kmax; k++) {
-            const double rk = r[0][k] > r[1][k] ? r[0][k] : r[1][k];
+            double rk = 0;
+            for (int t = 0; t < 2; t++) {
+                const double rt = isfinite(r[t * kmax + k - 1]) ? r[t * kmax + k - 1] / nb : INFINITY;
+                if (!(rt <= rk)) rk = rt;
+            }
             if (rk < p->check) p->check = rk;
             if (rk <= p->opts.sweeps_check) {
                 p->exact = 0;
@@ -314,15 +480,7 @@ static int choose(dev_pc *p)
             }
         }
     }
-    if (p->exact) {
-        if (!p->sp.e)
-            SPK_TRY(spk_spsv_pair_init(p->e, &p->sp, p->n, p->nnz, p->ic, p->frp, p->fci, p->v));
-        SPK_TRY(spk_spsv_pair_ready(&p->sp));
-        snprintf(p->what, sizeof p->what, "%s-dev", lb);
-    } else {
-        snprintf(p->what, sizeof p->what, "%s-sweeps", lb);
-    }
-    return SPK_OK;
+    return pick_mode(p);
 }
 
 /* The shift policy of spk_factor_run (factor.h) on the device. */
@@ -422,9 +580,9 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     int st = build(p, dA);
     if (!st) st = run(p);
     /* the factorization's own arrays are not needed after it */
-    void *tmp[] = {p->dptr, p->dep, p->indeg, p->queue, p->scan};
+    void *tmp[] = {p->dptr, p->dep, p->indeg, p->order, p->done, p->scan};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) cudaFree(tmp[i]);
-    p->dptr = p->dep = p->indeg = p->queue = NULL;
+    p->dptr = p->dep = p->indeg = p->order = p->done = NULL;
     p->scan = NULL;
     if (st) {
         dev_destroy(p);
@@ -450,11 +608,13 @@ static int dev_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, 
  * then the sweeps read F, whose values are then rounded to float in place
  * where float values are asked for (exact solves, if the check then asks
  * for them, use those too). */
+#define SMALL_ENTRIES 65536
 static int slice(dev_pc *p)
 {
     spk_exec *e = p->e;
     spk_err *err = e->err;
     const int n = p->n, ns = spk_dev_sell_slices(n);
+    p->small_ok = 0;
     for (int t = 0; t < 2; t++) {
         cudaFree(p->scol[t]);
         cudaFree(p->sval[t]);
@@ -490,6 +650,10 @@ static int slice(dev_pc *p)
         }
         return SPK_OK;
     }
+    /* small factors: the whole apply in one block, whose iterates stay in
+     * shared memory and factor in its cache between sweeps (at most 64k
+     * entries with padding: 512 KiB in float, 768 in double) */
+    p->small_ok = n <= SPK_DEV_SMALL_ROWS && (double)total[0] + total[1] <= SMALL_ENTRIES;
     const size_t vb = p->single ? sizeof(float) : sizeof(double);
     for (int t = 0; t < 2; t++) {
         const tri_view v = tri_of(p, t);
@@ -528,6 +692,26 @@ static int tri_apply(dev_pc *p, int t, const double *b, double *out)
     return SPK_OK;
 }
 
+static int apply_mode(dev_pc *p, int mode, const double *r, double *z)
+{
+    spk_err *err = p->e->err;
+    const int *sp[2] = {p->ssp[0], p->ssp[1]}, *sc[2] = {p->scol[0], p->scol[1]};
+    const void *sv[2] = {p->sval[0], p->sval[1]};
+    const double *id[2] = {tri_of(p, 0).id, tri_of(p, 1).id};
+    switch (mode) {
+    case APPLY_SMALL_SOLVE:
+        SPK_CUDA_TRY(err, spk_dev_small_solve(p->s, p->n, tri_of(p, 0), tri_of(p, 1), r, p->y, z));
+        return SPK_OK;
+    case APPLY_SPSV: return spk_spsv_pair_solve(&p->sp, r, z);
+    case APPLY_SMALL_SWEEPS:
+        SPK_CUDA_TRY(err, spk_dev_small_apply(p->s, p->n, p->k, p->single, sp, sc, sv, id, r, p->y, z));
+        return SPK_OK;
+    default:
+        SPK_TRY(tri_apply(p, 0, r, p->y));
+        return tri_apply(p, 1, p->y, z); /* z may be r: r is no longer read */
+    }
+}
+
 static int dev_apply(void *impl, const double *r, double *z)
 {
     dev_pc *p = impl;
@@ -536,9 +720,7 @@ static int dev_apply(void *impl, const double *r, double *z)
         return spk_err_set(p->e->err, SPK_ERR_ZERO_PIVOT, "%s: no valid factorization to apply (the last refactor failed)",
                            host_kind(p)->label);
     if (p->n == 0) return SPK_OK;
-    if (p->exact) return spk_spsv_pair_solve(&p->sp, r, z);
-    SPK_TRY(tri_apply(p, 0, r, p->y));
-    return tri_apply(p, 1, p->y, z); /* z may be r: r is no longer read */
+    return apply_mode(p, p->mode, r, z);
 }
 
 static const char *dev_describe(const void *impl)

@@ -22,6 +22,10 @@ typedef struct spk_precond_opts {
                             (0: `sweeps` sweeps always) */
     int sweeps_float;    /* ... 1: the factor's values rounded to float for the sweeps (on the GPU
                             stored in float, half the bytes; sums in double), 0: double */
+    int dev_apply;       /* GPU sweeps: how apply runs; 0: chosen by timing each way (sweeps a
+                            kernel each or in one block; exact solves in one block, or by
+                            cusparseSpSV, where they are asked or cheap, precond/devsweep.c);
+                            1 + APPLY_* of devsweep.c: that way, where it applies (tests) */
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
