@@ -62,7 +62,7 @@ static void help(void)
            "  --solve-repeat N    set up and solve each system N times (1..15, default 1) and\n"
            "                      report the run with the median time to solution\n"
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
-           "                      solve, or auto (see spk solve --help; default 0: exact solves)\n"
+           "                      solve, 0 (exact solves) or auto (the default; see spk solve --help)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
            "  --vector-ops V      the solves' vector work: graph (default), fused or classic (cublas)\n"
            "                      (see spk solve --help); fused adds the solves' launches and\n"
@@ -1153,6 +1153,7 @@ int cmd_bench(int argc, char **argv)
     bench b;
     memset(&b, 0, sizeof b);
     b.vector_ops = SPK_VECTOR_GRAPH;
+    b.sweeps = SPK_PRECOND_SWEEPS_AUTO;
     b.repeat = 10;
     b.solve_repeat = 1;
     b.min_time = 0.2;

@@ -43,7 +43,7 @@ module spk
      type(c_funptr) :: monitor
      type(c_ptr) :: monitor_user
      real(c_double) :: dtol
-     integer(c_int) :: precond_sweeps  ! IC(0)/ILU(0): 0 exact triangular solves, k > 0 k Jacobi sweeps
+     integer(c_int) :: precond_sweeps  ! IC(0)/ILU(0): -1 auto (default), 0 exact solves, k > 0 k Jacobi sweeps
      integer(c_int) :: precond_isai    ! IC(0)/ILU(0): 1 applies the factors' approximate inverses
      integer(c_int) :: reorder         ! 0 none, 1 multicolor (rows ordered by a greedy coloring),
                                        ! 2 block multicolor (blocks of reorder_block rows colored)

@@ -139,16 +139,17 @@ typedef struct spk_options {
     void *monitor_user;
     double dtol;               /* stop as diverged when ||r|| > dtol * max(||b||, ||b - A x0||)
                                   (default 1e8; 0: never) */
-    int precond_sweeps;        /* IC(0)/ILU(0): 0 (default) solves the triangular systems exactly
+    int precond_sweeps;        /* IC(0)/ILU(0): SPK_PRECOND_SWEEPS_AUTO (default): on the GPU the
+                                  device's factorization with the fewest sweeps from 2 to 16 whose
+                                  residual on a probe vector is within 2 % (IC(0)) or 5 % (ILU(0)),
+                                  exact solves with that factor where none is, or (small systems)
+                                  where they cost about as much ("ic0-dev" / "ilu0-dev"); on the
+                                  host exact solves; 0 solves the triangular systems exactly
                                   (substitution on the host; on the GPU cuSPARSE csric02/csrilu02 +
                                   cusparseSpSV, the reference recipe); k in [1, 1000] replaces each
                                   by k Jacobi sweeps ("ic0-sweeps" / "ilu0-sweeps"; on the host
                                   each an SpMV in the solver's format, on the GPU the factorization
-                                  and the sweeps stay on the device); SPK_PRECOND_SWEEPS_AUTO: on
-                                  the GPU the device's factorization with the fewest sweeps from
-                                  2 to 16 whose residual on a probe vector is within 2 % (IC(0))
-                                  or 5 % (ILU(0)), exact solves with that factor where none is
-                                  ("ic0-dev" / "ilu0-dev"); on the host exact solves */
+                                  and the sweeps stay on the device) */
     int precond_isai;          /* IC(0)/ILU(0): 1 applies each factor's incomplete sparse
                                   approximate inverse, one SpMV per factor ("ic0-isai",
                                   "ilu0-isai"), instead of solving; 0 (default) solves.  Not

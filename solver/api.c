@@ -448,6 +448,7 @@ void spk_options_default(spk_options *o)
     o->shift_init = 1e-3;
     o->shift_max = 1.0;
     o->vector_ops = SPK_VECTOR_GRAPH;
+    o->precond_sweeps = SPK_PRECOND_SWEEPS_AUTO;
 }
 
 static int check_options(const spk_options *o, spk_err *e)

@@ -181,12 +181,13 @@ class Solver:
     "jacobi" | "none"; format: an SpMV format name ("auto", "cusparse", "ell",
     ..., see `spk solve --help`; "auto" is the GPU's default and csr on the host); device:
     "auto" | "cpu" | "cuda".  Other keywords: rtol, atol, maxit, dtol,
-    allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): 0, the default,
-    exact triangular solves (on the GPU the cuSPARSE reference); k > 0 k
-    Jacobi sweeps each (on the GPU factorization and sweeps on the device);
-    "auto": on the GPU the device's factorization with the fewest sweeps
+    allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): "auto", the
+    default: on the GPU the device's factorization with the fewest sweeps
     (2..16) that pass a check on a probe vector, exact solves with that
-    factor where none does; on the host exact solves), precond_isai (True:
+    factor where none does or where they cost about as much; on the host
+    exact solves; 0: exact triangular solves (on the GPU the cuSPARSE
+    reference); k > 0: k Jacobi sweeps each (on the GPU factorization and
+    sweeps on the device)), precond_isai (True:
     the factors' approximate inverses, one SpMV each), reorder ("none" |
     "multicolor": rows ordered by a greedy coloring of A + A^T, one
     triangular-solve level per color; "block-multicolor": blocks of
@@ -201,7 +202,7 @@ class Solver:
     "double"; "float": rounded to float, sums in double)."""
 
     def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
-                 device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps=0,
+                 device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps="auto",
                  precond_isai=False, reorder="none", reorder_block=0, vector_ops="graph",
                  precond_precision="auto"):
         if reorder not in _REORDER:
