@@ -77,7 +77,7 @@ static void help(void)
            "                      sweeps=K|auto, factor=auto|double|float (the sweeps' factor\n"
            "                      values, see spk solve --precond-precision), isai=0|1,\n"
            "                      reorder=none|multicolor|block-multicolor,\n"
-           "                      block=B, precond=auto|none|jacobi|ic0|ilu0); reports each one's\n"
+           "                      block=B, precond=auto|factor|none|jacobi|ic0|ilu0); reports each one's\n"
            "                      time to solution (setup + solve),\n"
            "                      iterations, true residual and split, and its speedup over the\n"
            "                      first configuration, with a summary (geometric mean, least,\n"
@@ -523,9 +523,10 @@ static void print_config_summary(const bench *b)
 /* The spk_precond_kind named, or -1. */
 static int precond_of(const char *v)
 {
-    const char *names[] = {"auto", "none", "jacobi", "ilu0", "ic0"};
-    const int kinds[] = {SPK_PRECOND_AUTO, SPK_PRECOND_NONE, SPK_PRECOND_JACOBI, SPK_PRECOND_ILU0, SPK_PRECOND_IC0};
-    for (int k = 0; k < 5; k++)
+    const char *names[] = {"auto", "none", "jacobi", "ilu0", "ic0", "factor"};
+    const int kinds[] = {SPK_PRECOND_AUTO, SPK_PRECOND_NONE, SPK_PRECOND_JACOBI, SPK_PRECOND_ILU0, SPK_PRECOND_IC0,
+                         SPK_PRECOND_FACTOR};
+    for (int k = 0; k < 6; k++)
         if (strcmp(v, names[k]) == 0) return kinds[k];
     return -1;
 }
@@ -535,6 +536,7 @@ static int parse_cfg(const char *spec, solve_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->vector_ops = SPK_VECTOR_GRAPH; /* the library's defaults where a key is not given */
+    c->sweeps = SPK_PRECOND_SWEEPS_AUTO;
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
     if (nl == 0 || nl >= sizeof c->name)
@@ -578,7 +580,7 @@ static int parse_cfg(const char *spec, solve_cfg *c)
                                    "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused|graph, "
                                    "sweeps=K|auto, factor=auto|double|float, isai=0|1, "
                                    "reorder=none|multicolor|block-multicolor, block=B, "
-                                   "precond=auto|none|jacobi|ic0|ilu0)",
+                                   "precond=auto|factor|none|jacobi|ic0|ilu0)",
                                    c->name, key, val);
         }
     }

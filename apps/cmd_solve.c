@@ -22,8 +22,11 @@ static void help(void)
            "  --solver S          auto | cg | bicgstab (default auto: CG for a symmetric matrix\n"
            "                      with a positive diagonal, BiCGStab otherwise; when CG finds the\n"
            "                      matrix indefinite, auto switches to BiCGStab + ILU(0))\n"
-           "  --precond P         auto | ic0 | ilu0 | jacobi | none (auto: IC(0) with CG,\n"
-           "                      ILU(0) with BiCGStab)\n"
+           "  --precond P         auto | factor | ic0 | ilu0 | jacobi | none (factor: IC(0) with\n"
+           "                      CG, ILU(0) with BiCGStab; auto, the default: the same, but on\n"
+           "                      the GPU none for a matrix shaped like a Laplacian (constant\n"
+           "                      diagonal, weakly diagonally dominant rows), where they do not\n"
+           "                      pay for their apply)\n"
            "  --format NAME       SpMV format (default auto: on the GPU the fastest format by a rule\n"
            "                      on the row lengths and, where it leaves several, short trials;\n"
            "                      on the host the reference csr)\n");
@@ -100,7 +103,7 @@ static int parse_kind(const char *v, const char *const *names, int count, int *o
 static int parse(int argc, char **argv, solve_args *a)
 {
     static const char *const solvers[] = {"auto", "cg", "bicgstab"};
-    static const char *const preconds[] = {"auto", "none", "jacobi", "ilu0", "ic0"};
+    static const char *const preconds[] = {"auto", "none", "jacobi", "ilu0", "ic0", "factor"};
     memset(a, 0, sizeof *a);
     spk_options_default(&a->o);
     a->device_name = "auto";
@@ -129,8 +132,8 @@ static int parse(int argc, char **argv, solve_args *a)
                 return cli_usage_error("solve", "--solver must be auto, cg or bicgstab");
             a->solver = (spk_solver_kind)k;
         } else if ((r = cli_opt_value(argc, argv, &i, "precond", &v))) {
-            if (r < 0 || parse_kind(v, preconds, 5, &k))
-                return cli_usage_error("solve", "--precond must be auto, ic0, ilu0, jacobi or none");
+            if (r < 0 || parse_kind(v, preconds, 6, &k))
+                return cli_usage_error("solve", "--precond must be auto, factor, ic0, ilu0, jacobi or none");
             a->precond = (spk_precond_kind)k;
         } else if ((r = cli_opt_value(argc, argv, &i, "device", &v))) {
             if (r < 0) return cli_usage_error("solve", "--device needs auto, cpu or cuda");

@@ -309,6 +309,29 @@ static void symmetry_pair(double va, double vt, double rtol, int *vals)
  * per row pairs each upper entry (r, c) with the next lower entry of row c
  * (O(nnz), one int per row, no transpose).  Lower entries a cursor steps
  * over, and those left at the end, have no partner. */
+int spk_csr_stencil_like(const spk_csr *A)
+{
+    if (!A || A->nrows != A->ncols || A->nrows == 0) return 0;
+    double d0 = 0;
+    for (int k = A->rowptr[0]; k < A->rowptr[1]; k++)
+        if (A->colind[k] == 0) d0 = A->val[k];
+    if (!(d0 > 0) || !isfinite(d0)) return 0;
+    for (int i = 0; i < A->nrows; i++) {
+        double d = 0, off = 0;
+        int has = 0;
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            if (A->colind[k] == i) {
+                d = A->val[k];
+                has = 1;
+            } else {
+                off += fabs(A->val[k]);
+            }
+        }
+        if (!has || !(fabs(d - d0) <= SPK_STENCIL_DIAG_RTOL * d0) || !(d >= off * (1 - 1e-12))) return 0;
+    }
+    return 1;
+}
+
 int spk_csr_symmetry(const spk_csr *A, double rtol, int *pattern, int *values, spk_err *e)
 {
     int pat = 1, vals = 1;

@@ -61,6 +61,14 @@ int spk_csr_transpose(const spk_csr *A, spk_csr *B, spk_err *e);
  * zero).  Either output pointer may be NULL. */
 int spk_csr_symmetry(const spk_csr *A, double rtol, int *pattern, int *values, spk_err *e);
 
+/* Is A square and shaped like a discretized Laplacian: every diagonal entry
+ * stored, positive and within SPK_STENCIL_DIAG_RTOL of a_00, and every row
+ * weakly diagonally dominant (a_ii >= sum_{j != i} |a_ij| (1 - 1e-12))?
+ * On such matrices IC(0)/ILU(0) cut the iterations by a small factor that
+ * their GPU apply does not pay for (the solver's SPK_PRECOND_AUTO, api.c). */
+#define SPK_STENCIL_DIAG_RTOL 0.05
+int spk_csr_stencil_like(const spk_csr *A);
+
 /* d[i] = a_ii (0 where absent; d has min(nrows, ncols) entries).  Returns the
  * number of rows whose diagonal entry is not stored. */
 int spk_csr_diagonal(const spk_csr *A, double *d);

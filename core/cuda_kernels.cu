@@ -1,5 +1,6 @@
 // cuda_kernels.cu -- element-wise kernels (grid-stride loops, 256 threads).
 #include "cuda_kernels.h"
+#include "csr.h" /* SPK_STENCIL_DIAG_RTOL */
 #include "csr_device.cuh"
 
 namespace {
@@ -64,16 +65,22 @@ __global__ void empty_kernel() {}
 __global__ void symmetry_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
                                 const double *__restrict__ val, double rtol, int *flags)
 {
+    /* a_00, for flags[3] (spk_csr_stencil_like) */
+    const int k0 = spk_find_col(ci, rp[0], rp[1], 0);
+    const double d0 = k0 >= 0 ? val[k0] : 0.0;
     for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
         int pat = 1, vals = 1, diag = 0;
+        double d = 0, off = 0;
         for (int k = rp[r], e = rp[r + 1]; k < e; k++) {
             const int c = ci[k];
             const double a = val[k];
             if (c == r) {
                 diag = a > 0;
+                d = a;
                 if (a != a) vals = 0;
                 continue;
             }
+            off += fabs(a);
             const int q = spk_find_col(ci, rp[c], rp[c + 1], r);
             if (q < 0) { /* no partner: compared with 0, as spk_csr_symmetry does */
                 pat = 0;
@@ -86,6 +93,8 @@ __global__ void symmetry_kernel(int n, const int *__restrict__ rp, const int *__
         if (!pat) flags[0] = 0;
         if (!vals) flags[1] = 0;
         if (!diag) flags[2] = 0;
+        if (!(d0 > 0 && isfinite(d0) && diag && fabs(d - d0) <= SPK_STENCIL_DIAG_RTOL * d0 && d >= off * (1 - 1e-12)))
+            flags[3] = 0;
     }
 }
 

@@ -27,9 +27,10 @@ cudaError_t spk_cuda_pivots(cudaStream_t s, int n, const int *rowptr, const int 
 cudaError_t spk_cuda_hold(cudaStream_t s, const int *release, unsigned long long timeout_ns);
 
 /* Is the canonical CSR matrix symmetric (pattern, and values to rtol as
- * spk_csr_symmetry), with every diagonal entry stored and positive?  flags[0]
- * (pattern), flags[1] (values), flags[2] (positive diagonal) must be 1 on
- * entry; each is set to 0 when the answer is no. */
+ * spk_csr_symmetry), with every diagonal entry stored and positive, shaped
+ * like a Laplacian (spk_csr_stencil_like)?  flags[0] (pattern), flags[1]
+ * (values), flags[2] (positive diagonal), flags[3] (stencil-like) must be 1
+ * on entry; each is set to 0 when the answer is no. */
 cudaError_t spk_cuda_symmetry(cudaStream_t s, int n, const int *rowptr, const int *colind,
                               const double *val, double rtol, int *flags);
 

@@ -234,10 +234,11 @@ void spk_cuda_csr_free(spk_csr *dA)
     memset(dA, 0, sizeof *dA);
 }
 
-int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *pattern, int *values, int *posdiag)
+int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *pattern, int *values, int *posdiag,
+                          int *stencil)
 {
     cuda_impl *c = impl_of(e);
-    int flags[3] = {1, 1, 1}, *dflags = NULL;
+    int flags[4] = {1, 1, 1, 1}, *dflags = NULL;
     const int square = dA->nrows == dA->ncols;
     if (square && dA->nrows > 0) {
         SPK_TRY(spk_cuda_alloc(e, sizeof flags, "the symmetry flags", (void **)&dflags));
@@ -257,6 +258,7 @@ int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *patt
     if (pattern) *pattern = square && flags[0];
     if (values) *values = square && flags[1];
     if (posdiag) *posdiag = square && dA->nrows > 0 && flags[2];
+    if (stencil) *stencil = square && dA->nrows > 0 && flags[3];
     return SPK_OK;
 }
 

@@ -27,7 +27,7 @@ module spk
   integer(c_int), parameter, public :: SPK_DEVICE_AUTO = 0, SPK_DEVICE_HOST = 1, SPK_DEVICE_CUDA = 2
   integer(c_int), parameter, public :: SPK_SOLVER_AUTO = 0, SPK_SOLVER_CG = 1, SPK_SOLVER_BICGSTAB = 2
   integer(c_int), parameter, public :: SPK_PRECOND_AUTO = 0, SPK_PRECOND_NONE = 1, SPK_PRECOND_JACOBI = 2, &
-       SPK_PRECOND_ILU0 = 3, SPK_PRECOND_IC0 = 4
+       SPK_PRECOND_ILU0 = 3, SPK_PRECOND_IC0 = 4, SPK_PRECOND_FACTOR = 5
 
   ! struct spk_options (fill with spk_options_default, then change fields)
   type, bind(c), public :: spk_options

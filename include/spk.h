@@ -95,11 +95,15 @@ typedef enum spk_solver_kind {
 } spk_solver_kind;
 
 typedef enum spk_precond_kind {
-    SPK_PRECOND_AUTO = 0,      /* IC(0) with CG, ILU(0) with BiCGStab */
+    SPK_PRECOND_AUTO = 0,      /* IC(0) with CG, ILU(0) with BiCGStab; on the GPU none for a
+                                  matrix shaped like a discretized Laplacian (every diagonal
+                                  entry within 5 % of a_00 and every row weakly diagonally
+                                  dominant), where they do not pay for their apply */
     SPK_PRECOND_NONE = 1,
     SPK_PRECOND_JACOBI = 2,
     SPK_PRECOND_ILU0 = 3,
-    SPK_PRECOND_IC0 = 4
+    SPK_PRECOND_IC0 = 4,
+    SPK_PRECOND_FACTOR = 5     /* IC(0) with CG, ILU(0) with BiCGStab, always */
 } spk_precond_kind;
 
 typedef struct spk_context spk_context;

@@ -123,6 +123,7 @@ const char *spk_precond_kind_name(spk_precond_kind k)
     case SPK_PRECOND_JACOBI: return "jacobi";
     case SPK_PRECOND_ILU0: return "ilu0";
     case SPK_PRECOND_IC0: return "ic0";
+    case SPK_PRECOND_FACTOR: return "factor";
     }
     return "unknown";
 }
@@ -567,11 +568,11 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     spk_exec *ex = s->ctx->exec;
     const spk_csr *A = work_matrix(s);
     int need_sym = kind == SPK_SOLVER_AUTO || kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0;
-    int sym = 0, posdiag = 0;
+    int sym = 0, posdiag = 0, stencil = 0;
     double t = spk_time_now();
 #ifdef SPK_HAVE_CUDA
-    if (s->dA && need_sym) {
-        SPK_TRY(spk_cuda_csr_symmetry(ex, s->dA, 1e-12, NULL, &sym, &posdiag));
+    if (s->dA && (need_sym || pkind == SPK_PRECOND_AUTO)) {
+        SPK_TRY(spk_cuda_csr_symmetry(ex, s->dA, 1e-12, NULL, &sym, &posdiag, &stencil));
         need_sym = 0;
     }
 #endif
@@ -580,7 +581,15 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
         if (kind == SPK_SOLVER_AUTO) SPK_TRY(positive_diagonal(A, &posdiag, e));
     }
     if (kind == SPK_SOLVER_AUTO) kind = sym && posdiag ? SPK_SOLVER_CG : SPK_SOLVER_BICGSTAB;
-    if (pkind == SPK_PRECOND_AUTO) pkind = kind == SPK_SOLVER_CG ? SPK_PRECOND_IC0 : SPK_PRECOND_ILU0;
+    /* AUTO: IC(0) for CG, ILU(0) for BiCGStab; on the GPU none for a matrix
+     * shaped like a Laplacian (spk_csr_stencil_like), where they cut the
+     * iterations 2-3x (7- and 27-point Poisson, upwind convection-diffusion,
+     * gr_30_30) and their apply costs more than that: measured on the H100,
+     * CG/BiCGStab without a preconditioner took 0.55-0.77x the time to
+     * solution of IC(0)/ILU(0) there (docs/benchmarks.md) */
+    if (pkind == SPK_PRECOND_AUTO && s->dA && stencil) pkind = SPK_PRECOND_NONE;
+    if (pkind == SPK_PRECOND_AUTO || pkind == SPK_PRECOND_FACTOR)
+        pkind = kind == SPK_SOLVER_CG ? SPK_PRECOND_IC0 : SPK_PRECOND_ILU0;
     if (!sym && (kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0))
         return spk_err_set(e, SPK_ERR_INVALID_MATRIX,
                            "%s needs a symmetric matrix and this one is not symmetric; use "
@@ -699,7 +708,7 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "the matrix belongs to another context");
     if (solver < SPK_SOLVER_AUTO || solver > SPK_SOLVER_BICGSTAB)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown solver kind %d", (int)solver);
-    if (precond < SPK_PRECOND_AUTO || precond > SPK_PRECOND_IC0)
+    if (precond < SPK_PRECOND_AUTO || precond > SPK_PRECOND_FACTOR)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown preconditioner kind %d", (int)precond);
     spk_solver *s = calloc(1, sizeof *s);
     if (!s) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (solver)");
@@ -719,7 +728,7 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
         s->opts.format = s->format_name;
     }
     s->auto_kind = solver == SPK_SOLVER_AUTO;
-    s->auto_precond = precond == SPK_PRECOND_AUTO;
+    s->auto_precond = precond == SPK_PRECOND_AUTO || precond == SPK_PRECOND_FACTOR;
     int st;
     SPK_CHECK(st, check_options(&s->opts, e));
     s->popts.allow_shift = s->opts.allow_shift;

@@ -67,10 +67,37 @@ static void matrices_and_solves(void)
     o.rtol = 1e-10;
     spk_solver *s;
     CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
-    /* IC(0): "ic0" on the host; on the GPU by default its sweeps or exact solves on the device's factor */
-    CHECK(strcmp(spk_solver_method(s), "cg") == 0 && strncmp(spk_solver_precond(s), "ic0", 3) == 0 &&
+    /* A is a 2D Laplacian: AUTO takes IC(0) on the host, none on the GPU
+     * (where IC(0) does not pay for its apply on such matrices) */
+#ifdef SPK_TEST_CUDA
+    const char *auto_pc = "none";
+#else
+    const char *auto_pc = "ic0";
+#endif
+    CHECK(strcmp(spk_solver_method(s), "cg") == 0 && strcmp(spk_solver_precond(s), auto_pc) == 0 &&
               strcmp(spk_solver_format(s), TEST_DEFAULT_FORMAT) == 0,
           "auto picked %s + %s on %s", spk_solver_method(s), spk_solver_precond(s), spk_solver_format(s));
+    {   /* SPK_PRECOND_FACTOR: IC(0) always ("ic0" on the host; on the GPU by
+         * default its sweeps or exact solves on the device's factor) */
+        spk_solver *sf = NULL;
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, &o, &sf), spk_last_error(ctx));
+        CHECK(sf && strncmp(spk_solver_precond(sf), "ic0", 3) == 0, "factor picked %s",
+              sf ? spk_solver_precond(sf) : "-");
+        if (sf) spk_solver_destroy(sf);
+        /* one diagonal entry 10 % larger: not Laplacian-shaped, so AUTO takes IC(0) */
+        double *v2 = malloc((size_t)nin * sizeof(double));
+        memcpy(v2, v, (size_t)nin * sizeof(double));
+        for (int k = rp[7]; k < rp[8]; k++)
+            if (ci[k] == 7) v2[k] *= 1.1;
+        spk_matrix *A2 = NULL;
+        CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v2, &A2), spk_last_error(ctx));
+        CHECK_OK(spk_solver_create(ctx, A2, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &sf), spk_last_error(ctx));
+        CHECK(sf && strncmp(spk_solver_precond(sf), "ic0", 3) == 0, "auto on a perturbed Laplacian picked %s",
+              sf ? spk_solver_precond(sf) : "-");
+        if (sf) spk_solver_destroy(sf);
+        spk_matrix_destroy(A2);
+        free(v2);
+    }
     /* several right-hand sides reuse the setup */
     double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
     double *x = malloc((size_t)n * sizeof(double));
@@ -116,7 +143,7 @@ static void matrices_and_solves(void)
              * where the sweeps' check fails), on the host the exact IC(0) */
             spk_solver *sd = NULL;
             os.precond_sweeps = SPK_PRECOND_SWEEPS_AUTO;
-            CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &os, &sd), spk_last_error(ctx));
+            CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, &os, &sd), spk_last_error(ctx));
             const char *pn = sd ? spk_solver_precond(sd) : "-";
 #ifdef SPK_TEST_CUDA
             CHECK(strcmp(pn, "ic0-sweeps") == 0 || strcmp(pn, "ic0-dev") == 0, "default precond on the GPU: %s", pn);
@@ -137,7 +164,7 @@ static void matrices_and_solves(void)
         os.precond_sweeps = 2;
         os.rtol = 1e-10;
         spk_solver *sw = NULL;
-        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &os, &sw), spk_last_error(ctx));
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, &os, &sw), spk_last_error(ctx));
         CHECK(sw && strcmp(spk_solver_precond(sw), "ic0-sweeps") == 0, "precond %s",
               sw ? spk_solver_precond(sw) : "-");
         for (int pass = 0; sw && pass < 2; pass++) {
@@ -285,10 +312,14 @@ static void bad_input(void)
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_NONE, NULL, &s) == SPK_ERR_INVALID_MATRIX,
           "CG on a nonsymmetric matrix accepted");
     CHECK(check_contains(spk_last_error(ctx), "symmetric"), "%s", spk_last_error(ctx));
-    /* AUTO picks BiCGStab + ILU(0) for it */
+    /* AUTO picks BiCGStab, FACTOR BiCGStab + ILU(0) for it (AUTO takes no preconditioner on
+     * the GPU: this one is Laplacian-shaped) */
     CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, &s), spk_last_error(ctx));
+    CHECK(strcmp(spk_solver_method(s), "bicgstab") == 0, "auto on nonsymmetric: %s", spk_solver_method(s));
+    spk_solver_destroy(s);
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, NULL, &s), spk_last_error(ctx));
     CHECK(strcmp(spk_solver_method(s), "bicgstab") == 0 && strncmp(spk_solver_precond(s), "ilu0", 4) == 0,
-          "auto on nonsymmetric: %s + %s", spk_solver_method(s), spk_solver_precond(s));
+          "factor on nonsymmetric: %s + %s", spk_solver_method(s), spk_solver_precond(s));
     spk_solver_destroy(s);
     /* bad options, unknown format */
     spk_options o;

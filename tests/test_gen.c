@@ -4,6 +4,7 @@
 #include <limits.h>
 
 #include "check.h"
+#include "core/csr.h"
 #include "io/gen.h"
 
 /* Value of entry (i, j) of a canonical matrix (0 when not stored). */
@@ -310,11 +311,55 @@ static void test_powerlaw(void)
     spk_csr_free(&A);
 }
 
+/* spk_csr_stencil_like: the generated Laplacians and upwind convection-
+ * diffusion are; a diagonal off by more than 5 %, a row that is not
+ * diagonally dominant, a missing diagonal entry, a non-square matrix are not. */
+static void test_stencil_like(void)
+{
+    spk_err e;
+    spk_csr A = {0};
+    CHECK_OK(spk_gen_poisson3d7(6, &A, &e), e.msg);
+    CHECK(spk_csr_stencil_like(&A) == 1, "poisson3d-7:6 is stencil-like");
+    const int i = 100;
+    int dk = -1;
+    for (int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+        if (A.colind[k] == i) dk = k;
+    CHECK(dk >= 0, "row %d has its diagonal", i);
+    const double d = A.val[dk];
+    A.val[dk] = d * 1.04; /* within 5 %, and more dominant */
+    CHECK(spk_csr_stencil_like(&A) == 1, "a diagonal 4 %% larger still counts");
+    A.val[dk] = d * 1.06;
+    CHECK(spk_csr_stencil_like(&A) == 0, "a diagonal 6 %% larger does not");
+    A.val[dk] = d * 0.98; /* within 5 %, but row 100 (interior) is no longer dominant */
+    CHECK(spk_csr_stencil_like(&A) == 0, "a row that is not diagonally dominant");
+    A.val[dk] = d;
+    CHECK(spk_csr_stencil_like(&A) == 1, "restored");
+    A.val[dk] = 0; /* a zero diagonal */
+    CHECK(spk_csr_stencil_like(&A) == 0, "a zero diagonal entry");
+    spk_csr_free(&A);
+    CHECK_OK(spk_gen_poisson3d27(5, &A, &e), e.msg);
+    CHECK(spk_csr_stencil_like(&A) == 1, "poisson3d-27:5 is stencil-like");
+    spk_csr_free(&A);
+    CHECK_OK(spk_gen_convdiff3d7(6, 100.0, &A, &e), e.msg);
+    CHECK(spk_csr_stencil_like(&A) == 1, "convdiff3d-7:6:100 is stencil-like");
+    spk_csr_free(&A);
+    /* a 2 x 3 matrix, and a 2 x 2 one without its second diagonal entry */
+    spk_csr R = {0};
+    CHECK_OK(spk_csr_alloc(&R, 2, 3, 2, &e), e.msg);
+    R.rowptr[1] = 1, R.rowptr[2] = 2, R.colind[0] = 0, R.colind[1] = 1, R.val[0] = R.val[1] = 1;
+    CHECK(spk_csr_stencil_like(&R) == 0, "a non-square matrix");
+    R.ncols = 2;
+    R.colind[1] = 0;
+    CHECK(spk_csr_stencil_like(&R) == 0, "a missing diagonal entry");
+    spk_csr_free(&R);
+}
+
 int main(void)
 {
     test_powerlaw();
     test_poisson();
     test_convdiff();
     test_spec();
+    test_stencil_like();
     return check_exit();
 }

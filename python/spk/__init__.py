@@ -25,7 +25,7 @@ __all__ = ["solve", "Solver", "SpkError", "SolveInfo", "version", "have_cuda"]
 
 _DEVICES = {"auto": 0, "cpu": 1, "host": 1, "cuda": 2, "gpu": 2}
 _METHODS = {"auto": 0, "cg": 1, "bicgstab": 2}
-_PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4}
+_PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4, "factor": 5}
 _MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_double)
 
 
@@ -177,8 +177,10 @@ class Solver:
     """A factorized solver for one matrix; solve() reuses its setup for every
     right-hand side, update_values() keeps the pattern and refactors.
 
-    method: "auto" | "cg" | "bicgstab"; precond: "auto" | "ic0" | "ilu0" |
-    "jacobi" | "none"; format: an SpMV format name ("auto", "cusparse", "ell",
+    method: "auto" | "cg" | "bicgstab"; precond: "auto" | "factor" | "ic0" |
+    "ilu0" | "jacobi" | "none" ("factor": IC(0) with CG, ILU(0) with BiCGStab;
+    "auto": the same, but on the GPU none for a matrix shaped like a
+    Laplacian, where they do not pay for their apply); format: an SpMV format name ("auto", "cusparse", "ell",
     ..., see `spk solve --help`; "auto" is the GPU's default and csr on the host); device:
     "auto" | "cpu" | "cuda".  Other keywords: rtol, atol, maxit, dtol,
     allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): "auto", the

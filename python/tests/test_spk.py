@@ -171,26 +171,27 @@ def test_precond_sweeps():
     n = 40
     A = sp.diags([-1.0, 2.5, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
     b = A @ np.ones(n)
-    xa, infoa = spk.solve(A, b, precond_sweeps="auto", device=DEVICE)
+    # Laplacian-shaped: precond="auto" would take none on the GPU; "factor" is IC(0) always
+    xa, infoa = spk.solve(A, b, precond_sweeps="auto", precond="factor", device=DEVICE)
     assert infoa.converged
-    x, info = spk.solve(A, b, precond_sweeps=2, device=DEVICE)
+    x, info = spk.solve(A, b, precond_sweeps=2, precond="factor", device=DEVICE)
     assert info.converged and info.precond == "ic0-sweeps"
     assert np.allclose(x, 1.0, rtol=1e-6)
-    xe, infoe = spk.solve(A, b, precond_sweeps=0, device=DEVICE)
+    xe, infoe = spk.solve(A, b, precond_sweeps=0, precond="factor", device=DEVICE)
     assert infoe.precond == "ic0" and infoe.iterations <= info.iterations
     with pytest.raises(spk.SpkError) as e:
-        spk.solve(A, b, precond_sweeps=1001, device=DEVICE)
+        spk.solve(A, b, precond_sweeps=1001, precond="factor", device=DEVICE)
     assert "precond_sweeps" in str(e.value)
 
 
 def test_precond_isai():
     n = 40
     A = sp.diags([-1.0, 2.5, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
-    x, info = spk.solve(A, A @ np.ones(n), precond_isai=True, device=DEVICE)
+    x, info = spk.solve(A, A @ np.ones(n), precond_isai=True, precond="factor", device=DEVICE)
     assert info.converged and info.precond == "ic0-isai"
     assert np.allclose(x, 1.0, rtol=1e-6)
     with pytest.raises(spk.SpkError) as e:
-        spk.solve(A, A @ np.ones(n), precond_isai=True, precond_sweeps=2, device=DEVICE)
+        spk.solve(A, A @ np.ones(n), precond_isai=True, precond_sweeps=2, precond="factor", device=DEVICE)
     assert "choose one" in str(e.value)
 
 
