@@ -31,6 +31,19 @@ MPI_Comm spk_exec_mpi_comm(const spk_exec *e);
  * n >= nparts). */
 void spk_dist_partition_rows(const int *rowptr, int n, int nparts, int *row0);
 
+/* A graph partition of A's rows into nparts parts (part[i] in 0..nparts-1):
+ * METIS's k-way partition of the graph of A + A^T (fewer halo entries than
+ * contiguous blocks where the numbering does not follow the geometry), the
+ * same on every rank (fixed seed).  SPK_ERR_NOT_FOUND where spk was built
+ * without METIS (spk_dist_have_metis() == 0: Debian's libmetis-dev, optional
+ * at build time). */
+int spk_dist_have_metis(void);
+int spk_dist_partition_graph(const spk_csr *A, int nparts, int *part, spk_err *e);
+/* The order that makes each part one contiguous block, in part order:
+ * perm[new] = old (stable within a part), rows row0[p] .. row0[p+1]-1 of P A
+ * P^T (spk_csr_permute) are part p's (row0: nparts + 1 entries). */
+int spk_dist_order_parts(const int *part, int n, int nparts, int *perm, int *row0, spk_err *e);
+
 typedef struct spk_dist spk_dist;
 
 /* The distributed matrix from this rank's rows: rows of a global n x n

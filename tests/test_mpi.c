@@ -165,6 +165,123 @@ static void run(const char *what, const spk_csr *G, int bicg, spk_exec *host, sp
     free(row0);
 }
 
+/* Graph partitions (METIS): a 3D grid with its rows numbered at random, so
+ * that contiguous row blocks cut almost every edge; the METIS parts, made
+ * contiguous by spk_dist_order_parts, must exchange far fewer halo entries,
+ * and CG on them take the one-process iterations to the same solution. */
+static void graph_partition(spk_exec *host, spk_exec *e)
+{
+    spk_err ge;
+    spk_csr G = {0}, S = {0}, T = {0};
+    CHECK_OK(spk_gen_poisson3d7(10, &G, &ge), ge.msg);
+    const int n = G.nrows;
+    int *q = malloc((size_t)n * sizeof(int)), *part = malloc((size_t)n * sizeof(int));
+    int *perm = malloc((size_t)n * sizeof(int)), *row0 = malloc(((size_t)g_size + 1) * sizeof(int));
+    for (int i = 0; i < n; i++) q[i] = i;
+    unsigned h = 12345u; /* a fixed shuffle, the same on every rank */
+    for (int i = n - 1; i > 0; i--) {
+        h = h * 1103515245u + 12345u;
+        const int j = (int)((h >> 8) % (unsigned)(i + 1)), t = q[i];
+        q[i] = q[j];
+        q[j] = t;
+    }
+    CHECK_OK(spk_csr_permute(&G, q, &S, NULL, &ge), ge.msg);
+    /* the order of the parts: grouped, stable, bad parts refused */
+    {
+        const int pt[6] = {1, 0, 1, 2, 0, 1};
+        int pm[6], r0[4];
+        CHECK_OK(spk_dist_order_parts(pt, 6, 3, pm, r0, &ge), ge.msg);
+        CHECK(r0[0] == 0 && r0[1] == 2 && r0[2] == 5 && r0[3] == 6 && pm[0] == 1 && pm[1] == 4 && pm[2] == 0 &&
+                  pm[3] == 2 && pm[4] == 5 && pm[5] == 3,
+              "order of parts");
+        const int bad[2] = {0, 3};
+        CHECK(spk_dist_order_parts(bad, 2, 3, pm, r0, &ge) == SPK_ERR_INVALID_ARG && strstr(ge.msg, "row 1"),
+              "a part out of range: %s", ge.msg);
+    }
+    if (!spk_dist_have_metis()) {
+        CHECK(spk_dist_partition_graph(&S, g_size, part, &ge) == SPK_ERR_NOT_FOUND && strstr(ge.msg, "libmetis-dev"),
+              "without METIS: %s", ge.msg);
+        if (g_rank == 0) printf("graph partition: built without METIS (its error message checked)\n");
+    } else {
+        int halo[2];
+        for (int way = 0; way < 2; way++) { /* 0: contiguous blocks of S, 1: METIS parts of S */
+            const spk_csr *M = &S;
+            if (way == 0) {
+                spk_dist_partition_rows(S.rowptr, n, g_size, row0);
+            } else {
+                CHECK_OK(spk_dist_partition_graph(&S, g_size, part, &ge), ge.msg);
+                CHECK_OK(spk_dist_order_parts(part, n, g_size, perm, row0, &ge), ge.msg);
+                CHECK_OK(spk_csr_permute(&S, perm, &T, NULL, &ge), ge.msg);
+                M = &T;
+                for (int r = 0; r < g_size; r++)
+                    CHECK(row0[r + 1] - row0[r] >= n / g_size / 2, "METIS part %d has %d of %d rows", r,
+                          row0[r + 1] - row0[r], n);
+            }
+            const int r0 = row0[g_rank], r1 = row0[g_rank + 1], nloc = r1 - r0;
+            spk_csr R = {0};
+            rows_of(M, r0, r1, &R);
+            spk_dist *d = NULL;
+            CHECK_OK(spk_dist_create(e, n, r0, &R, NULL, &d), e->err->msg);
+            int nh = 0, nb = 0;
+            spk_dist_halo(d, &nh, &nb);
+            MPI_Allreduce(&nh, &halo[way], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            if (way == 1) { /* CG without a preconditioner: the one-process solve of S */
+                double *xg = malloc((size_t)n * sizeof(double)), *bs = malloc((size_t)n * sizeof(double));
+                double *bt = malloc((size_t)n * sizeof(double)), *x = malloc(((size_t)nloc + 1) * sizeof(double));
+                double *xs = malloc((size_t)n * sizeof(double)), *xall = malloc((size_t)n * sizeof(double));
+                int *cnt = malloc((size_t)g_size * sizeof(int));
+                for (int i = 0; i < n; i++) xg[i] = cos(0.3 * i) + 1.5;
+                spk_csr_spmv(&S, 1.0, xg, 0.0, bs);
+                for (int i = 0; i < n; i++) bt[i] = bs[perm[i]];
+                spk_result rd, rs;
+                solve(e, nloc, &spk_dist_spmv, d, "none", spk_dist_local_block(d), 0, bt + r0, x, &rd);
+                for (int r = 0; r < g_size; r++) cnt[r] = row0[r + 1] - row0[r];
+                MPI_Allgatherv(x, nloc, MPI_DOUBLE, xall, cnt, row0, MPI_DOUBLE, MPI_COMM_WORLD);
+                const struct spk_spmv_ops *hops;
+                void *HA = NULL;
+                spk_spmv_opts so;
+                memset(&so, 0, sizeof so);
+                CHECK_OK(spk_spmv_find("csr", host, &hops, host->err), host->err->msg);
+                CHECK_OK(hops->create(host, &S, &so, &HA), host->err->msg);
+                solve(host, n, hops, HA, "none", &S, 0, bs, xs, &rs);
+                hops->destroy(HA);
+                double dx = 0, xn = 0;
+                for (int i = 0; i < n; i++) {
+                    dx = fmax(dx, fabs(xall[i] - xs[perm[i]]));
+                    xn = fmax(xn, fabs(xs[i]));
+                }
+                CHECK(rd.reason == SPK_CONVERGED_RTOL && abs(rd.iterations - rs.iterations) <= 1,
+                      "METIS parts: %s after %d iterations, %d on one process", spk_reason_name(rd.reason),
+                      rd.iterations, rs.iterations);
+                CHECK(dx <= 1e-8 * xn, "METIS parts: solutions differ by %g of %g", dx, xn);
+                if (g_rank == 0)
+                    printf("graph partition %d ranks: CG %d iterations (one process %d), |x - x1| = %.1e\n", g_size,
+                           rd.iterations, rs.iterations, dx);
+                free(cnt);
+                free(xall);
+                free(xs);
+                free(x);
+                free(bt);
+                free(bs);
+                free(xg);
+            }
+            spk_dist_destroy(d);
+            spk_csr_free(&R);
+        }
+        CHECK(2 * halo[1] < halo[0], "METIS parts exchange %d halo entries, contiguous blocks %d", halo[1], halo[0]);
+        if (g_rank == 0)
+            printf("graph partition %d ranks, poisson3d-7:10 numbered at random: halo %d entries (contiguous blocks "
+                   "%d)\n", g_size, halo[1], halo[0]);
+    }
+    spk_csr_free(&T);
+    spk_csr_free(&S);
+    spk_csr_free(&G);
+    free(row0);
+    free(perm);
+    free(part);
+    free(q);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -208,6 +325,7 @@ int main(int argc, char **argv)
     run("convdiff3d-7:8", &C, 1, host, e);
     run("far-coupled 90", &F, 0, host, e);
     run("far-coupled 90", &F, 1, host, e);
+    graph_partition(host, e);
     spk_csr_free(&P);
     spk_csr_free(&C);
     spk_csr_free(&F);
