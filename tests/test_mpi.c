@@ -28,6 +28,19 @@ static void rows_of(const spk_csr *A, int r0, int r1, spk_csr *R)
     memcpy(R->val, A->val + A->rowptr[r0], (size_t)nnz * sizeof(double));
 }
 
+/* This rank's rows of M (the blocks row0) as a distributed matrix on e, R
+ * holding them; *nh: the halo entries this rank receives. */
+static spk_dist *dist_of(spk_exec *e, const spk_csr *M, const int *row0, spk_csr *R, int *nh)
+{
+    rows_of(M, row0[g_rank], row0[g_rank + 1], R);
+    spk_dist *d = NULL;
+    CHECK_OK(spk_dist_create(e, M->nrows, row0[g_rank], R, NULL, &d), e->err->msg);
+    int nb = 0;
+    *nh = 0;
+    if (d) spk_dist_halo(d, nh, &nb);
+    return d;
+}
+
 /* A 1-D Laplacian plus symmetric couplings (i, (i + n/2) mod n): every row
  * block talks to the far one, so the halo crosses every rank boundary. */
 static void far_coupled(int n, spk_csr *A)
@@ -82,11 +95,8 @@ static void run(const char *what, const spk_csr *G, int bicg, spk_exec *host, sp
     spk_dist_partition_rows(G->rowptr, n, g_size, row0);
     const int r0 = row0[g_rank], r1 = row0[g_rank + 1], nloc = r1 - r0;
     spk_csr R = {0};
-    rows_of(G, r0, r1, &R);
-    spk_dist *d = NULL;
-    CHECK_OK(spk_dist_create(e, n, r0, &R, NULL, &d), e->err->msg);
-    int nh = 0, nb = 0;
-    spk_dist_halo(d, &nh, &nb);
+    int nh = 0;
+    spk_dist *d = dist_of(e, G, row0, &R, &nh);
 
     /* the product: the rows of the one-process product */
     double *xg = malloc((size_t)n * sizeof(double)), *yg = malloc((size_t)n * sizeof(double));
@@ -217,13 +227,10 @@ static void graph_partition(spk_exec *host, spk_exec *e)
                     CHECK(row0[r + 1] - row0[r] >= n / g_size / 2, "METIS part %d has %d of %d rows", r,
                           row0[r + 1] - row0[r], n);
             }
-            const int r0 = row0[g_rank], r1 = row0[g_rank + 1], nloc = r1 - r0;
+            const int r0 = row0[g_rank], nloc = row0[g_rank + 1] - r0;
             spk_csr R = {0};
-            rows_of(M, r0, r1, &R);
-            spk_dist *d = NULL;
-            CHECK_OK(spk_dist_create(e, n, r0, &R, NULL, &d), e->err->msg);
-            int nh = 0, nb = 0;
-            spk_dist_halo(d, &nh, &nb);
+            int nh = 0;
+            spk_dist *d = dist_of(e, M, row0, &R, &nh);
             MPI_Allreduce(&nh, &halo[way], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
             if (way == 1) { /* CG without a preconditioner: the one-process solve of S */
                 double *xg = malloc((size_t)n * sizeof(double)), *bs = malloc((size_t)n * sizeof(double));
