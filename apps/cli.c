@@ -105,7 +105,10 @@ const char *cli_precision_name(int p)
 
 const char *cli_vector_ops_name(int ops)
 {
-    return ops == SPK_VECTOR_GRAPH ? "graph" : ops == SPK_VECTOR_FUSED ? "fused" : "classic";
+    return ops == SPK_VECTOR_BLOCK   ? "block"
+           : ops == SPK_VECTOR_GRAPH ? "graph"
+           : ops == SPK_VECTOR_FUSED ? "fused"
+                                     : "classic";
 }
 
 int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops)
@@ -121,11 +124,15 @@ int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *o
         *ops = SPK_VECTOR_GRAPH;
         return 1;
     }
+    if (r > 0 && strcmp(v, "block") == 0) {
+        *ops = SPK_VECTOR_BLOCK;
+        return 1;
+    }
     if (r > 0 && (strcmp(v, "classic") == 0 || strcmp(v, "cublas") == 0)) {
         *ops = SPK_VECTOR_CLASSIC;
         return 1;
     }
-    cli_usage_error(cmd, "--vector-ops needs fused, graph or classic (cublas)");
+    cli_usage_error(cmd, "--vector-ops needs block, graph, fused or classic (cublas)");
     return -1;
 }
 

@@ -29,10 +29,10 @@ int cli_parse_int(const char *s, int *out);
  * for subcommand cmd: 1 when one was taken (into *reorder, *block), 0 when
  * argv[*i] is neither, -1 after a usage error (printed). */
 int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reorder, int *block);
-/* --vector-ops fused|classic (cublas: classic) for solve and bench: 1 when
+/* --vector-ops block|graph|fused|classic (cublas: classic) for solve and bench: 1 when
  * argv[*i] was it (into *ops), 0 when not, -1 after a usage error. */
 int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops);
-/* "classic", "fused" or "graph" */
+/* "classic", "fused", "graph" or "block" */
 const char *cli_vector_ops_name(int ops);
 /* spk_options.precond_precision of "auto", "double" or "float" (-1: none of
  * them), and the name of one */

@@ -64,7 +64,7 @@ static void help(void)
            "  --precond-sweeps K  the solves' IC(0)/ILU(0) apply K Jacobi sweeps per triangular\n"
            "                      solve, 0 (exact solves) or auto (the default; see spk solve --help)\n"
            "  --precond-isai      ... or apply the factors' approximate inverses (one SpMV each)\n"
-           "  --vector-ops V      the solves' vector work: graph (default), fused or classic (cublas)\n"
+           "  --vector-ops V      the solves' vector work: block (default), graph, fused or classic (cublas)\n"
            "                      (see spk solve --help); fused adds the solves' launches and\n"
            "                      waits as a column\n"
            "  --reorder R         the solves: none (default), multicolor or block-multicolor\n"
@@ -117,6 +117,7 @@ typedef struct fmt_result {
     double s_format_ms;      /* of s_setup_ms, the SpMV format's (spk_result.t_setup_format) */
     double s_pc_setup_ms;    /* ... and the preconditioner's (spk_result.t_setup_precond) */
     int graph_iterations;    /* spk_result.graph_iterations */
+    int block_iterations;    /* spk_result.block_iterations */
 } fmt_result;
 
 #define MAX_CONFIGS 8
@@ -300,6 +301,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     r->s_format_ms = res.t_setup_format * 1e3;
     r->s_pc_setup_ms = res.t_setup_precond * 1e3;
     r->graph_iterations = res.graph_iterations;
+    r->block_iterations = res.block_iterations;
     spk_solver_destroy(s);
 }
 
@@ -535,7 +537,7 @@ static int precond_of(const char *v)
 static int parse_cfg(const char *spec, solve_cfg *c)
 {
     memset(c, 0, sizeof *c);
-    c->vector_ops = SPK_VECTOR_GRAPH; /* the library's defaults where a key is not given */
+    c->vector_ops = SPK_VECTOR_BLOCK; /* the library's defaults where a key is not given */
     c->sweeps = SPK_PRECOND_SWEEPS_AUTO;
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -554,9 +556,11 @@ static int parse_cfg(const char *spec, solve_cfg *c)
         if (strcmp(key, "format") == 0 && strlen(val) < sizeof c->format) {
             snprintf(c->format, sizeof c->format, "%s", val);
         } else if (strcmp(key, "vector") == 0 && (!strcmp(val, "fused") || !strcmp(val, "graph") ||
-                                                   !strcmp(val, "classic") || !strcmp(val, "cublas"))) {
+                                                   !strcmp(val, "block") || !strcmp(val, "classic") ||
+                                                   !strcmp(val, "cublas"))) {
             c->vector_ops = !strcmp(val, "fused")   ? SPK_VECTOR_FUSED
                             : !strcmp(val, "graph") ? SPK_VECTOR_GRAPH
+                            : !strcmp(val, "block") ? SPK_VECTOR_BLOCK
                                                     : SPK_VECTOR_CLASSIC;
         } else if (strcmp(key, "sweeps") == 0 && !cli_parse_int(val, &iv) && iv >= 0 && iv <= 1000) {
             c->sweeps = iv;
@@ -937,7 +941,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "format_setup_ms", r->s_format_ms);
                 json_num(f, "precond_setup_ms", r->s_pc_setup_ms);
-                fprintf(f, ", \"graph_iterations\": %d", r->graph_iterations);
+                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d", r->graph_iterations,
+                        r->block_iterations);
                 json_num(f, "ms_per_iteration", r->iterations > 0 ? r->s_ms / r->iterations : NAN);
                 json_num(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
                                            ? base->s_ms / r->s_ms
@@ -970,7 +975,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "vector_ms", r->s_vector_ms);
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "speedup_total", rt / cfg_total(r));
-                fprintf(f, ", \"graph_iterations\": %d", r->graph_iterations);
+                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d", r->graph_iterations,
+                        r->block_iterations);
                 fprintf(f, ", \"note\": ");
                 cli_json_string(f, r->solve_note);
                 fprintf(f, "}");
@@ -1154,7 +1160,7 @@ int cmd_bench(int argc, char **argv)
 {
     bench b;
     memset(&b, 0, sizeof b);
-    b.vector_ops = SPK_VECTOR_GRAPH;
+    b.vector_ops = SPK_VECTOR_BLOCK;
     b.sweeps = SPK_PRECOND_SWEEPS_AUTO;
     b.repeat = 10;
     b.solve_repeat = 1;

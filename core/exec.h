@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "devtri.h"
 #include "error.h"
 
 typedef struct spk_exec spk_exec;
@@ -26,6 +27,31 @@ typedef struct spk_exec spk_exec;
  * on the host. */
 #define SPK_KRYLOV_SLOTS 16
 enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
+/* Whole iterations of CG or BiCGStab in one thread block (small systems,
+ * spk_exec_krylov_ops.block): the fused steps of solver/fused.c with the
+ * product (CSR, `lanes` lanes a row), the preconditioner (core/devtri.h)
+ * and the reductions inside one block, from the state those steps leave
+ * after a read, iteration it + 1 on.  After each read the fused driver would
+ * make, the kernel applies the driver's tests to the same numbers and stops
+ * where any of them would stop the loop or leave the fast path (a norm from
+ * nrm2, a breakdown, a restart), at maxit, or after `iters` iterations; the
+ * slots are left as the fused steps leave them, so the driver goes on from
+ * there either way. */
+#define SPK_BLOCK_ROWS 12288 /* the most rows: the sweeps' iterates (2 n doubles) in shared memory */
+#define SPK_BLOCK_ITERS 64   /* the most iterations of one launch */
+enum { SPK_BLOCK_CG, SPK_BLOCK_BICGSTAB };
+typedef struct spk_block_job {
+    int method, n;
+    const int *rp, *ci;      /* A in device memory, CSR */
+    const double *val;
+    int lanes;               /* lanes per row of the product: 1, 2, 4, 8, 16 or 32 */
+    spk_block_prec M;        /* kind SPK_BLOCK_IDENTITY: none */
+    double *x, *v[7];        /* CG: r, p, q, z; BiCGStab: r (and s), r0, p, v, t, ph, sh */
+    int slot[7];             /* CG: rz, its successor, pq, rr; BiCGStab: rho, rho_old, r0v, ss, tt, ts, rr */
+    int it, maxit, iters;    /* iterations done, the limit, the most to run now */
+    double rnorm;            /* CG without M: ||r|| after iteration it */
+    double conv, atol, div;  /* the tests: ||r|| <= conv (rtol ||b||), <= atol, > div (when div > 0) */
+} spk_block_job;
 struct spk_exec_krylov_ops {
     /* s[o] = x'y */
     int (*dot)(spk_exec *e, int n, const double *x, const double *y, int o);
@@ -79,6 +105,13 @@ struct spk_exec_krylov_ops {
     int (*launch)(spk_exec *e, void *graph);
     int (*read_wait)(spk_exec *e, const int *slots, int count, double *host);
     void (*graph_free)(void *graph);
+    /* Whole iterations in one block (see spk_block_job; NULL where the
+     * executor has none): runs them, then gives in reads[3 i .. 3 i + 2] what
+     * the fused driver's read i would give (CG: rz, pq, rr, a read per
+     * iteration; BiCGStab: rho, r0v, ss, then tt, ts, rr), *count reads, and
+     * share[SPK_PHASES], the part of the kernel's time in each phase; its
+     * time is marked as vector work (the caller moves the shares). */
+    int (*block)(spk_exec *e, const spk_block_job *job, double *reads, int *count, double *share);
 };
 
 struct spk_exec_ops {

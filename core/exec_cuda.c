@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_kernels.h"
 #include "cuda_kernels.h"
 #include "krylov_kernels.h"
 #include "timing.h"
@@ -35,6 +36,10 @@ typedef struct krylov_state {
     int tag[KRYLOV_EVENTS];  /* the phase of each mark (-1: a starting point) */
     int nev;                 /* marks recorded since the last collect (ev[0] the starting point) */
     double acc[SPK_PHASES];  /* seconds of marks already added up */
+    /* block iterations (ck_block), made at their first use: reads, count
+     * and cycles in one device buffer and its pinned copy */
+    void *blk, *hblk;
+    unsigned blk_shared;     /* dynamic shared memory the block kernels are allowed */
 } krylov_state;
 
 /* Large uploads go through two pinned staging buffers: threads copy one
@@ -355,6 +360,8 @@ static void cu_destroy(spk_exec *e)
             cudaFree(c->ks->d.part);
             cudaFree(c->ks->d.ticket);
             if (c->ks->hslots) cudaFreeHost(c->ks->hslots);
+            cudaFree(c->ks->blk);
+            if (c->ks->hblk) cudaFreeHost(c->ks->hblk);
             free(c->ks);
         }
         for (int b = 0; b < 2; b++) {
@@ -648,10 +655,51 @@ static int ck_read_wait(spk_exec *e, const int *which, int count, double *host)
     return SPK_OK;
 }
 
+/* Whole iterations in one block (exec.h, spk_block_job): the kernel, marked
+ * as vector work, then its reads, count and cycles in one transfer. */
+#define BLOCK_READS (2 * SPK_BLOCK_ITERS)
+#define BLOCK_BYTES (3 * BLOCK_READS * sizeof(double) + SPK_PHASES * sizeof(long long) + sizeof(double))
+static int ck_block(spk_exec *e, const spk_block_job *job, double *reads, int *count, double *share)
+{
+    KS(e, k);
+    cudaStream_t s = impl_of(e)->stream;
+    if (job->iters > SPK_BLOCK_ITERS || job->n > SPK_BLOCK_ROWS)
+        return spk_err_set(e->err, SPK_ERR_INTERNAL, "block iterations: %d iterations of %d rows asked, at most %d of %d",
+                           job->iters, job->n, SPK_BLOCK_ITERS, SPK_BLOCK_ROWS);
+    if (!k->blk) {
+        SPK_TRY(spk_cuda_alloc(e, BLOCK_BYTES, "the block iterations' reads", &k->blk));
+        SPK_CUDA_TRY(e->err, cudaHostAlloc(&k->hblk, BLOCK_BYTES, cudaHostAllocDefault));
+    }
+    const unsigned bytes = job->M.kind == SPK_BLOCK_IDENTITY ? 0 : job->M.shared_bytes;
+    if (bytes > k->blk_shared) {
+        SPK_CUDA_TRY(e->err, spk_block_allow(bytes));
+        k->blk_shared = bytes;
+    }
+    double *dreads = k->blk;
+    long long *dcyc = (long long *)(dreads + 3 * BLOCK_READS);
+    int *dcount = (int *)(dcyc + SPK_PHASES);
+    KLAUNCH(e, spk_block_run(s, job, k->d.slots, dreads, dcount, dcyc));
+    SPK_TRY(ck_mark(e, SPK_PHASE_VECTOR));
+    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(k->hblk, k->blk, BLOCK_BYTES, cudaMemcpyDeviceToHost, s));
+    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(s));
+    const double *hr = k->hblk;
+    const long long *hc = (const long long *)(hr + 3 * BLOCK_READS);
+    const int c = *(const int *)(hc + SPK_PHASES);
+    if (c < 1 || c > 2 * job->iters)
+        return spk_err_set(e->err, SPK_ERR_INTERNAL, "block iterations: %d reads back for %d iterations", c,
+                           job->iters);
+    memcpy(reads, hr, 3 * (size_t)c * sizeof(double));
+    *count = c;
+    double total = 0;
+    for (int p = 0; p < SPK_PHASES; p++) total += (double)hc[p];
+    for (int p = 0; p < SPK_PHASES; p++) share[p] = total > 0 ? (double)hc[p] / total : p == SPK_PHASE_VECTOR;
+    return SPK_OK;
+}
+
 static const struct spk_exec_krylov_ops cuda_krylov = {
     ck_dot,       ck_dot2,       ck_set,         ck_cg_update, ck_cg_direction, ck_bicg_direction,
     ck_bicg_s,    ck_axpy_ratio, ck_bicg_update, ck_read,      ck_mark,         ck_collect,
-    ck_capture,   ck_end_capture, ck_launch,     ck_read_wait, graph_free,
+    ck_capture,   ck_end_capture, ck_launch,     ck_read_wait, graph_free,    ck_block,
 };
 
 static const struct spk_exec_ops cuda_ops = {

@@ -48,7 +48,8 @@ module spk
      integer(c_int) :: reorder         ! 0 none, 1 multicolor (rows ordered by a greedy coloring),
                                        ! 2 block multicolor (blocks of reorder_block rows colored)
      integer(c_int) :: reorder_block   ! rows per block (0: 16)
-     integer(c_int) :: vector_ops      ! 0 classic (one operation per dot product and update), 1 fused
+     integer(c_int) :: vector_ops      ! 0 classic (one operation per dot product and update), 1 fused,
+                                       ! 2 graph, 3 block (small systems: whole iterations in one block)
      integer(c_int) :: precond_precision ! factor values in the sweeps: 0 auto, 1 double, 2 float
   end type spk_options
 
@@ -68,6 +69,7 @@ module spk
      real(c_double) :: t_setup_format  ! the SpMV format,
      real(c_double) :: t_setup_precond ! the preconditioner
      integer(c_int) :: graph_iterations ! iterations run as a replayed CUDA graph (vector_ops 2)
+     integer(c_int) :: block_iterations ! iterations run inside one thread block (vector_ops 3)
   end type spk_result
 
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &

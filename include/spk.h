@@ -175,14 +175,22 @@ typedef struct spk_options {
                                   product, norm and update, each scalar back on the host (cuBLAS
                                   on the GPU, the reference recipe); the same iterations, tests
                                   and outcomes (on the host the same numbers to the bit);
-                                  SPK_VECTOR_GRAPH (default): the fused steps between two reads (with
+                                  SPK_VECTOR_GRAPH: the fused steps between two reads (with
                                   the SpMV and the preconditioner; CG with a preconditioner,
                                   BiCGStab) recorded once as CUDA graphs and replayed, one
                                   launch a read, from the 40th-41st iteration on (where the
                                   executor has no graphs, or something cannot be recorded:
                                   SPK_VECTOR_FUSED); one replay in 16
                                   carries timing nodes, and its phase times stand for the
-                                  replays after it in t_spmv, t_precond and t_vector */
+                                  replays after it in t_spmv, t_precond and t_vector;
+                                  SPK_VECTOR_BLOCK (default): on the GPU, for systems of at most
+                                  12288 rows and 32768 entries (16384 with a preconditioner)
+                                  whose preconditioner one thread block can apply (none,
+                                  IC(0)/ILU(0) sweeps or exact solves of the device factor),
+                                  the whole iteration (product, preconditioner, updates and
+                                  reductions) runs in one block, up to 64 iterations a
+                                  launch, with the fused steps' arithmetic and the host's
+                                  tests replayed on their scalars; elsewhere SPK_VECTOR_GRAPH */
     int precond_precision;     /* the factor's values in the sweeps of precond_sweeps:
                                   SPK_PRECISION_AUTO (0, default): float where the sweeps are
                                   chosen automatically (SPK_PRECOND_SWEEPS_AUTO on the GPU), else
@@ -194,6 +202,7 @@ typedef struct spk_options {
 #define SPK_VECTOR_CLASSIC 0
 #define SPK_VECTOR_FUSED 1
 #define SPK_VECTOR_GRAPH 2
+#define SPK_VECTOR_BLOCK 3
 #define SPK_PRECOND_SWEEPS_AUTO (-1)
 
 #define SPK_PRECISION_AUTO 0
@@ -236,6 +245,7 @@ typedef struct spk_result {
     double t_setup_upload, t_setup_check, t_setup_format, t_setup_precond;
     int graph_iterations;      /* SPK_VECTOR_GRAPH: the iterations whose steps ran as a replayed
                                   CUDA graph (0: none, e.g. on the host) */
+    int block_iterations;      /* SPK_VECTOR_BLOCK: the iterations run inside one thread block */
 } spk_result;
 
 /* Properties of a matrix, as spk_matrix_info reports them. */

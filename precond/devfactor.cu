@@ -3,12 +3,15 @@
 #include <cuda/atomic>
 
 #include "core/csr_device.cuh"
+#include "core/devtri.cuh"
 #include "devfactor.h"
 
 #define FULL_MASK 0xffffffffu
 #define PIVOT_RTOL 1e-14 /* the host's pivot test (ic0.c, ilu0.c) */
 
 namespace {
+
+using namespace spk_devtri;
 
 constexpr int kBlock = 256;
 constexpr int kFactorBlock = 128; /* four warps, a row each */
@@ -445,11 +448,6 @@ __global__ void sweep_kernel(int n, const int *__restrict__ beg, int boff, const
     }
 }
 
-/* Sliced ELL copies of a triangle's strict part for the sweeps: slices of
- * kSlice rows, each as wide as its longest row, stored column by column
- * (entry k of row r at sp[r / kSlice] + k * kSlice + r % kSlice), padded with
- * zeros at the row's own column, so a sweep reads the factor coalesced. */
-constexpr int kSlice = 32;
 
 __global__ void sell_width_kernel(int n, const int *__restrict__ beg, int boff, const int *__restrict__ end, int eoff,
                                   int *sp)
@@ -496,38 +494,6 @@ __global__ void sell_sweep_kernel(int n, const int *__restrict__ sp, const int *
     out[i] = idiag ? r * idiag[i] : r;
 }
 
-/* The whole apply of a small factor in one block: K sweeps on triangle 0
- * for b = r into y, then K on triangle 1 for b = y into z, the iterates in
- * shared memory (x_0 = D^-1 b staged, then x_1 .. x_{K-1}; x_K written to
- * y or z), the factor read through the read-only cache, where it stays
- * between sweeps.  Each sweep is sell_sweep_kernel's arithmetic in its
- * order, so the result is the same to the bit; z may be r (r is not read
- * after the first triangle). */
-constexpr int kSmallBlock = 1024;
-
-template <typename V>
-__device__ __forceinline__ void small_tri(int n, int k, const int *__restrict__ sp, const int *__restrict__ scol,
-                                          const V *__restrict__ sval, const double *__restrict__ id,
-                                          const double *b, double *xa, double *xb, double *out)
-{
-    for (int i = threadIdx.x; i < n; i += kSmallBlock) xa[i] = id ? id[i] * b[i] : b[i];
-    __syncthreads();
-    double *cur = xa, *nxt = xb;
-    for (int j = 0; j < k; j++) {
-        double *dst = j == k - 1 ? out : nxt;
-        for (int i = threadIdx.x; i < n; i += kSmallBlock) {
-            const int s0 = sp[i / kSlice], base = s0 + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - s0) / kSlice;
-            double s = 0;
-            for (int q = 0; q < w; q++) s += (double)sval[base + q * kSlice] * cur[scol[base + q * kSlice]];
-            const double r = b[i] - s;
-            dst[i] = id ? r * id[i] : r;
-        }
-        __syncthreads();
-        nxt = cur;
-        cur = dst;
-    }
-}
-
 template <typename V>
 __global__ void __launch_bounds__(kSmallBlock) small_apply_kernel(int n, int k, const int *sp0, const int *sc0,
                                                                   const V *sv0, const double *id0, const int *sp1,
@@ -537,41 +503,6 @@ __global__ void __launch_bounds__(kSmallBlock) small_apply_kernel(int n, int k, 
     extern __shared__ double small_x[];
     small_tri(n, k, sp0, sc0, sv0, id0, r, small_x, small_x + n, y);
     small_tri(n, k, sp1, sc1, sv1, id1, y, small_x, small_x + n, z);
-}
-
-/* Exact triangular solves of a small factor in one block, without
- * barriers between rows: x in shared memory, each entry starting as a NaN
- * with a payload no arithmetic produces (kUnset), a thread per row (rows
- * dealt round-robin, in the order of the solve) waiting on each entry it
- * reads until that entry is set.  Deadlock-free: the first row not done has
- * every row it reads done, and its thread is at that row (it takes its rows
- * in order), so it finishes; waiting lanes of one warp make progress by
- * independent thread scheduling (sm_70 and later).  Row i: x_i = d_i (b_i -
- * sum_k val[k] x[col[k]]) over [beg[i] + boff, end[i] + eoff), the sweeps'
- * formula. */
-constexpr unsigned long long kUnset = 0x7ff4dead7ff4deadULL;
-
-__device__ __forceinline__ void small_solve_tri(int n, int back, const spk_dev_tri &t, const double *b, double *xs,
-                                                double *out)
-{
-    for (int i = threadIdx.x; i < n; i += kSmallBlock) xs[i] = __longlong_as_double((long long)kUnset);
-    __syncthreads();
-    volatile double *vx = xs;
-    for (int r = threadIdx.x; r < n; r += kSmallBlock) {
-        const int i = back ? n - 1 - r : r;
-        double s = 0;
-        for (int k = t.beg[i] + t.boff, e = t.end[i] + t.eoff; k < e; k++) {
-            const int c = __ldg(t.col + k);
-            const double v = __ldg(t.val + k);
-            double xc = vx[c];
-            while ((unsigned long long)__double_as_longlong(xc) == kUnset) xc = vx[c];
-            s += v * xc;
-        }
-        const double d = b[i] - s, x = t.id ? d * t.id[i] : d;
-        vx[i] = x;
-        out[i] = x;
-    }
-    __syncthreads();
 }
 
 __global__ void __launch_bounds__(kSmallBlock) small_solve_kernel(int n, spk_dev_tri l, spk_dev_tri u,

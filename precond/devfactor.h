@@ -26,6 +26,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/devtri.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -99,13 +101,7 @@ cudaError_t spk_dev_small_apply(cudaStream_t s, int n, int k, int single, const 
                                 const int *const scol[2], const void *const sval[2], const double *const id[2],
                                 const double *r, double *y, double *z);
 
-/* A triangle for the solves: row i's strict entries at [beg[i] + boff,
- * end[i] + eoff) of col and val, D^-1 = id (NULL: I). */
-typedef struct spk_dev_tri {
-    const int *beg, *end, *col;
-    int boff, eoff;
-    const double *val, *id;
-} spk_dev_tri;
+/* spk_dev_tri: core/devtri.h */
 /* Exact solves of a small factor (n <= SPK_DEV_SOLVE_ROWS) in one block:
  * y = the solution of L y = r (rows forward), z that of the second triangle
  * for y (rows backward); z may be r.  spk_dev_small_solve_init(n) first,

@@ -778,10 +778,43 @@ static int ilu0_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, con
     return dev_create_dev(e, A, dA, o, 0, impl);
 }
 
+/* The apply as one block runs it (precond.h, block): the sweeps, on the
+ * sliced copies (the same result to the bit) or, without them, on the
+ * factor as stored (the same to rounding); exact solves where one block's
+ * solves were timed the faster way (where cusparseSpSV won, a block's
+ * solves cost more than the launches they save: ex6, s1rmq4m1, sherman2 on
+ * the H100). */
+static int dev_block(const void *impl, spk_block_prec *out)
+{
+    const dev_pc *p = impl;
+    memset(out, 0, sizeof *out);
+    if (!p || !p->valid || p->n < 1 || p->n > SPK_BLOCK_ROWS) return 0;
+    out->y = p->y;
+    for (int t = 0; t < 2; t++) out->tri[t] = tri_of(p, t);
+    if (p->mode == APPLY_SMALL_SOLVE) {
+        out->kind = SPK_BLOCK_SOLVE;
+        out->shared_bytes = (unsigned)((size_t)p->n * sizeof(double));
+        return 1;
+    }
+    if (p->exact || p->k < 1) return 0;
+    out->kind = p->scol[0] && p->scol[1] ? SPK_BLOCK_SWEEPS : SPK_BLOCK_SWEEPS_CSR;
+    out->k = p->k;
+    out->single = p->single;
+    for (int t = 0; t < 2; t++) {
+        out->sp[t] = p->ssp[t];
+        out->scol[t] = p->scol[t];
+        out->sval[t] = p->sval[t];
+        out->id[t] = out->tri[t].id;
+    }
+    out->shared_bytes = (unsigned)(2 * (size_t)p->n * sizeof(double));
+    return 1;
+}
+
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
     "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe, ic0_create_dev,
+    dev_block,
 };
 const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
     "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe,
-    ilu0_create_dev,
+    ilu0_create_dev, dev_block,
 };

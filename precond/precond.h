@@ -48,6 +48,10 @@ struct spk_precond_ops {
      * device memory (dA; A on the host gives the sizes and must hold the
      * same matrix), with no host pass over A; NULL where there is none. */
     int (*create_dev)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, void **impl);
+    /* Optional (GPU): 1 and *out filled when one thread block can apply
+     * what apply applies (core/devtri.h; the block iterations of small
+     * systems, exec.h), else 0; NULL: never. */
+    int (*block)(const void *impl, spk_block_prec *out);
 };
 
 /* Default options: shifting allowed, alpha from 1e-3 doubling up to 1. */

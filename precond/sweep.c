@@ -385,7 +385,7 @@ static double sweep_shift(const void *impl)
 #ifdef SPK_HAVE_CUDA
 #define SWEEP_CUDA_ENTRY(sym, name)                                                                                   \
     const struct spk_precond_ops spk_precond_##sym##_cuda = {                                                         \
-        name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL,              \
+        name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL, NULL,              \
     };
 #else
 #define SWEEP_CUDA_ENTRY(sym, name)
@@ -396,7 +396,7 @@ static double sweep_shift(const void *impl)
         return sweep_create(e, A, o, &kind, isai, impl);                                                              \
     }                                                                                                                 \
     const struct spk_precond_ops spk_precond_##sym##_host = {                                                         \
-        name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL,              \
+        name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL, NULL,              \
     };
 
 SWEEP_VARIANT(ilu0_sweeps, "ilu0-sweeps", spk_ilu0_kind, 0)

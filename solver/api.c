@@ -56,6 +56,8 @@ struct spk_solver {
     double *pb, *px;          /* host b and x in the solver's order */
     const spk_csr *dA;        /* during setup on the GPU: the matrix in device memory, shared by
                                  the SpMV format and the preconditioner (NULL: none) */
+    spk_csr blockA;           /* SPK_VECTOR_BLOCK on a small system: that copy, kept for the
+                                 block iterations (k.dA; rowptr NULL: none) */
 };
 
 /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR when reorder_block is 0 */
@@ -448,7 +450,7 @@ void spk_options_default(spk_options *o)
     o->allow_shift = 1;
     o->shift_init = 1e-3;
     o->shift_max = 1.0;
-    o->vector_ops = SPK_VECTOR_GRAPH;
+    o->vector_ops = SPK_VECTOR_BLOCK;
     o->precond_sweeps = SPK_PRECOND_SWEEPS_AUTO;
 }
 
@@ -472,10 +474,10 @@ static int check_options(const spk_options *o, spk_err *e)
                            "SPK_PRECISION_FLOAT (2) (got %d)", o->precond_precision);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
-    if (o->vector_ops != SPK_VECTOR_CLASSIC && o->vector_ops != SPK_VECTOR_FUSED && o->vector_ops != SPK_VECTOR_GRAPH)
+    if (o->vector_ops < SPK_VECTOR_CLASSIC || o->vector_ops > SPK_VECTOR_BLOCK)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "vector_ops must be SPK_VECTOR_CLASSIC (0), SPK_VECTOR_FUSED (1) or SPK_VECTOR_GRAPH (2) "
-                           "(got %d)",
+                           "vector_ops must be SPK_VECTOR_CLASSIC (0), SPK_VECTOR_FUSED (1), SPK_VECTOR_GRAPH (2) "
+                           "or SPK_VECTOR_BLOCK (3) (got %d)",
                            o->vector_ops);
     if (o->precond_isai && o->precond_sweeps > 0)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
@@ -656,7 +658,13 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
 #endif
     st = solver_setup_with(s, kind, pkind);
 #ifdef SPK_HAVE_CUDA
-    if (s->dA) spk_cuda_csr_free(&dA);
+    if (s->dA && !st && s->opts.vector_ops == SPK_VECTOR_BLOCK && A->nrows <= SPK_BLOCK_ROWS) {
+        spk_cuda_csr_free(&s->blockA); /* a new setup's copy replaces the old one */
+        s->blockA = dA;
+        s->k.dA = &s->blockA;
+    } else if (s->dA) {
+        spk_cuda_csr_free(&dA);
+    }
     s->dA = NULL;
 #endif
     if (st) return st;
@@ -768,6 +776,10 @@ static int solver_refresh(spk_solver *s)
         SPK_TRY(s->k.A_ops->create(ex, A, &so, &s->k.A));
     }
     SPK_TRY(with_original_row(s, s->k.M_ops->refactor(s->k.M, A)));
+#ifdef SPK_HAVE_CUDA
+    if (s->k.dA)
+        SPK_TRY(spk_cuda_upload(ex, s->blockA.val, A->val, (size_t)A->nnz * sizeof(double), "the matrix's new values"));
+#endif
     s->version = s->M->version;
     s->t_setup = spk_time_now() - t0;
     return SPK_OK;
@@ -954,6 +966,9 @@ void spk_solver_destroy(spk_solver *s)
     if (s->k.A_ops) s->k.A_ops->destroy(s->k.A);
     if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
     if (s->k.e) spk_krylov_free(&s->k);
+#ifdef SPK_HAVE_CUDA
+    spk_cuda_csr_free(&s->blockA);
+#endif
     if (s->b) ex->ops->free(ex, s->b);
     if (s->x) ex->ops->free(ex, s->x);
     free(s);

@@ -237,6 +237,98 @@ static int steps_then_times(spk_krylov *k, spk_result *res, double t0, double *m
     return fused_times(k, res, t0, marked); /* now, while nothing is queued: no wait */
 }
 
+/* Block iterations (SPK_VECTOR_BLOCK, exec.h spk_block_job): a launch runs
+ * iterations until the driver's tests would stop it, and gives the reads;
+ * the driver hands them out one by one where it would read, runs its tests
+ * on them as on its own reads, and launches again when they are used up. */
+typedef struct blockrun {
+    int on;
+    spk_block_job job;
+    double reads[3 * 2 * SPK_BLOCK_ITERS];
+    int count, next; /* reads held, the next to hand out */
+} blockrun;
+
+/* The most entries of A for the block iterations, without and with a
+ * preconditioner: one SM reads A (and the factor, K times per sweep pair)
+ * from L2 every iteration, where the separate kernels spread it over the GPU.
+ * Measured on the H100 (docs/benchmarks.md), time per iteration in one block
+ * against the graphs: without a preconditioner faster on every system up to
+ * 23,884 entries (69 against 99 us), slower from 150,645 (283 against 122);
+ * with IC(0)/ILU(0) faster on every one up to 15,844 (57 against 85), ties
+ * and losses from 17,319 to 27,520 (sherman5, 20,793: 438 against 350),
+ * 6x slower at 83,883 (bcsstk13, many sweeps). */
+#ifndef SPK_BLOCK_NNZ_MAX
+#define SPK_BLOCK_NNZ_MAX 32768
+#endif
+#ifndef SPK_BLOCK_NNZ_PREC_MAX
+#define SPK_BLOCK_NNZ_PREC_MAX 16384
+#endif
+
+/* Can this solve run its iterations in one block?  br->on and the job's
+ * fixed parts set when it can. */
+static void block_of(spk_krylov *k, const spk_options *o, int method, double *x, const spk_result *res,
+                     double bnorm, blockrun *br)
+{
+    memset(br, 0, sizeof *br);
+    if (o->vector_ops != SPK_VECTOR_BLOCK || !K(k)->block || !k->dA || k->n < 1 || k->n > SPK_BLOCK_ROWS ||
+        k->dA->nnz > (spk_krylov_identity(k) ? SPK_BLOCK_NNZ_MAX : SPK_BLOCK_NNZ_PREC_MAX))
+        return;
+    spk_block_job *j = &br->job;
+    if (!spk_krylov_identity(k) && (!k->M_ops->block || !k->M_ops->block(k->M, &j->M))) return;
+    j->method = method;
+    j->n = k->n;
+    j->rp = k->dA->rowptr;
+    j->ci = k->dA->colind;
+    j->val = k->dA->val;
+    const double mean = (double)k->dA->nnz / k->n;
+    j->lanes = 1;
+    while (j->lanes < 32 && j->lanes < mean) j->lanes *= 2;
+    j->x = x;
+    for (int i = 0; i < 7; i++) j->v[i] = k->w[i];
+    j->maxit = o->maxit;
+    /* krylov_common.h's tests, with their thresholds as the host computes them */
+    j->conv = o->rtol * bnorm;
+    j->atol = o->atol;
+    j->div = o->dtol > 0 ? o->dtol * (bnorm > res->rnorm0 ? bnorm : res->rnorm0) : 0;
+    br->on = 1;
+}
+
+/* The next read of the block iterations into h, launching them from
+ * iteration it + 1 (slots: spk_block_job.slot; at most `left` iterations)
+ * when none is held; the kernel's time goes to the phases by its shares. */
+static int block_read(spk_krylov *k, spk_result *res, double t0, double *marked, blockrun *br, const int *slot,
+                      int it, int left, double rnorm, double *h)
+{
+    if (br->next == br->count) {
+        spk_block_job *j = &br->job;
+        memcpy(j->slot, slot, sizeof j->slot);
+        j->it = it;
+        j->iters = left < SPK_BLOCK_ITERS ? left : SPK_BLOCK_ITERS;
+        j->rnorm = rnorm;
+        double share[SPK_PHASES];
+        const double before = res->t_vector;
+        SPK_TRY(K(k)->block(k->e, j, br->reads, &br->count, share));
+        SPK_TRY(fused_times(k, res, t0, marked));
+        const double dt = res->t_vector - before;
+        res->t_vector = before + dt * share[SPK_PHASE_VECTOR];
+        res->t_spmv += dt * share[SPK_PHASE_SPMV];
+        res->t_precond += dt * share[SPK_PHASE_PRECOND];
+        res->block_iterations += j->method == SPK_BLOCK_CG ? br->count : (br->count + 1) / 2;
+        br->next = 0;
+    }
+    memcpy(h, br->reads + 3 * br->next++, 3 * sizeof(double));
+    return SPK_OK;
+}
+
+/* The loop ended: every read of the block iterations was tested. */
+static int block_done(spk_krylov *k, const blockrun *br, int it)
+{
+    if (!br->on || br->next == br->count) return SPK_OK;
+    return spk_err_set(k->e->err, SPK_ERR_INTERNAL,
+                       "the block iterations ran past the host's stopping test (iteration %d, %d reads left)", it,
+                       br->count - br->next);
+}
+
 static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res, graphs *gs)
 {
     const int n = k->n, ident = spk_krylov_identity(k);
@@ -262,6 +354,8 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     res->reason = SPK_DIVERGED_MAXIT;
     /* graphs: without M, rz' comes from the host */
     if (ident) gs = NULL;
+    blockrun br;
+    block_of(k, o, SPK_BLOCK_CG, x, res, bnorm, &br);
     double h[3];
     if (o->maxit >= 1) { /* iteration 1 from the product on */
         F_SPMV(k, 1.0, p, 0.0, q);
@@ -277,12 +371,18 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
         res->iterations = it;
         if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm) || it == o->maxit) break;
         const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
-        const steps st = {STEPS_CG, cur, next, 0, rnorm, x};
-        int ran = 0;
-        SPK_TRY(steps_then_times(k, res, t0, &marked, it >= GRAPH_FROM ? gs : NULL, cur == CG_RZ1, &st, h, &ran));
-        res->graph_iterations += ran;
+        if (br.on) {
+            const int slot[7] = {cur, next, CG_PQ, CG_RR};
+            SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it, o->maxit - it, rnorm, h));
+        } else {
+            const steps st = {STEPS_CG, cur, next, 0, rnorm, x};
+            int ran = 0;
+            SPK_TRY(steps_then_times(k, res, t0, &marked, it >= GRAPH_FROM ? gs : NULL, cur == CG_RZ1, &st, h, &ran));
+            res->graph_iterations += ran;
+        }
         cur = next;
     }
+    SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
     return spk_krylov_finish(k, b, x, q, res, bnorm);
 }
@@ -291,7 +391,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
 static graphs *graphs_of(spk_krylov *k, const spk_options *o, graphs *gs)
 {
     memset(gs, 0, sizeof *gs);
-    gs->on = o->vector_ops == SPK_VECTOR_GRAPH && K(k)->capture != NULL;
+    gs->on = (o->vector_ops == SPK_VECTOR_GRAPH || o->vector_ops == SPK_VECTOR_BLOCK) && K(k)->capture != NULL;
     return gs->on ? gs : NULL;
 }
 
@@ -332,6 +432,9 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
     SPK_TRY(K(k)->mark(k->e, -1));
     F_PLAIN(k, copy, n, r, r0);
     res->reason = SPK_DIVERGED_MAXIT;
+    blockrun br;
+    block_of(k, o, SPK_BLOCK_BICGSTAB, x, res, bnorm, &br);
+    if (br.on) gs = NULL;
     for (int it = 1; it <= o->maxit; it++) {
         const int old = cur == BI_RHO0 ? BI_RHO1 : BI_RHO0;
         int broke = 0, ran = 0;
@@ -340,8 +443,14 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
         const int par = cur == BI_RHO1;
         const steps half = {STEPS_BICG_HALF, cur, old, fresh, 0, x}, rest = {STEPS_BICG_REST, cur, old, 0, 0, x};
         double h[3];
-        SPK_TRY(steps_then_times(k, res, t0, &marked, g, par, &half, h, &ran));
-        res->graph_iterations += ran;
+        /* the block iterations start at a first half that is not a first step (p = r) */
+        const int slot[7] = {cur, old, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR};
+        if (br.on && (br.next < br.count || !fresh)) {
+            SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it - 1, o->maxit - it + 1, 0, h));
+        } else {
+            SPK_TRY(steps_then_times(k, res, t0, &marked, g, par, &half, h, &ran));
+            res->graph_iterations += ran;
+        }
         const double rho = h[0], r0v = h[1], ss = h[2];
         if (!isfinite(rho)) {
             res->reason = SPK_DIVERGED_NAN;
@@ -374,7 +483,10 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
             spk_krylov_record(k, o, res, it, snorm, bnorm);
             break;
         }
-        SPK_TRY(steps_then_times(k, res, t0, &marked, g, 2 + par, &rest, h, &ran));
+        if (br.on && br.next < br.count) /* else the block iterations stopped after the first half */
+            SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it - 1, 1, 0, h));
+        else
+            SPK_TRY(steps_then_times(k, res, t0, &marked, g, 2 + par, &rest, h, &ran));
         const double tt = h[0], ts = h[1], rr = h[2];
         if (!isfinite(tt) || !isfinite(ts)) {
             res->reason = SPK_DIVERGED_NAN;
@@ -394,6 +506,7 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
         cur = old; /* this rho becomes rho_old */
         seq++;
     }
+    SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
     return spk_krylov_finish(k, b, x, t, res, bnorm);
 }

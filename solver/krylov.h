@@ -28,6 +28,8 @@ typedef struct spk_krylov {
     const struct spk_precond_ops *M_ops; /* z = M^-1 r (apply NULL: identity) */
     void *M;
     double *w[SPK_KRYLOV_NWORK];      /* workspace vectors on the executor */
+    const spk_csr *dA;                /* A's CSR arrays in device memory for the block iterations
+                                         (SPK_VECTOR_BLOCK; NULL: none) */
     double *hist;                     /* host, maxit + 2 entries when history is kept */
     int hist_cap;
 } spk_krylov;

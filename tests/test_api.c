@@ -136,7 +136,7 @@ static void matrices_and_solves(void)
         spk_options os;
         spk_options_default(&os);
         CHECK(os.precond_sweeps == SPK_PRECOND_SWEEPS_AUTO && os.precond_isai == 0 &&
-                  os.vector_ops == SPK_VECTOR_GRAPH,
+                  os.vector_ops == SPK_VECTOR_BLOCK,
               "default precond_sweeps %d, precond_isai %d, vector_ops %d", os.precond_sweeps, os.precond_isai,
               os.vector_ops);
         {   /* sweeps auto: on the GPU the device factor with sweeps (or exact solves
@@ -521,10 +521,10 @@ static void reorder_multicolor(void)
           "reorder 7 accepted");
     CHECK(check_contains(spk_last_error(ctx), "reorder"), "message: %s", spk_last_error(ctx));
     o.reorder = SPK_REORDER_NONE;
-    o.vector_ops = 3;
+    o.vector_ops = 4;
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, &o, &s) == SPK_ERR_INVALID_ARG && !s &&
               check_contains(spk_last_error(ctx), "vector_ops"),
-          "vector_ops 3: %s", spk_last_error(ctx));
+          "vector_ops 4: %s", spk_last_error(ctx));
     o.vector_ops = SPK_VECTOR_CLASSIC;
     /* a zero pivot of the reordered matrix is named by its row in A too:
      * tridiagonal without a diagonal entry in row 4, red-black order puts it
@@ -670,10 +670,111 @@ static void fused_solves(void)
     spk_context_destroy(ctx);
 }
 
+/* SPK_VECTOR_BLOCK: on the GPU a small system's iterations run in one thread
+ * block (the device factor's sweeps or exact solves, or none), elsewhere the
+ * graphs; the same iterations as the graphs within rounding, the answer to
+ * rtol, and after new values the block reads the new matrix. */
+static void block_solves(void)
+{
+    spk_context *ctx = test_context();
+    const int g = 40, n = g * g;
+    int *rp, *ci;
+    double *v;
+    laplacian_unsorted(g, &rp, &ci, &v);
+    /* a varying diagonal: IC(0)/ILU(0) kept by auto (not Laplacian-shaped) */
+    for (int i = 0; i < n; i++)
+        for (int k = rp[i]; k < rp[i + 1]; k++)
+            if (ci[k] == i) v[k] += 0.25 * (i % 7);
+    const int nin = rp[n];
+    spk_matrix *A = NULL, *N = NULL;
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &A), spk_last_error(ctx));
+    double *vA = malloc((size_t)nin * sizeof(double)), *nv = malloc((size_t)nin * sizeof(double));
+    memcpy(vA, v, (size_t)nin * sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int k = rp[i]; k < rp[i + 1]; k++)
+            if (ci[k] == i + 1) v[k] = -1.6;
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &N), spk_last_error(ctx));
+    const int gpu = strcmp(spk_context_device(ctx), "cuda") == 0;
+    double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
+    double *x = malloc((size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) xs[i] = 1.0 + sin(0.37 * i);
+    const struct {
+        spk_matrix *M;
+        spk_solver_kind kind;
+        spk_precond_kind pc;
+        int sweeps;
+        const char *what;
+    } cases[] = {{A, SPK_SOLVER_CG, SPK_PRECOND_NONE, SPK_PRECOND_SWEEPS_AUTO, "CG"},
+                 {A, SPK_SOLVER_CG, SPK_PRECOND_FACTOR, SPK_PRECOND_SWEEPS_AUTO, "CG + IC(0), sweeps auto"},
+                 {A, SPK_SOLVER_CG, SPK_PRECOND_FACTOR, 2, "CG + IC(0), 2 sweeps"},
+                 {N, SPK_SOLVER_BICGSTAB, SPK_PRECOND_NONE, SPK_PRECOND_SWEEPS_AUTO, "BiCGStab"},
+                 {N, SPK_SOLVER_BICGSTAB, SPK_PRECOND_FACTOR, SPK_PRECOND_SWEEPS_AUTO, "BiCGStab + ILU(0)"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int iters[2] = {0, 0};
+        for (int f = 0; f < 2; f++) {
+            spk_options o;
+            spk_options_default(&o);
+            o.rtol = 1e-10;
+            o.precond_sweeps = cases[c].sweeps;
+            o.vector_ops = f ? SPK_VECTOR_BLOCK : SPK_VECTOR_GRAPH;
+            spk_solver *s = NULL;
+            spk_result r;
+            CHECK_OK(spk_solver_create(ctx, cases[c].M, cases[c].kind, cases[c].pc, &o, &s), spk_last_error(ctx));
+            CHECK_OK(spk_matrix_multiply(cases[c].M, xs, b), spk_last_error(ctx));
+            memset(x, 0, (size_t)n * sizeof(double));
+            CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+            CHECK(r.reason == SPK_CONVERGED_RTOL && r.true_relres <= 1e-9 && max_err(x, xs, n) < 1e-7,
+                  "%s (%s): %s, true relres %g, error %g", cases[c].what, f ? "block" : "graph",
+                  spk_reason_name(r.reason), r.true_relres, max_err(x, xs, n));
+            iters[f] = r.iterations;
+            if (f) {
+                /* all but the first iteration in the block on the GPU, none on the host */
+                CHECK(gpu ? r.block_iterations == r.iterations - 1 && r.graph_iterations == 0
+                          : r.block_iterations == 0,
+                      "%s: %d of %d iterations in one block, %d replayed (device %s)", cases[c].what,
+                      r.block_iterations, r.iterations, r.graph_iterations, spk_context_device(ctx));
+                CHECK(r.t_spmv > 0 && r.t_vector > 0 && (cases[c].pc == SPK_PRECOND_NONE) == (r.t_precond == 0),
+                      "%s: phases %g %g %g", cases[c].what, r.t_spmv, r.t_precond, r.t_vector);
+                /* new values (the diagonal doubled): refactored, and the block reads them */
+                const double *orig = cases[c].M == A ? vA : v;
+                memcpy(nv, orig, (size_t)nin * sizeof(double));
+                for (int i = 0; i < n; i++)
+                    for (int k = rp[i]; k < rp[i + 1]; k++)
+                        if (ci[k] == i) nv[k] *= 2;
+                CHECK_OK(spk_matrix_update_values(cases[c].M, nv), spk_last_error(ctx));
+                CHECK_OK(spk_matrix_multiply(cases[c].M, xs, b), spk_last_error(ctx));
+                memset(x, 0, (size_t)n * sizeof(double));
+                CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+                CHECK(r.reason == SPK_CONVERGED_RTOL && max_err(x, xs, n) < 1e-7 && (!gpu || r.block_iterations > 0),
+                      "%s after new values: %s, error %g, %d block iterations", cases[c].what,
+                      spk_reason_name(r.reason), max_err(x, xs, n), r.block_iterations);
+                CHECK_OK(spk_matrix_update_values(cases[c].M, orig), spk_last_error(ctx));
+            }
+            spk_solver_destroy(s);
+        }
+        const char *mname = cases[c].kind == SPK_SOLVER_CG ? "cg" : "bicgstab";
+        CHECK(iter_match(mname, iters[1], iters[0]), "%s: %d iterations in one block, %d with graphs",
+              cases[c].what, iters[1], iters[0]);
+        printf("%-28s %4d iterations with graphs, %4d in one block\n", cases[c].what, iters[0], iters[1]);
+    }
+    free(xs);
+    free(b);
+    free(x);
+    free(vA);
+    free(nv);
+    spk_matrix_destroy(A);
+    spk_matrix_destroy(N);
+    free(rp);
+    free(ci);
+    free(v);
+    spk_context_destroy(ctx);
+}
+
 int main(void)
 {
     matrices_and_solves();
     fused_solves();
+    block_solves();
     format_name_copied();
     auto_switch();
     bad_input();

@@ -49,12 +49,12 @@ expect_in("${out}" "\"vector_ops\": \"fused\"" "solve --vector-ops fused --json"
 expect_in("${out}" "\"sync\": " "solve --vector-ops fused --json sync")
 # graphs (the default) on the host: the fused steps, none replayed
 spk_run(0 out err solve "${DATA}/sherman3.mtx.gz" --device cpu --json)
-expect_in("${out}" "\"vector_ops\": \"graph\", \"graph_iterations\": 0" "solve --json: graphs on the host")
+expect_in("${out}" "\"vector_ops\": \"block\", \"graph_iterations\": 0, \"block_iterations\": 0" "solve --json: no graphs or block on the host")
 spk_run(0 out err solve "${DATA}/sherman3.mtx.gz" --device cpu)
 expect_in("${out}" "after 92 iterations" "solve, graphs by default: the same iterations on the host")
 expect_in("${out}" "; fused vector steps)" "solve, graphs by default: none on the host")
 spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --vector-ops turbo)
-expect_in("${err}" "--vector-ops needs fused, graph or classic" "bad --vector-ops")
+expect_in("${err}" "--vector-ops needs block, graph, fused or classic" "bad --vector-ops")
 spk_run(0 out err bench --device cpu --solve --vector-ops fused --formats csr "${DATA}/nos3.mtx.gz" --min-time 0)
 expect_in("${out}" "    sync" "bench --vector-ops fused: sync column")
 # solve configurations compared in one run: each one's time to solution against the first, the

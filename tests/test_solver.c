@@ -10,6 +10,9 @@
 #include "device.h"
 #include "iter_match.h"
 #include "io/gen.h"
+#ifdef SPK_TEST_CUDA
+#include "core/exec_cuda.h"
+#endif
 #include "precond/precond.h"
 #include "solver/krylov.h"
 #include "spmv/spmv.h"
@@ -65,7 +68,9 @@ static const struct spk_spmv_ops nan_ops_cuda = {"nan-after", "cuda", "test", na
                                                   NULL, nan_destroy, nan_stats, NULL};
 
 static spk_exec *g_host, *g_dev; /* the host executor and the one under test */
-static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, SPK_VECTOR_FUSED, SPK_VECTOR_GRAPH */
+static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, _FUSED, _GRAPH and _BLOCK */
+static int g_dev_apply;          /* spk_precond_opts.dev_apply of the runs (0: timed) */
+static int g_block_kind;         /* the last run's preconditioner in one block (spk_block_prec.kind, -1: none) */
 
 static void test_options(spk_options *o)
 {
@@ -87,11 +92,25 @@ static int run_on(spk_exec *ex, const spk_csr *A, const struct spk_spmv_ops *aop
     spk_precond_opts po;
     spk_precond_opts_default(&po);
     SPK_CHECK(st, spk_krylov_init(&k, ex, n, o->maxit, o->keep_history));
+#ifdef SPK_TEST_CUDA
+    /* the block iterations read A's CSR arrays (not through a test's own SpMV) */
+    spk_csr dA;
+    memset(&dA, 0, sizeof dA);
+    if (o->vector_ops == SPK_VECTOR_BLOCK && ex != g_host && aops != &nan_ops_cuda) {
+        SPK_CHECK(st, spk_cuda_csr_upload(ex, A, &dA, "the test matrix"));
+        k.dA = &dA;
+    }
+#endif
     if (!aops) SPK_CHECK(st, spk_spmv_find("auto", ex, &aops, err));
     SPK_CHECK(st, aops->create(ex, A, NULL, &k.A));
     k.A_ops = aops;
     SPK_CHECK(st, spk_precond_find(pc, ex, &k.M_ops, err));
+    po.dev_apply = g_dev_apply;
     SPK_CHECK(st, k.M_ops->create(ex, A, &po, &k.M));
+    {
+        spk_block_prec bp;
+        if (ex != g_host) g_block_kind = k.M_ops->block && k.M_ops->block(k.M, &bp) ? bp.kind : -1;
+    }
     db = to_dev(ex, b, n);
     dx = to_dev(ex, x, n);
     if (!db || !dx) {
@@ -108,6 +127,9 @@ static int run_on(spk_exec *ex, const spk_csr *A, const struct spk_spmv_ops *aop
         res->history_len = len;
     }
 cleanup:
+#ifdef SPK_TEST_CUDA
+    spk_cuda_csr_free(&dA);
+#endif
     if (k.A_ops && k.A) k.A_ops->destroy(k.A);
     if (k.M_ops && k.M) k.M_ops->destroy(k.M);
     if (k.e) spk_krylov_free(&k);
@@ -186,6 +208,14 @@ static void known_solution(const char *spec, int method, const char *pc)
           r.t_precond);
     printf("%-16s %-8s %-6s %4d iterations, true relres %.2e, error %.2e\n", spec, mname, pc,
            r.iterations, r.true_relres, e);
+    if (g_vector_ops == SPK_VECTOR_BLOCK && g_dev != g_host) {
+        /* one block runs the iterations with no preconditioner and with the device
+         * factor's sweeps; the others (cuSPARSE's factor, Jacobi, ISAI) go on with graphs */
+        const int blk = !strcmp(pc, "none") || strstr(pc, "-sweeps") != NULL;
+        CHECK(blk ? r.block_iterations >= r.iterations - 1 && r.graph_iterations == 0 : r.block_iterations == 0,
+              "%s %s+%s: %d of %d iterations in one block, %d as graphs", spec, mname, pc, r.block_iterations,
+              r.iterations, r.graph_iterations);
+    }
     if (g_dev != g_host) { /* the host run of the same problem */
         spk_result rh;
         memset(x, 0, (size_t)n * sizeof(double));
@@ -364,7 +394,7 @@ static void nan_midway(void)
     /* NaN only in the final true residual (the last SpMV: 1 start + k + 1):
      * the recurrence converged, but the answer must not be reported as such
      * (counted calls: a graph replays its SpMV without calling apply) */
-    if (g_vector_ops == SPK_VECTOR_GRAPH && g_dev != g_host) goto rest;
+    if (g_vector_ops >= SPK_VECTOR_GRAPH && g_dev != g_host) goto rest;
     nan_after_calls = 1000000;
     memset(x, 0, 400 * sizeof(double));
     CHECK_OK(run(&A, g_dev == g_host ? &nan_ops_host : &nan_ops_cuda, "jacobi", CG, b, x, &o, &r, &err), err.msg);
@@ -504,6 +534,30 @@ static void fused_vs_classic(const char *spec, int method, const char *pc)
     problem_free(&P);
 }
 
+/* SPK_VECTOR_BLOCK on the GPU: each way a block applies the device factor
+ * (sliced sweeps, sweeps on the factor as stored, exact solves), checked by
+ * known_solution against the host and the known answer. */
+static void block_kinds(void)
+{
+    struct {
+        const char *spec, *pc;
+        int method, dev_apply, kind;
+    } cases[] = {
+        {"poisson3d-7:12", "ic0-sweeps", CG, 2, SPK_BLOCK_SWEEPS},       /* 1 + APPLY_SMALL_SWEEPS */
+        {"convdiff3d-7:12", "ilu0-sweeps", BICGSTAB, 2, SPK_BLOCK_SWEEPS},
+        {"poisson3d-7:12", "ic0-sweeps", CG, 3, SPK_BLOCK_SOLVE},        /* 1 + APPLY_SMALL_SOLVE */
+        {"convdiff3d-7:12", "ilu0-sweeps", BICGSTAB, 3, SPK_BLOCK_SOLVE},
+        {"powerlaw:1000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR}, /* rows too uneven to slice */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        g_dev_apply = cases[c].dev_apply;
+        known_solution(cases[c].spec, cases[c].method, cases[c].pc);
+        CHECK(g_block_kind == cases[c].kind, "%s %s (apply %d): block kind %d, want %d", cases[c].spec, cases[c].pc,
+              cases[c].dev_apply, g_block_kind, cases[c].kind);
+    }
+    g_dev_apply = 0;
+}
+
 int main(void)
 {
     static spk_err herr, derr;
@@ -513,8 +567,9 @@ int main(void)
     spk_exec_destroy(g_dev);
     g_dev = g_host;
 #endif
-    for (g_vector_ops = SPK_VECTOR_CLASSIC; g_vector_ops <= SPK_VECTOR_GRAPH; g_vector_ops++) {
-        printf("-- vector operations: %s\n", g_vector_ops == SPK_VECTOR_GRAPH   ? "graph"
+    for (g_vector_ops = SPK_VECTOR_CLASSIC; g_vector_ops <= SPK_VECTOR_BLOCK; g_vector_ops++) {
+        printf("-- vector operations: %s\n", g_vector_ops == SPK_VECTOR_BLOCK   ? "block"
+                                              : g_vector_ops == SPK_VECTOR_GRAPH ? "graph"
                                               : g_vector_ops == SPK_VECTOR_FUSED ? "fused"
                                                                                  : "classic");
         known_solution("poisson2d-5:24", CG, "none");
@@ -543,6 +598,7 @@ int main(void)
         nan_midway();
         divergence();
         monitor();
+        if (g_vector_ops == SPK_VECTOR_BLOCK && g_dev != g_host) block_kinds();
     }
     g_vector_ops = SPK_VECTOR_CLASSIC;
     fused_vs_classic("poisson2d-5:24", CG, "none");

@@ -218,10 +218,14 @@ def test_vector_ops_fused():
     xt = np.linspace(1.0, 2.0, g * g)
     for method in ("cg", "bicgstab"):
         xc, infoc = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE, vector_ops="classic")
-        xf, infof = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE)  # fused: the default
+        xf, infof = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE)  # block: the default
         assert infof.converged and np.allclose(xf, xt, rtol=1e-7)
         assert abs(infof.iterations - infoc.iterations) <= max(3, infoc.iterations // 10)
         assert infof.t_sync >= 0 and infoc.t_sync == 0
+        # on the GPU all but the first iteration of this small system run in one block
+        assert infof.block_iterations == (infof.iterations - 1 if infof.device == "cuda" else 0)
+        xg, infog = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE, vector_ops="graph")
+        assert infog.converged and np.allclose(xg, xt, rtol=1e-7) and infog.block_iterations == 0
     with pytest.raises(ValueError) as e:
         spk.solve(A, A @ xt, vector_ops="turbo", device=DEVICE)
     assert "vector_ops" in str(e.value)

@@ -1,0 +1,311 @@
+// block_kernels.cu -- whole CG and BiCGStab iterations in one thread block
+// (exec.h, spk_block_job): for small systems, where an iteration of
+// separate kernels costs its launches and the waits between them more than
+// its arithmetic, one block of kSmallBlock threads runs the fused steps of
+// solver/fused.c back to back, the vectors in global memory (in the SM's
+// L1 between steps), barriers in place of kernel boundaries.
+//
+// Each step is the fused kernel's arithmetic (krylov_kernels.cu) with the
+// same guards; the reductions add in a fixed order (each thread its
+// entries, then the warps, then the 32 warp sums in order), so a run
+// repeats to the bit.  After each point where the fused driver reads its
+// scalars, the kernel writes them to `reads` and applies the driver's tests
+// (fused.c, krylov_common.h) to them, stopping where any would end the loop
+// or leave the fast path; the host replays the reads through its own tests.
+//
+// Phases: thread 0 reads clock64() at the barriers that end the product,
+// the preconditioner and the vector steps, and the shares of the three go
+// back with the reads.
+#include <cuda_runtime.h>
+
+#include "block_kernels.h"
+#include "devtri.cuh"
+
+namespace {
+
+using namespace spk_devtri;
+
+constexpr int kT = kSmallBlock;
+constexpr int kWarps = kT / 32;
+constexpr unsigned kFull = 0xffffffffu;
+
+__device__ __forceinline__ bool fin(double v)
+{
+    return isfinite(v);
+}
+
+// The block's sum of v, in every thread (sh: kWarps doubles).
+__device__ __forceinline__ double block_sum(double v, double *sh)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
+    __syncthreads(); // sh may still be read by the previous sum
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    double t = 0;
+    for (int w = 0; w < kWarps; w++) t += sh[w];
+    return t;
+}
+
+__device__ __forceinline__ double block_dot(int n, const double *x, const double *y, double *sh)
+{
+    double a = 0;
+    for (int i = threadIdx.x; i < n; i += kT) a += x[i] * y[i];
+    return block_sum(a, sh);
+}
+
+// y = A x, `lanes` lanes a row (a power of two up to 32), rows dealt in
+// rounds so that every lane of a warp takes part in every shuffle; ends
+// with a barrier.
+__device__ __forceinline__ void block_spmv(const spk_block_job &j, const double *__restrict__ x, double *y)
+{
+    const int g = j.lanes, lane = threadIdx.x & (g - 1), groups = kT / g;
+    for (int base = 0; base < j.n; base += groups) {
+        const int i = base + threadIdx.x / g;
+        double s = 0;
+        if (i < j.n)
+            for (int k = j.rp[i] + lane, e = j.rp[i + 1]; k < e; k += g) s += j.val[k] * x[j.ci[k]];
+        for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(kFull, s, o, g);
+        if (i < j.n && lane == 0) y[i] = s;
+    }
+    __syncthreads();
+}
+
+// Phase clock of thread 0.
+struct clock3 {
+    long long last, acc[SPK_PHASES];
+    __device__ __forceinline__ void start()
+    {
+        last = clock64();
+        for (int p = 0; p < SPK_PHASES; p++) acc[p] = 0;
+    }
+    __device__ __forceinline__ void mark(int ph)
+    {
+        if (threadIdx.x == 0) {
+            const long long t = clock64();
+            acc[ph] += t - last;
+            last = t;
+        }
+    }
+};
+
+// The fused driver's norm: sqrt(vv) on its fast path (0 < vv <= finite,
+// above 1e-290), else the driver calls nrm2 (-1 here: stop).
+__device__ __forceinline__ double fast_norm(double vv)
+{
+    return vv != 0 && fin(vv) && vv > 1e-290 ? sqrt(vv) : -1.0;
+}
+
+// Does ||r|| end the loop (krylov_end_step)?
+__device__ __forceinline__ bool end_test(const spk_block_job &j, double rn)
+{
+    return !fin(rn) || rn <= j.conv || rn <= j.atol || (j.div > 0 && rn > j.div);
+}
+
+__device__ __forceinline__ void put3(double *reads, int i, double a, double b, double c)
+{
+    if (threadIdx.x == 0) {
+        reads[3 * i] = a;
+        reads[3 * i + 1] = b;
+        reads[3 * i + 2] = c;
+    }
+}
+
+__device__ __forceinline__ void finish_out(int *count, long long *cycles, int reads, const clock3 &ck)
+{
+    if (threadIdx.x == 0) {
+        *count = reads;
+        for (int p = 0; p < SPK_PHASES; p++) cycles[p] = ck.acc[p];
+    }
+}
+
+// CG from the state after a read: for each iteration, z = M^-1 r and rz' =
+// r'z (or ||r||^2), p = z + (rz'/rz) p, q = A p, pq = p'q, the update of x
+// and r with rr = r'r; read (rz', pq, rr).
+__global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *slots, double *reads, int *count,
+                                                      long long *cycles)
+{
+    extern __shared__ double xs[];
+    __shared__ double sh[kWarps];
+    const int n = j.n, prec = j.M.kind != SPK_BLOCK_IDENTITY;
+    double *x = j.x, *r = j.v[0], *p = j.v[1], *q = j.v[2], *z = prec ? j.v[3] : r;
+    int cur = j.slot[0], next = j.slot[1];
+    double rz = slots[cur], rn = j.rnorm, rzn = 0, pq = 0, rr = 0;
+    clock3 ck;
+    ck.start();
+    int done = 0;
+    for (int it = j.it + 1; done < j.iters; it++) {
+        if (prec) {
+            block_prec_apply(n, j.M, r, z, xs);
+            ck.mark(SPK_PHASE_PRECOND);
+            rzn = block_dot(n, r, z, sh);
+        } else {
+            rzn = rn * rn;
+        }
+        const double beta = rzn / rz;
+        if (fin(beta))
+            for (int i = threadIdx.x; i < n; i += kT) p[i] = z[i] + beta * p[i];
+        __syncthreads();
+        ck.mark(SPK_PHASE_VECTOR);
+        block_spmv(j, p, q);
+        ck.mark(SPK_PHASE_SPMV);
+        pq = block_dot(n, p, q, sh);
+        const double a = rzn / pq;
+        if (rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a)) {
+            double acc = 0;
+            for (int i = threadIdx.x; i < n; i += kT) {
+                x[i] += a * p[i];
+                const double ri = r[i] - a * q[i];
+                r[i] = ri;
+                acc += ri * ri;
+            }
+            rr = block_sum(acc, sh);
+        } else {
+            rr = __longlong_as_double(0x7ff8000000000000LL);
+        }
+        ck.mark(SPK_PHASE_VECTOR);
+        put3(reads, done++, rzn, pq, rr);
+        rz = rzn;
+        const int t = cur;
+        cur = next;
+        next = t;
+        if (!(fin(rzn) && rzn > 0) || !(fin(pq) && pq > 0)) break;
+        rn = fast_norm(rr);
+        if (rn < 0 || end_test(j, rn) || it >= j.maxit) break;
+    }
+    if (threadIdx.x == 0) {
+        slots[cur] = rz;
+        slots[j.slot[2]] = pq;
+        slots[j.slot[3]] = rr;
+    }
+    finish_out(count, cycles, done, ck);
+}
+
+// BiCGStab (right-preconditioned) from the state after an iteration's
+// second read, not a first step (p = r): rho = r0'r, p = r + beta (p -
+// omega v), ph = M^-1 p, v = A ph, r0v = r0'v, s = r - alpha v with ss = s's;
+// read (rho, r0v, ss); sh = M^-1 s, t = A sh, tt = t't, ts = t's, x = (x +
+// alpha ph) + omega sh, r = s - omega t with rr; read (tt, ts, rr).
+__global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double *slots, double *reads, int *count,
+                                                        long long *cycles)
+{
+    extern __shared__ double xs[];
+    __shared__ double sh[kWarps];
+    const int n = j.n, prec = j.M.kind != SPK_BLOCK_IDENTITY;
+    double *x = j.x, *r = j.v[0], *r0 = j.v[1], *p = j.v[2], *v = j.v[3], *t = j.v[4];
+    double *ph = prec ? j.v[5] : p, *shv = prec ? j.v[6] : r;
+    int cur = j.slot[0], old = j.slot[1];
+    double rho_c = slots[cur], rho_o = slots[old], r0v = slots[j.slot[2]], ss = slots[j.slot[3]];
+    double tt = slots[j.slot[4]], ts = slots[j.slot[5]], rr = slots[j.slot[6]];
+    clock3 ck;
+    ck.start();
+    int done = 0;
+    for (int it = j.it + 1, k = 0; k < j.iters; it++, k++) {
+        const double rho = block_dot(n, r0, r, sh);
+        rho_c = rho;
+        if (fin(rho) && rho != 0) {
+            const double alpha_o = rho_o / r0v, omega_o = ts / tt;
+            const double beta = (rho / rho_o) * (alpha_o / omega_o);
+            if (fin(beta))
+                for (int i = threadIdx.x; i < n; i += kT) p[i] = r[i] + beta * (p[i] - omega_o * v[i]);
+        }
+        __syncthreads();
+        ck.mark(SPK_PHASE_VECTOR);
+        if (prec) {
+            block_prec_apply(n, j.M, p, ph, xs);
+            ck.mark(SPK_PHASE_PRECOND);
+        }
+        block_spmv(j, ph, v);
+        ck.mark(SPK_PHASE_SPMV);
+        r0v = block_dot(n, r0, v, sh);
+        const double a = rho / r0v;
+        if (fin(a)) {
+            double acc = 0;
+            for (int i = threadIdx.x; i < n; i += kT) {
+                const double ri = r[i] - a * v[i];
+                r[i] = ri;
+                acc += ri * ri;
+            }
+            ss = block_sum(acc, sh);
+        } else {
+            ss = __longlong_as_double(0x7ff8000000000000LL);
+        }
+        ck.mark(SPK_PHASE_VECTOR);
+        put3(reads, done++, rho, r0v, ss);
+        if (!fin(rho) || rho == 0 || !fin(r0v) || !fin(r0v != 0 ? rho / r0v : INFINITY)) break;
+        const double sn = fast_norm(ss);
+        if (sn < 0 || sn <= j.conv || sn <= j.atol) break;
+        if (prec) {
+            block_prec_apply(n, j.M, r, shv, xs);
+            ck.mark(SPK_PHASE_PRECOND);
+        }
+        block_spmv(j, shv, t);
+        ck.mark(SPK_PHASE_SPMV);
+        {
+            double a2 = 0, b2 = 0;
+            for (int i = threadIdx.x; i < n; i += kT) {
+                const double ti = t[i];
+                a2 += ti * ti;
+                b2 += ti * r[i];
+            }
+            tt = block_sum(a2, sh);
+            ts = block_sum(b2, sh);
+        }
+        const double w = ts / tt;
+        if (tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w)) {
+            double acc = 0;
+            for (int i = threadIdx.x; i < n; i += kT) {
+                const double si = shv[i];
+                x[i] = (x[i] + a * ph[i]) + w * si;
+                const double ri = r[i] - w * t[i];
+                r[i] = ri;
+                acc += ri * ri;
+            }
+            rr = block_sum(acc, sh);
+        } else {
+            rr = __longlong_as_double(0x7ff8000000000000LL);
+        }
+        ck.mark(SPK_PHASE_VECTOR);
+        put3(reads, done++, tt, ts, rr);
+        // the driver's next iteration takes this rho as rho_old
+        const int sw = cur;
+        cur = old;
+        old = sw;
+        rho_o = rho_c;
+        if (!fin(tt) || !fin(ts) || tt == 0) break;
+        const double rn = fast_norm(rr);
+        if (rn < 0 || end_test(j, rn) || w == 0 || it >= j.maxit) break;
+    }
+    if (threadIdx.x == 0) {
+        slots[cur] = rho_c;
+        slots[old] = rho_o;
+        slots[j.slot[2]] = r0v;
+        slots[j.slot[3]] = ss;
+        slots[j.slot[4]] = tt;
+        slots[j.slot[5]] = ts;
+        slots[j.slot[6]] = rr;
+    }
+    finish_out(count, cycles, done, ck);
+}
+
+}  // namespace
+
+extern "C" cudaError_t spk_block_allow(unsigned shared_bytes)
+{
+    cudaError_t st = cudaFuncSetAttribute(cg_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)shared_bytes);
+    if (st == cudaSuccess)
+        st = cudaFuncSetAttribute(bicg_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+    return st;
+}
+
+extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, double *slots, double *reads,
+                                     int *count, long long *cycles)
+{
+    if (j->n < 1 || j->n > SPK_BLOCK_ROWS || j->iters < 1) return cudaErrorInvalidValue;
+    const unsigned bytes = j->M.kind == SPK_BLOCK_IDENTITY ? 0 : j->M.shared_bytes;
+    if (j->method == SPK_BLOCK_CG)
+        cg_block_kernel<<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
+    else
+        bicg_block_kernel<<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
+    return cudaGetLastError();
+}

@@ -1,0 +1,26 @@
+/* block_kernels.h -- whole CG and BiCGStab iterations in one thread block
+ * (block_kernels.cu; the job and its outcome: exec.h, spk_block_job). */
+#ifndef SPK_CORE_BLOCK_KERNELS_H
+#define SPK_CORE_BLOCK_KERNELS_H
+
+#include <cuda_runtime_api.h>
+
+#include "exec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Allow the kernels shared_bytes of dynamic shared memory (outside any
+ * capture; once for the largest size used). */
+cudaError_t spk_block_allow(unsigned shared_bytes);
+/* Queue the iterations of j on stream s: slots are the executor's scalar
+ * slots; reads (3 * (2 * j->iters) doubles), *count and cycles
+ * (SPK_PHASES) are device memory written at the end. */
+cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, double *slots, double *reads, int *count,
+                          long long *cycles);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

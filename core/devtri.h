@@ -1,0 +1,38 @@
+/* devtri.h -- triangular operators in device memory, as the GPU
+ * preconditioners hand them to kernels that apply them inside one thread
+ * block (the small-system applies of precond/devsweep.c and the block
+ * iterations of core/block_kernels.cu).  Plain C: pointers into device
+ * memory, no CUDA types. */
+#ifndef SPK_CORE_DEVTRI_H
+#define SPK_CORE_DEVTRI_H
+
+/* A triangle for the solves: row i's strict entries at [beg[i] + boff,
+ * end[i] + eoff) of col and val, D^-1 = id (NULL: I). */
+typedef struct spk_dev_tri {
+    const int *beg, *end, *col;
+    int boff, eoff;
+    const double *val, *id;
+} spk_dev_tri;
+
+/* A preconditioner z = M^-1 r that one thread block can apply (both
+ * triangles, triangle 0 first, rows forward; triangle 1 rows backward):
+ *   SPK_BLOCK_SWEEPS: K Jacobi sweeps on each triangle's sliced copy (sp,
+ *     scol, sval: float when single, else double; D^-1 = id[t]);
+ *   SPK_BLOCK_SWEEPS_CSR: K Jacobi sweeps on tri[0], tri[1] as stored
+ *     (where there are no sliced copies);
+ *   SPK_BLOCK_SOLVE: exact solves of tri[0], tri[1].
+ * y (n doubles, device) holds the first triangle's result; shared_bytes is
+ * the shared memory the apply needs. */
+enum { SPK_BLOCK_IDENTITY, SPK_BLOCK_SWEEPS, SPK_BLOCK_SWEEPS_CSR, SPK_BLOCK_SOLVE };
+typedef struct spk_block_prec {
+    int kind;
+    int k, single;
+    const int *sp[2], *scol[2];
+    const void *sval[2];
+    const double *id[2];
+    spk_dev_tri tri[2];
+    double *y;
+    unsigned shared_bytes;
+} spk_block_prec;
+
+#endif
