@@ -70,6 +70,24 @@ __device__ __forceinline__ void block_spmv(const spk_block_job &j, const double 
     __syncthreads();
 }
 
+// r -= a v after first(i) for each i (an update of x that reads r's old
+// entry where it aliases it), giving r'r; nothing and NaN when !ok (the
+// fused kernels' failed guard).
+template <typename First>
+__device__ __forceinline__ double residual_step(bool ok, int n, double a, const double *v, double *r, double *sh,
+                                                First first)
+{
+    if (!ok) return __longlong_as_double(0x7ff8000000000000LL);
+    double acc = 0;
+    for (int i = threadIdx.x; i < n; i += kT) {
+        first(i);
+        const double ri = r[i] - a * v[i];
+        r[i] = ri;
+        acc += ri * ri;
+    }
+    return block_sum(acc, sh);
+}
+
 // Phase clock of thread 0.
 struct clock3 {
     long long last, acc[SPK_PHASES];
@@ -150,18 +168,8 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         ck.mark(SPK_PHASE_SPMV);
         pq = block_dot(n, p, q, sh);
         const double a = rzn / pq;
-        if (rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a)) {
-            double acc = 0;
-            for (int i = threadIdx.x; i < n; i += kT) {
-                x[i] += a * p[i];
-                const double ri = r[i] - a * q[i];
-                r[i] = ri;
-                acc += ri * ri;
-            }
-            rr = block_sum(acc, sh);
-        } else {
-            rr = __longlong_as_double(0x7ff8000000000000LL);
-        }
+        rr = residual_step(rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a), n, a, q, r, sh,
+                           [&](int i) { x[i] += a * p[i]; });
         ck.mark(SPK_PHASE_VECTOR);
         put3(reads, done++, rzn, pq, rr);
         rz = rzn;
@@ -218,17 +226,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         ck.mark(SPK_PHASE_SPMV);
         r0v = block_dot(n, r0, v, sh);
         const double a = rho / r0v;
-        if (fin(a)) {
-            double acc = 0;
-            for (int i = threadIdx.x; i < n; i += kT) {
-                const double ri = r[i] - a * v[i];
-                r[i] = ri;
-                acc += ri * ri;
-            }
-            ss = block_sum(acc, sh);
-        } else {
-            ss = __longlong_as_double(0x7ff8000000000000LL);
-        }
+        ss = residual_step(fin(a), n, a, v, r, sh, [](int) {});
         ck.mark(SPK_PHASE_VECTOR);
         put3(reads, done++, rho, r0v, ss);
         if (!fin(rho) || rho == 0 || !fin(r0v) || !fin(r0v != 0 ? rho / r0v : INFINITY)) break;
@@ -251,19 +249,9 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
             ts = block_sum(b2, sh);
         }
         const double w = ts / tt;
-        if (tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w)) {
-            double acc = 0;
-            for (int i = threadIdx.x; i < n; i += kT) {
-                const double si = shv[i];
-                x[i] = (x[i] + a * ph[i]) + w * si;
-                const double ri = r[i] - w * t[i];
-                r[i] = ri;
-                acc += ri * ri;
-            }
-            rr = block_sum(acc, sh);
-        } else {
-            rr = __longlong_as_double(0x7ff8000000000000LL);
-        }
+        // sh is r without a preconditioner: its entry is read before r's is written
+        rr = residual_step(tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w), n, w, t, r, sh,
+                           [&](int i) { x[i] = (x[i] + a * ph[i]) + w * shv[i]; });
         ck.mark(SPK_PHASE_VECTOR);
         put3(reads, done++, tt, ts, rr);
         // the driver's next iteration takes this rho as rho_old
