@@ -666,10 +666,8 @@ static int ck_block(spk_exec *e, const spk_block_job *job, double *reads, int *c
     if (job->iters > SPK_BLOCK_ITERS || job->n > SPK_BLOCK_ROWS)
         return spk_err_set(e->err, SPK_ERR_INTERNAL, "block iterations: %d iterations of %d rows asked, at most %d of %d",
                            job->iters, job->n, SPK_BLOCK_ITERS, SPK_BLOCK_ROWS);
-    if (!k->blk) {
-        SPK_TRY(spk_cuda_alloc(e, BLOCK_BYTES, "the block iterations' reads", &k->blk));
-        SPK_CUDA_TRY(e->err, cudaHostAlloc(&k->hblk, BLOCK_BYTES, cudaHostAllocDefault));
-    }
+    if (!k->blk) SPK_TRY(spk_cuda_alloc(e, BLOCK_BYTES, "the block iterations' reads", &k->blk));
+    if (!k->hblk) SPK_CUDA_TRY(e->err, cudaHostAlloc(&k->hblk, BLOCK_BYTES, cudaHostAllocDefault));
     const unsigned bytes = job->M.kind == SPK_BLOCK_IDENTITY ? 0 : job->M.shared_bytes;
     if (bytes > k->blk_shared) {
         SPK_CUDA_TRY(e->err, spk_block_allow(bytes));

@@ -248,21 +248,6 @@ typedef struct blockrun {
     int count, next; /* reads held, the next to hand out */
 } blockrun;
 
-/* The most entries of A for the block iterations, without and with a
- * preconditioner: one SM reads A (and the factor, K times per sweep pair)
- * from L2 every iteration, where the separate kernels spread it over the GPU.
- * Measured on the H100 (docs/benchmarks.md), time per iteration in one block
- * against the graphs: without a preconditioner faster on every system up to
- * 23,884 entries (69 against 99 us), slower from 150,645 (283 against 122);
- * with IC(0)/ILU(0) faster on every one up to 15,844 (57 against 85), ties
- * and losses from 17,319 to 27,520 (sherman5, 20,793: 438 against 350),
- * 6x slower at 83,883 (bcsstk13, many sweeps). */
-#ifndef SPK_BLOCK_NNZ_MAX
-#define SPK_BLOCK_NNZ_MAX 32768
-#endif
-#ifndef SPK_BLOCK_NNZ_PREC_MAX
-#define SPK_BLOCK_NNZ_PREC_MAX 16384
-#endif
 
 /* Can this solve run its iterations in one block?  br->on and the job's
  * fixed parts set when it can. */
