@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
     const int n = j.n, prec = j.M.kind != SPK_BLOCK_IDENTITY;
     double *x = j.x, *r = j.v[0], *p = j.v[1], *q = j.v[2], *z = prec ? j.v[3] : r;
     int cur = j.slot[0], next = j.slot[1];
-    double rz = slots[cur], rn = j.rnorm, rzn = 0, pq = 0, rr = 0;
+    double rz = j.first ? 1.0 : slots[cur], rn = j.rnorm, rzn = 0, pq = 0, rr = 0;
     clock3 ck;
     ck.start();
     int done = 0;
@@ -160,7 +160,9 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
             rzn = rn * rn;
         }
         const double beta = rzn / rz;
-        if (fin(beta))
+        if (j.first && it == 1) /* p = z: the copy of the driver's first iteration */
+            for (int i = threadIdx.x; i < n; i += kT) p[i] = z[i];
+        else if (fin(beta))
             for (int i = threadIdx.x; i < n; i += kT) p[i] = z[i] + beta * p[i];
         __syncthreads();
         ck.mark(SPK_PHASE_VECTOR);

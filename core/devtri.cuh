@@ -13,7 +13,7 @@ namespace spk_devtri {
  * kSlice rows, each as wide as its longest row, stored column by column
  * (entry k of row r at sp[r / kSlice] + k * kSlice + r % kSlice), padded with
  * zeros at the row's own column, so a sweep reads the factor coalesced. */
-constexpr int kSlice = 32;
+constexpr int kSlice = SPK_DEV_SLICE;
 
 /* The whole apply of a small factor in one block: K sweeps on triangle 0
  * for b = r into y, then K on triangle 1 for b = y into z, the iterates in

@@ -6,6 +6,9 @@
 #ifndef SPK_CORE_DEVTRI_H
 #define SPK_CORE_DEVTRI_H
 
+/* Rows per slice of the sliced copies of a triangle (devtri.cuh). */
+#define SPK_DEV_SLICE 32
+
 /* A triangle for the solves: row i's strict entries at [beg[i] + boff,
  * end[i] + eoff) of col and val, D^-1 = id (NULL: I). */
 typedef struct spk_dev_tri {

@@ -32,7 +32,7 @@ enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
  * product (CSR, `lanes` lanes a row), the preconditioner (core/devtri.h)
  * and the reductions inside one block, from the state those steps leave
  * after a read, iteration it + 1 on.  After each read the fused driver would
- * make, the kernel applies the driver's tests to the same numbers and stops
+ * make (CG: from iteration 1 on, `first`), the kernel applies the driver's tests to the same numbers and stops
  * where any of them would stop the loop or leave the fast path (a norm from
  * nrm2, a breakdown, a restart), at maxit, or after `iters` iterations; the
  * slots are left as the fused steps leave them, so the driver goes on from
@@ -64,6 +64,8 @@ typedef struct spk_block_job {
     double *x, *v[7];        /* CG: r, p, q, z; BiCGStab: r (and s), r0, p, v, t, ph, sh */
     int slot[7];             /* CG: rz, its successor, pq, rr; BiCGStab: rho, rho_old, r0v, ss, tt, ts, rr */
     int it, maxit, iters;    /* iterations done, the limit, the most to run now */
+    int first;               /* CG: the launch starts at iteration 1, right after the initial
+                                residual (p = z, no beta; rz's slot is slot[1]) */
     double rnorm;            /* CG without M: ||r|| after iteration it */
     double conv, atol, div;  /* the tests: ||r|| <= conv (rtol ||b||), <= atol, > div (when div > 0) */
 } spk_block_job;

@@ -73,6 +73,7 @@ typedef struct dev_pc {
     int exact;                 /* 1: exact solves (cusparseSpSV on F), the sweeps' check failed */
     double check;              /* the check's result: the sweeps' last update over the result */
     spk_spsv_pair sp;          /* exact: the solves */
+    void *pool;                /* built on the host (host_build): every array above in one allocation */
     char what[64];             /* describe() */
 } dev_pc;
 
@@ -91,25 +92,46 @@ static const spk_factor_kind *host_kind(const dev_pc *p)
  * D^-1 (NULL: D = I). */
 typedef spk_dev_tri tri_view;
 
-static tri_view tri_of(const dev_pc *p, int t)
+/* The arrays of a factor (on the device, or their host copies). */
+typedef struct fac_arrays {
+    const int *frp, *fci, *dpos, *tcp, *tri;
+    const double *v, *tv, *idiag;
+} fac_arrays;
+
+static tri_view tri_at(int ic, int t, const fac_arrays *a)
 {
     tri_view v;
     if (t == 0) { /* IC(0): L = [S D] by rows; ILU(0): unit L below dpos */
-        v.beg = p->frp, v.boff = 0, v.col = p->fci, v.val = p->v;
-        v.end = p->ic ? p->frp + 1 : p->dpos, v.eoff = p->ic ? -1 : 0;
-        v.id = p->ic ? p->idiag : NULL;
-    } else if (p->ic) { /* L^T: its rows are L's columns, the diagonal first */
-        v.beg = p->tcp, v.boff = 1, v.end = p->tcp + 1, v.eoff = 0, v.col = p->tri, v.val = p->tv, v.id = p->idiag;
+        v.beg = a->frp, v.boff = 0, v.col = a->fci, v.val = a->v;
+        v.end = ic ? a->frp + 1 : a->dpos, v.eoff = ic ? -1 : 0;
+        v.id = ic ? a->idiag : NULL;
+    } else if (ic) { /* L^T: its rows are L's columns, the diagonal first */
+        v.beg = a->tcp, v.boff = 1, v.end = a->tcp + 1, v.eoff = 0, v.col = a->tri, v.val = a->tv, v.id = a->idiag;
     } else { /* U after dpos */
-        v.beg = p->dpos, v.boff = 1, v.end = p->frp + 1, v.eoff = 0, v.col = p->fci, v.val = p->v, v.id = p->idiag;
+        v.beg = a->dpos, v.boff = 1, v.end = a->frp + 1, v.eoff = 0, v.col = a->fci, v.val = a->v, v.id = a->idiag;
     }
     return v;
+}
+
+static tri_view tri_of(const dev_pc *p, int t)
+{
+    const fac_arrays a = {p->frp, p->fci, p->dpos, p->tcp, p->tri, p->v, p->tv, p->idiag};
+    return tri_at(p->ic, t, &a);
 }
 
 static void dev_destroy(void *impl)
 {
     dev_pc *p = impl;
     if (!p) return;
+    if (p->pool) { /* host_build: one allocation holds them */
+        cudaFree(p->pool);
+        p->frp = p->fci = p->dpos = p->tcp = p->tri = NULL;
+        p->v = p->tv = p->idiag = p->x0 = p->x1 = p->y = NULL;
+        for (int t = 0; t < 2; t++) {
+            p->ssp[t] = p->scol[t] = NULL;
+            p->sval[t] = NULL;
+        }
+    }
     void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->dptr, p->dep, p->indeg, p->order, p->done, p->ctl,
                    p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
@@ -284,6 +306,7 @@ static int sweep_once(dev_pc *p, int t, const double *b, const double *x, double
  * sweeps, the plain 2-norm of the last update) missed on ten.  The margin is
  * thin on G3_circuit (r = 0.025 at K = 7: 1.34x; 0.016 at K = 8: 1.22x). */
 #define SWEEPS_MIN 2
+#define CHECK_KMAX 64 /* the most sweeps the check tries */
 
 /* The partial sums of ||D_t (x_{j+1} - x_j)||^2 for j = 1 .. kmax of
  * triangle t into part + (j - 1) * parts: kmax + 1 sweeps from x_0 = D^-1 b,
@@ -308,10 +331,11 @@ static int sweep_residuals(dev_pc *p, int t, const double *b, int kmax, double *
 static int apply_mode(dev_pc *p, int mode, const double *r, double *z);
 
 /* The device time of one apply in `mode` (ms), replayed from a CUDA graph
- * as the solver's iterations replay it: the mean of two replays after a
- * first, or the first alone where it passes `budget` (a slower candidate
- * costs no more setup than that); INFINITY where the apply cannot be
- * recorded. */
+ * as the solver's iterations replay it (a one-kernel mode: launched as it
+ * is, recording it would cost more than its runs): the mean of two runs
+ * after a first, or the first alone where it passes `budget` (a slower
+ * candidate costs no more setup than that); INFINITY where the apply
+ * cannot be recorded. */
 static int time_mode(dev_pc *p, int mode, const double *b, double *z, double budget, double *ms)
 {
     spk_err *err = p->e->err;
@@ -319,6 +343,26 @@ static int time_mode(dev_pc *p, int mode, const double *b, double *z, double bud
     cudaGraphExec_t ge = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     *ms = INFINITY;
+    if (mode == APPLY_SMALL_SWEEPS || mode == APPLY_SMALL_SOLVE) { /* one kernel: as launched */
+        cudaError_t c = cudaEventCreate(&ev[0]);
+        if (c == cudaSuccess) c = cudaEventCreate(&ev[1]);
+        int st = SPK_OK;
+        float t = 0;
+        for (int pass = 0; pass < 2 && c == cudaSuccess && !st; pass++) {
+            const int reps = pass ? 2 : 1;
+            c = cudaEventRecord(ev[0], p->s);
+            for (int i = 0; i < reps && c == cudaSuccess && !st; i++) st = apply_mode(p, mode, b, z);
+            if (c == cudaSuccess && !st) c = cudaEventRecord(ev[1], p->s);
+            if (c == cudaSuccess && !st) c = cudaEventSynchronize(ev[1]);
+            if (c == cudaSuccess && !st) c = cudaEventElapsedTime(&t, ev[0], ev[1]);
+            if (c == cudaSuccess && !st) *ms = t / reps;
+            if (c == cudaSuccess && !st && !pass && *ms > budget) break;
+        }
+        for (int i = 0; i < 2; i++)
+            if (ev[i]) cudaEventDestroy(ev[i]);
+        SPK_TRY(st);
+        return spk_cuda_check(err, c, "timing the preconditioner's apply");
+    }
     SPK_CUDA_TRY(err, cudaStreamBeginCapture(p->s, cudaStreamCaptureModeThreadLocal));
     const int st = apply_mode(p, mode, b, z);
     const cudaError_t ce = cudaStreamEndCapture(p->s, &g);
@@ -396,6 +440,22 @@ static int pick_mode(dev_pc *p)
             if (!p->sp.e) st = spk_spsv_pair_init(p->e, &p->sp, n, p->nnz, p->ic, p->frp, p->fci, p->v);
             if (!st) st = spk_spsv_pair_ready(&p->sp);
         }
+    } else if (!p->exact && p->opts.block && p->small_ok) {
+        /* the block iterations apply M: one block's sweeps, or one block's
+         * exact solves where they cost at most 1.1x as much (the rest of a
+         * block iteration costs a few microseconds, so no margin is added) */
+        double t_small = INFINITY;
+        p->mode = APPLY_SMALL_SWEEPS;
+        st = spk_cuda_check(err, spk_dev_small_init(n), "spk_dev_small_init");
+        if (!st) st = time_mode(p, APPLY_SMALL_SWEEPS, b, z, INFINITY, &t_small);
+        if (!st && can_time_solve && p->opts.sweeps_check > 0) {
+            st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
+            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * EXACT_OVER_SWEEPS * t_small, &t_solve);
+            if (!st && t_solve <= EXACT_OVER_SWEEPS * t_small) {
+                p->mode = APPLY_SMALL_SOLVE;
+                p->exact = 1;
+            }
+        }
     } else if (!p->exact) {
         double t = INFINITY, t_small = INFINITY;
         p->mode = APPLY_SWEEPS;
@@ -434,14 +494,34 @@ static int pick_mode(dev_pc *p)
     return SPK_OK;
 }
 
-/* Sweeps, or (sweeps_check > 0) K by the check above, or exact solves. */
+/* One K of the check: r0, r1 the triangles' ||D_t (x_{K+1} - x_K)||, nb =
+ * ||b||; 1 (K taken: p->k, p->exact = 0) when max_t r_t(K) passes. */
+static int check_k(dev_pc *p, int k, double r0, double r1, double nb)
+{
+    const double rt[2] = {r0, r1};
+    double rk = 0;
+    for (int t = 0; t < 2; t++) {
+        const double x = isfinite(rt[t]) ? rt[t] / nb : INFINITY;
+        if (!(x <= rk)) rk = x;
+    }
+    if (rk < p->check) p->check = rk;
+    if (!(rk <= p->opts.sweeps_check)) return 0;
+    p->exact = 0;
+    p->k = k;
+    p->check = rk;
+    return 1;
+}
+
+/* Sweeps, or (sweeps_check > 0) K by the check above, or exact solves
+ * (host_build ran the check already). */
 static int choose(dev_pc *p)
 {
     spk_err *err = p->e->err;
+    if (p->pool) return pick_mode(p);
     p->exact = 0;
     p->check = 0;
     if (p->opts.sweeps_check > 0 && p->n > 0) {
-        enum { KMAX = 64 };
+        enum { KMAX = CHECK_KMAX };
         const int kmax = p->opts.sweeps < KMAX ? p->opts.sweeps : KMAX;
         const int parts = spk_dev_norm_parts(p->n), m = 2 * kmax + 1; /* both triangles, then ||b|| */
         double *b = NULL, *part = NULL, *norms = NULL, r[2 * KMAX + 1];
@@ -465,22 +545,27 @@ static int choose(dev_pc *p)
         const double nb = r[2 * kmax];
         p->exact = 1;
         p->check = INFINITY;
-        for (int k = SWEEPS_MIN < kmax ? SWEEPS_MIN : kmax; k <= kmax; k++) {
-            double rk = 0;
-            for (int t = 0; t < 2; t++) {
-                const double rt = isfinite(r[t * kmax + k - 1]) ? r[t * kmax + k - 1] / nb : INFINITY;
-                if (!(rt <= rk)) rk = rt;
-            }
-            if (rk < p->check) p->check = rk;
-            if (rk <= p->opts.sweeps_check) {
-                p->exact = 0;
-                p->k = k;
-                p->check = rk;
-                break;
-            }
-        }
+        for (int k = SWEEPS_MIN < kmax ? SWEEPS_MIN : kmax; k <= kmax; k++)
+            if (check_k(p, k, r[k - 1], r[kmax + k - 1], nb)) break;
     }
     return pick_mode(p);
+}
+
+/* After a good factorization: how to apply it (choose), then ready. */
+static int settle(dev_pc *p)
+{
+    SPK_TRY(choose(p));
+    if (p->exact) /* the solves read F */
+        for (int t = 0; t < 2; t++) {
+            if (!p->pool) {
+                cudaFree(p->scol[t]);
+                cudaFree(p->sval[t]);
+            }
+            p->scol[t] = NULL;
+            p->sval[t] = NULL;
+        }
+    p->valid = 1;
+    return SPK_OK;
 }
 
 /* The shift policy of spk_factor_run (factor.h) on the device. */
@@ -521,16 +606,264 @@ static int run(dev_pc *p)
     }
     SPK_TRY(transpose(p));
     SPK_TRY(slice(p));
-    SPK_TRY(choose(p));
-    if (p->exact) /* the solves read F */
-        for (int t = 0; t < 2; t++) {
-            cudaFree(p->scol[t]);
-            cudaFree(p->sval[t]);
-            p->scol[t] = NULL;
-            p->sval[t] = NULL;
+    return settle(p);
+}
+
+/* Small systems are built on the host (HOST_BUILD_NNZ): on the device the
+ * build costs its launches and waits more than its arithmetic, about 0.6 ms
+ * on the H100 for a matrix of a few hundred entries (pattern 130 us,
+ * factorization 150 us, or 2 ms where the shift policy retries, transpose
+ * 90-130 us, sliced copies 100-170 us, the check's 70 launches 420 us),
+ * while the host factorizes 600-3300 entries in 14-73 us.  The host's
+ * factor (ic0.c / ilu0.c: the same formulas, pivot test and shift policy,
+ * so the same factor to rounding and the same failure messages), its
+ * transpose, the sliced copies (the layout of spk_dev_sell_fill) and the
+ * check (the same probe, sweeps and norms) are made here, then every array
+ * goes up in one copy to one allocation. */
+#define HOST_BUILD_NNZ 32768
+/* the most entries, padding included, of the sliced copies one block's
+ * apply reads (slice) */
+#define SMALL_ENTRIES 65536
+
+/* A triangle's strict part as the host check sweeps it: sliced (sp, scol,
+ * sval in float when single) or as stored (v). */
+typedef struct host_tri {
+    tri_view v;
+    const int *sp, *scol;
+    const void *sval;
+    int single;
+} host_tri;
+
+/* One sweep of spk_dev_sell_sweep / spk_dev_sweep on the host: out = D^-1
+ * (b - S x), x NULL: x = D^-1 b. */
+static void host_sweep(int n, const host_tri *h, const double *b, const double *x, double *out)
+{
+    const double *id = h->v.id;
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        if (h->sp) {
+            const int s0 = h->sp[i / SPK_DEV_SLICE], base = s0 + i % SPK_DEV_SLICE;
+            const int w = (h->sp[i / SPK_DEV_SLICE + 1] - s0) / SPK_DEV_SLICE;
+            for (int q = 0; q < w; q++) {
+                const int at = base + q * SPK_DEV_SLICE, c = h->scol[at];
+                const double a = h->single ? (double)((const float *)h->sval)[at] : ((const double *)h->sval)[at];
+                s += a * (x ? x[c] : id ? id[c] * b[c] : b[c]);
+            }
+        } else {
+            for (int q = h->v.beg[i] + h->v.boff, e = h->v.end[i] + h->v.eoff; q < e; q++) {
+                const int c = h->v.col[q];
+                s += h->v.val[q] * (x ? x[c] : id ? id[c] * b[c] : b[c]);
+            }
         }
-    p->valid = 1;
+        const double r = b[i] - s;
+        out[i] = id ? r * id[i] : r;
+    }
+}
+
+/* The check of choose() on the host: the probe of spk_dev_probe, sweeps on
+ * both triangles side by side, K from SWEEPS_MIN up until one passes (each
+ * K needs K + 1 sweeps).  0, or SPK_ERR_NOMEM. */
+static int host_check(dev_pc *p, const host_tri h[2])
+{
+    const int n = p->n, kmax = p->opts.sweeps < CHECK_KMAX ? p->opts.sweeps : CHECK_KMAX;
+    /* the probe, then per triangle two iterates */
+    double *buf = malloc((size_t)5 * n * sizeof(double));
+    if (!buf) return spk_err_set(p->e->err, SPK_ERR_NOMEM, "out of host memory (the sweeps' check)");
+    double *b = buf, *xs[2][2] = {{buf + n, buf + 2 * (size_t)n}, {buf + 3 * (size_t)n, buf + 4 * (size_t)n}};
+    double nb = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned hsh = (unsigned)i * 2654435761u;
+        hsh ^= hsh >> 15;
+        hsh *= 2246822519u;
+        hsh ^= hsh >> 13;
+        b[i] = 0.5 + ((hsh >> 8) & 0xffff) * (1.0 / 65536.0);
+        nb += b[i] * b[i];
+    }
+    nb = sqrt(nb);
+    p->exact = 1;
+    p->check = INFINITY;
+    const int kfirst = SWEEPS_MIN < kmax ? SWEEPS_MIN : kmax;
+    double r[2] = {0, 0};
+    for (int t = 0; t < 2; t++) host_sweep(n, &h[t], b, NULL, xs[t][0]); /* x_1 */
+    for (int k = 1; k <= kmax; k++) {
+        for (int t = 0; t < 2; t++) { /* x_{k+1} from x_k, and ||D (x_{k+1} - x_k)|| */
+            const double *x = xs[t][(k - 1) & 1], *id = h[t].v.id;
+            double *nx = xs[t][k & 1], s = 0;
+            host_sweep(n, &h[t], b, x, nx);
+            for (int i = 0; i < n; i++) {
+                double d = nx[i] - x[i];
+                if (id) d /= id[i];
+                s += d * d;
+            }
+            r[t] = sqrt(s);
+        }
+        if (k >= kfirst && check_k(p, k, r[0], r[1], nb)) break;
+    }
+    free(buf);
     return SPK_OK;
+}
+
+/* Bytes of an array of m elements of size sz, rounded up for alignment. */
+static size_t span(size_t m, size_t sz)
+{
+    return (m * sz + 255) / 256 * 256;
+}
+
+/* The length of row i of triangle t's strict part (tri_at), from F and,
+ * for L^T, the counts of L's columns (cnt, diagonal included). */
+static int strict_len(const dev_pc *p, const spk_factor *f, const int *cnt, int t, int i)
+{
+    const int *rp = f->F.rowptr, *dg = f->diag;
+    if (p->ic) return t == 0 ? rp[i + 1] - rp[i] - 1 : cnt[i] - 1;
+    return t == 0 ? dg[i] - rp[i] : rp[i + 1] - dg[i] - 1;
+}
+
+static int host_build(dev_pc *p, const spk_csr *A)
+{
+    spk_exec *e = p->e;
+    spk_err *err = e->err;
+    spk_factor_kind kind = *host_kind(p);
+    kind.any_exec = 1; /* the host's numeric for the GPU's preconditioner */
+    spk_factor *f = NULL;
+    unsigned char *stage = NULL;
+    int *cnt = NULL, *sp[2] = {NULL, NULL};
+    int st = spk_factor_setup(e, A, &p->opts, &kind, &f);
+    if (!st) st = spk_factor_run(f, A);
+    if (st) goto done;
+    const int n = p->n, nnz = f->F.nnz, ns = spk_dev_sell_slices(n), ic = p->ic;
+    const size_t nb = (size_t)n;
+    p->nnz = nnz;
+    p->alpha = f->alpha;
+    cnt = calloc(nb + 1, sizeof(int));
+    sp[0] = malloc(((size_t)ns + 1) * sizeof(int));
+    sp[1] = malloc(((size_t)ns + 1) * sizeof(int));
+    if (!cnt || !sp[0] || !sp[1]) {
+        st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (%s)", kind.label);
+        goto done;
+    }
+    if (ic)
+        for (int k = 0; k < nnz; k++) cnt[f->F.colind[k]]++;
+    /* the slices' widths, as spk_dev_sell_pattern sets them */
+    int total[2] = {0, 0};
+    for (int t = 0; t < 2; t++) {
+        sp[t][0] = 0;
+        for (int s = 0; s < ns; s++) {
+            int w = 0;
+            for (int i = s * SPK_DEV_SLICE; i < n && i < (s + 1) * SPK_DEV_SLICE; i++) {
+                const int len = strict_len(p, f, cnt, t, i);
+                if (len > w) w = len;
+            }
+            sp[t][s + 1] = sp[t][s] + w * SPK_DEV_SLICE;
+        }
+        total[t] = sp[t][ns];
+    }
+    const double strict = (ic ? 2.0 : 1.0) * ((double)nnz - n);
+    const int sliced = n > 0 && (double)total[0] + total[1] <= 1.5 * strict + 64;
+    p->small_ok = sliced && n <= SPK_DEV_SMALL_ROWS && (double)total[0] + total[1] <= SMALL_ENTRIES;
+    const size_t vb = p->single ? sizeof(float) : sizeof(double);
+    /* the layout: offsets into the one allocation (the vectors last: not copied) */
+    size_t off = 0, o_frp, o_fci, o_dpos, o_v, o_id, o_tcp = 0, o_tri = 0, o_tv = 0, o_sp[2] = {0, 0},
+                    o_sc[2] = {0, 0}, o_sv[2] = {0, 0}, o_vec;
+    o_frp = off, off += span(nb + 1, sizeof(int));
+    o_fci = off, off += span((size_t)nnz, sizeof(int));
+    o_dpos = off, off += span(nb, sizeof(int));
+    o_v = off, off += span((size_t)nnz, sizeof(double));
+    o_id = off, off += span(nb, sizeof(double));
+    if (ic) {
+        o_tcp = off, off += span(nb + 1, sizeof(int));
+        o_tri = off, off += span((size_t)nnz, sizeof(int));
+        o_tv = off, off += span((size_t)nnz, sizeof(double));
+    }
+    for (int t = 0; t < 2 && sliced; t++) {
+        o_sp[t] = off, off += span((size_t)ns + 1, sizeof(int));
+        o_sc[t] = off, off += span((size_t)total[t], sizeof(int));
+        o_sv[t] = off, off += span((size_t)total[t], vb);
+    }
+    o_vec = off, off += 3 * span(nb, sizeof(double));
+    stage = malloc(o_vec ? o_vec : 1);
+    if (!stage) {
+        st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (%s: %zu bytes)", kind.label, o_vec);
+        goto done;
+    }
+    int *h_frp = (int *)(stage + o_frp), *h_fci = (int *)(stage + o_fci), *h_dpos = (int *)(stage + o_dpos);
+    double *h_v = (double *)(stage + o_v), *h_id = (double *)(stage + o_id);
+    int *h_tcp = ic ? (int *)(stage + o_tcp) : NULL, *h_tri = ic ? (int *)(stage + o_tri) : NULL;
+    double *h_tv = ic ? (double *)(stage + o_tv) : NULL;
+    memcpy(h_frp, f->F.rowptr, (nb + 1) * sizeof(int));
+    memcpy(h_fci, f->F.colind, (size_t)nnz * sizeof(int));
+    memcpy(h_dpos, f->diag, nb * sizeof(int));
+    memcpy(h_v, f->F.val, (size_t)nnz * sizeof(double));
+    memcpy(h_id, f->idiag, nb * sizeof(double));
+    if (ic) { /* L^T by rows: L's columns in row order, so each row's columns ascend, the diagonal first */
+        h_tcp[0] = 0;
+        for (int i = 0; i < n; i++) h_tcp[i + 1] = h_tcp[i] + cnt[i];
+        for (int i = 0; i < n; i++) cnt[i] = h_tcp[i];
+        for (int i = 0; i < n; i++)
+            for (int k = h_frp[i]; k < h_frp[i + 1]; k++) {
+                const int at = cnt[h_fci[k]]++;
+                h_tri[at] = i;
+                h_tv[at] = h_v[k];
+            }
+    }
+    const fac_arrays ha = {h_frp, h_fci, h_dpos, h_tcp, h_tri, h_v, h_tv, h_id};
+    host_tri ht[2];
+    for (int t = 0; t < 2; t++) {
+        memset(&ht[t], 0, sizeof ht[t]);
+        ht[t].v = tri_at(ic, t, &ha);
+    }
+    if (sliced) { /* the layout of spk_dev_sell_fill: padded with zeros at the row's own column */
+        for (int t = 0; t < 2; t++) {
+            int *hs = (int *)(stage + o_sp[t]), *hc = (int *)(stage + o_sc[t]);
+            void *hv = stage + o_sv[t];
+            memcpy(hs, sp[t], ((size_t)ns + 1) * sizeof(int));
+            const tri_view v = ht[t].v;
+            for (int i = 0; i < n; i++) {
+                const int base = hs[i / SPK_DEV_SLICE] + i % SPK_DEV_SLICE;
+                const int w = (hs[i / SPK_DEV_SLICE + 1] - hs[i / SPK_DEV_SLICE]) / SPK_DEV_SLICE;
+                const int b = v.beg[i] + v.boff, len = v.end[i] + v.eoff - b;
+                for (int q = 0; q < w; q++) {
+                    const int at = base + q * SPK_DEV_SLICE;
+                    const double a = q < len ? v.val[b + q] : 0.0;
+                    hc[at] = q < len ? v.col[b + q] : i;
+                    if (p->single)
+                        ((float *)hv)[at] = (float)a;
+                    else
+                        ((double *)hv)[at] = a;
+                }
+            }
+            ht[t].sp = hs, ht[t].scol = hc, ht[t].sval = hv, ht[t].single = p->single;
+        }
+    } else if (p->single) { /* the sweeps read F, its values rounded to float (slice) */
+        for (int k = 0; k < nnz; k++) h_v[k] = (double)(float)h_v[k];
+        for (int k = 0; ic && k < nnz; k++) h_tv[k] = (double)(float)h_tv[k];
+    }
+    p->exact = 0;
+    p->check = 0;
+    if (p->opts.sweeps_check > 0 && n > 0 && (st = host_check(p, ht)) != SPK_OK) goto done;
+    st = spk_cuda_alloc(e, off, "the preconditioner's factor", &p->pool);
+    if (!st && o_vec)
+        st = spk_cuda_check(err, cudaMemcpyAsync(p->pool, stage, o_vec, cudaMemcpyHostToDevice, p->s), "cudaMemcpyAsync");
+    if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
+    if (st) goto done;
+    unsigned char *d = p->pool;
+    p->frp = (int *)(d + o_frp), p->fci = (int *)(d + o_fci), p->dpos = (int *)(d + o_dpos);
+    p->v = (double *)(d + o_v), p->idiag = (double *)(d + o_id);
+    if (ic) p->tcp = (int *)(d + o_tcp), p->tri = (int *)(d + o_tri), p->tv = (double *)(d + o_tv);
+    for (int t = 0; t < 2 && sliced; t++)
+        p->ssp[t] = (int *)(d + o_sp[t]), p->scol[t] = (int *)(d + o_sc[t]), p->sval[t] = d + o_sv[t];
+    p->x0 = (double *)(d + o_vec);
+    p->x1 = (double *)(d + o_vec + span(nb, sizeof(double)));
+    p->y = (double *)(d + o_vec + 2 * span(nb, sizeof(double)));
+    /* the strict parts' threads per row, as build() sets them */
+    const double per = n > 0 ? (double)(nnz - n) / n : 0;
+    p->tpr[0] = p->tpr[1] = threads_for(ic ? per : per / 2);
+done:
+    free(stage);
+    free(cnt);
+    free(sp[0]);
+    free(sp[1]);
+    spk_factor_free(f);
+    return st;
 }
 
 static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, int ic,
@@ -577,8 +910,10 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     p->single = o->sweeps_float;
     p->opts = *o;
     spk_exec_cuda_handles(e, &p->s, NULL, &p->h);
-    int st = build(p, dA);
-    if (!st) st = run(p);
+    /* small: the host builds it (a refactor comes here again with the new values) */
+    const int host = o->build == 1 || (o->build != 2 && A->nnz <= HOST_BUILD_NNZ);
+    int st = host ? host_build(p, A) : build(p, dA);
+    if (!st) st = host ? settle(p) : run(p);
     /* the factorization's own arrays are not needed after it */
     void *tmp[] = {p->dptr, p->dep, p->indeg, p->order, p->done, p->scan};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) cudaFree(tmp[i]);
@@ -608,7 +943,6 @@ static int dev_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, 
  * then the sweeps read F, whose values are then rounded to float in place
  * where float values are asked for (exact solves, if the check then asks
  * for them, use those too). */
-#define SMALL_ENTRIES 65536
 static int slice(dev_pc *p)
 {
     spk_exec *e = p->e;

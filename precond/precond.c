@@ -41,6 +41,8 @@ void spk_precond_opts_default(spk_precond_opts *o)
     o->sweeps_check = 0;
     o->sweeps_float = 0;
     o->dev_apply = 0;
+    o->build = 0;
+    o->block = 0;
     o->format[0] = '\0';
     memset(&o->spmv, 0, sizeof o->spmv);
 }

@@ -26,6 +26,13 @@ typedef struct spk_precond_opts {
                             kernel each or in one block; exact solves in one block, or by
                             cusparseSpSV, where they are asked or cheap, precond/devsweep.c);
                             1 + APPLY_* of devsweep.c: that way, where it applies (tests) */
+    int build;           /* GPU sweeps: where the factor and its copies are made: 0 by size
+                            (the host up to 32768 entries of A, devsweep.c), 1 the host,
+                            2 the device (tests) */
+    int block;           /* GPU sweeps: 1 when the solver will apply M inside its block
+                            iterations (exec.h, SPK_VECTOR_BLOCK): the ways one block
+                            applies M are compared, by time, and the separate kernels are
+                            not timed */
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;

@@ -530,6 +530,10 @@ static int setup_precond(spk_solver *s)
     const int factor = s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0;
     int sweeps = s->opts.precond_sweeps;
     s->popts.sweeps_check = 0;
+    /* the block iterations (fused.c) will apply M: tell the sweeps to compare the block's ways */
+    const spk_csr *W = work_matrix(s);
+    s->popts.block = s->opts.vector_ops == SPK_VECTOR_BLOCK && !spk_exec_is_host(e) && W->nrows <= SPK_BLOCK_ROWS &&
+                     W->nnz <= SPK_BLOCK_NNZ_PREC_MAX;
     s->popts.sweeps_float = s->opts.precond_precision == SPK_PRECISION_FLOAT;
     if (sweeps == SPK_PRECOND_SWEEPS_AUTO) { /* the GPU's device-resident sweeps, checked */
         sweeps = spk_exec_is_host(e) || s->opts.precond_isai ? 0 : GPU_SWEEPS;

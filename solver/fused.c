@@ -314,6 +314,12 @@ static int block_done(spk_krylov *k, const blockrun *br, int it)
                        br->count - br->next);
 }
 
+/* CG's other rz slot */
+static int next_of(int cur)
+{
+    return cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
+}
+
 static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res, graphs *gs)
 {
     const int n = k->n, ident = spk_krylov_identity(k);
@@ -329,20 +335,27 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     double marked = 0;
     SPK_TRY(K(k)->mark(k->e, -1));
     rnorm = res->rnorm;
-    if (ident) {
-        F_VEC(k, set, cur, rnorm * rnorm);
-    } else {
-        F_PREC(k, r, z);
-        F_VEC(k, dot, n, r, z, cur);
-    }
-    F_PLAIN(k, copy, n, z, p);
     res->reason = SPK_DIVERGED_MAXIT;
     /* graphs: without M, rz' comes from the host */
     if (ident) gs = NULL;
     blockrun br;
     block_of(k, o, SPK_BLOCK_CG, x, res, bnorm, &br);
     double h[3];
-    if (o->maxit >= 1) { /* iteration 1 from the product on */
+    if (br.on && o->maxit >= 1) { /* iteration 1 on in the block: z, rz and p = z there */
+        const int slot[7] = {next_of(cur), cur, CG_PQ, CG_RR};
+        br.job.first = 1;
+        SPK_TRY(block_read(k, res, t0, &marked, &br, slot, 0, o->maxit, rnorm, h));
+        br.job.first = 0;
+    } else {
+        if (ident) {
+            F_VEC(k, set, cur, rnorm * rnorm);
+        } else {
+            F_PREC(k, r, z);
+            F_VEC(k, dot, n, r, z, cur);
+        }
+        F_PLAIN(k, copy, n, z, p);
+    }
+    if (!br.on && o->maxit >= 1) { /* iteration 1 from the product on */
         F_SPMV(k, 1.0, p, 0.0, q);
         F_VEC(k, dot, n, p, q, CG_PQ);
         F_VEC(k, cg_update, n, cur, CG_PQ, p, q, x, r, CG_RR);
@@ -355,7 +368,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
         SPK_TRY(norm_of(k, n, r, h[2], &rnorm));
         res->iterations = it;
         if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm) || it == o->maxit) break;
-        const int next = cur == CG_RZ0 ? CG_RZ1 : CG_RZ0;
+        const int next = next_of(cur);
         if (br.on) {
             const int slot[7] = {cur, next, CG_PQ, CG_RR};
             SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it, o->maxit - it, rnorm, h));

@@ -15,6 +15,8 @@ static spk_exec *g_host, *g_dev;
  * APPLY_SWEEPS (a kernel per sweep), APPLY_SMALL_SWEEPS (one block),
  * APPLY_SMALL_SOLVE (exact, one block), APPLY_SPSV (exact, cusparseSpSV) */
 static int g_apply;
+/* spk_precond_opts.build: every case runs with the factor built on the host (1) and on the device (2) */
+static int g_build;
 static const char *const g_apply_name[] = {"timed", "kernels", "one block", "one-block solves", "SpSV"};
 
 /* Create hpc on the host and dpc on the GPU (sweeps per triangular solve
@@ -30,6 +32,7 @@ static void compare_with(const char *what, const spk_csr *A, const char *hpc, co
     o.sweeps = sweeps;
     o.sweeps_float = single;
     o.dev_apply = g_apply;
+    o.build = g_build;
     const struct spk_precond_ops *hops, *dops;
     CHECK_OK(spk_precond_find(hpc, g_host, &hops, g_host->err), g_host->err->msg);
     CHECK_OK(spk_precond_find(dpc, g_dev, &dops, g_dev->err), g_dev->err->msg);
@@ -133,6 +136,7 @@ static int checked_k(const spk_csr *A, int ic, double tau)
     o.sweeps = 16;
     o.sweeps_check = tau;
     o.dev_apply = 1; /* APPLY_SWEEPS: not exact solves the timing might prefer */
+    o.build = g_build;
     void *dM = NULL;
     CHECK_OK(dops->create(g_dev, A, &o, &dM), g_dev->err->msg);
     const int n = A->nrows;
@@ -195,6 +199,7 @@ static void sweeps_check(const char *what, const spk_csr *A, int ic)
         spk_precond_opts_default(&o);
         o.sweeps_check = strict ? 1e-300 : 1e300;
         o.dev_apply = run < 2 ? 0 : run + 1;
+        o.build = g_build;
         void *dM = NULL, *hM = NULL;
         CHECK_OK(dops->create(g_dev, A, &o, &dM), g_dev->err->msg);
         CHECK_OK(hops->create(g_host, A, &o, &hM), g_host->err->msg);
@@ -246,11 +251,9 @@ static void with_file(const char *file, const char *pc, int allow_shift)
     spk_csr_free(&A);
 }
 
-int main(void)
+/* Every case, with the sweeps' factor built where g_build says. */
+static void all_cases(void)
 {
-    static spk_err herr, derr;
-    if (spk_exec_host_create(&herr, &g_host)) return 1;
-    g_dev = test_exec(&derr);
     spk_err e;
     spk_csr P = {0}, C = {0}, Z = {0}, O = {0};
     CHECK_OK(spk_gen_poisson3d7(12, &P, &e), e.msg);
@@ -346,6 +349,17 @@ int main(void)
     spk_csr_free(&C);
     spk_csr_free(&Z);
     spk_csr_free(&O);
+}
+
+int main(void)
+{
+    static spk_err herr, derr;
+    if (spk_exec_host_create(&herr, &g_host)) return 1;
+    g_dev = test_exec(&derr);
+    for (g_build = 1; g_build <= 2; g_build++) {
+        printf("-- the sweeps' factor built on the %s\n", g_build == 1 ? "host" : "device");
+        all_cases();
+    }
     spk_exec_destroy(g_dev);
     spk_exec_destroy(g_host);
     return check_exit();

@@ -222,8 +222,9 @@ def test_vector_ops_fused():
         assert infof.converged and np.allclose(xf, xt, rtol=1e-7)
         assert abs(infof.iterations - infoc.iterations) <= max(3, infoc.iterations // 10)
         assert infof.t_sync >= 0 and infoc.t_sync == 0
-        # on the GPU all but the first iteration of this small system run in one block
-        assert infof.block_iterations == (infof.iterations - 1 if infof.device == "cuda" else 0)
+        # on the GPU this small system's iterations run in one block (BiCGStab's first apart)
+        first = 1 if method == "bicgstab" else 0
+        assert infof.block_iterations == (infof.iterations - first if infof.device == "cuda" else 0)
         xg, infog = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE, vector_ops="graph")
         assert infog.converged and np.allclose(xg, xt, rtol=1e-7) and infog.block_iterations == 0
     with pytest.raises(ValueError) as e:
