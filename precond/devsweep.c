@@ -29,7 +29,12 @@
  * to rounding (for IC(0) it is symmetric positive definite for every K, see
  * sweep.c).  The SpMV format option of the host variant does not apply: the
  * sweeps read F directly.  Refactoring with new values rebuilds everything
- * from the new matrix (an upload, the pattern, the factorization). */
+ * from the new matrix (an upload, the pattern, the factorization).
+ *
+ * Small matrices (up to HOST_BUILD_NNZ entries) are built on the host
+ * instead, factor, transpose, sliced copies and check, and uploaded in one
+ * copy (host_build): there the device build costs its launches and waits,
+ * not its arithmetic. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -398,7 +403,11 @@ static int time_mode(dev_pc *p, int mode, const double *b, double *z, double bud
  * iterations) where they cost at most 1.1x the sweeps and 3 us more (one
  * iteration's other kernels cost at least 30 us on small systems, and the
  * sweeps may take up to 1.25x the iterations, sweeps_check); where the
- * check asked for exact solves, one block's or cusparseSpSV, the faster. */
+ * check asked for exact solves, one block's or cusparseSpSV, the faster.
+ * Where the solver's block iterations will apply M (opts.block), only what
+ * one block runs is weighed: its sweeps (as stored where there are no
+ * sliced copies), or its exact solves where the check asks for them or
+ * they cost at most 1.1x the sweeps. */
 #define EXACT_OVER_SWEEPS 1.1
 #define EXACT_OVER_SWEEPS_MS 0.003
 static int pick_mode(dev_pc *p)
@@ -410,8 +419,17 @@ static int pick_mode(dev_pc *p)
      * by cusparseSpSV on cryg2500, 1.4x the sweeps on 1138_bus) and lost on
      * every system from 2961 rows measured (H100): timed up to 4096 */
     const int can_time_solve = n > 0 && n <= 4096;
+    const int forced = p->opts.dev_apply - 1;
+    /* the block iterations will apply M (opts.block): only one block's ways
+     * matter, timed on x0 and x1, which they do not touch */
+    const int in_block = p->opts.block && !(forced >= APPLY_SWEEPS && forced <= APPLY_SPSV) && n > 0 &&
+                         n <= SPK_DEV_SMALL_ROWS;
     double *b = NULL, *z = NULL;
-    if (n > 0) {
+    if (in_block) {
+        b = p->x0;
+        z = p->x1;
+        SPK_CUDA_TRY(err, spk_dev_probe(p->s, n, b));
+    } else if (n > 0) {
         SPK_TRY(spk_exec_alloc_vec(p->e, n, &b));
         int st = spk_exec_alloc_vec(p->e, n, &z);
         if (!st) st = spk_cuda_check(err, spk_dev_probe(p->s, n, b), "spk_dev_probe");
@@ -423,7 +441,6 @@ static int pick_mode(dev_pc *p)
     }
     int st = SPK_OK;
     double t_solve = INFINITY;
-    const int forced = p->opts.dev_apply - 1;
     if (forced >= APPLY_SWEEPS && forced <= APPLY_SPSV) { /* where it applies */
         p->mode = p->exact && n > 0 ? APPLY_SPSV : APPLY_SWEEPS;
         if (forced == APPLY_SMALL_SWEEPS && p->small_ok && !p->exact) {
@@ -440,10 +457,17 @@ static int pick_mode(dev_pc *p)
             if (!p->sp.e) st = spk_spsv_pair_init(p->e, &p->sp, n, p->nnz, p->ic, p->frp, p->fci, p->v);
             if (!st) st = spk_spsv_pair_ready(&p->sp);
         }
-    } else if (!p->exact && p->opts.block && p->small_ok) {
-        /* the block iterations apply M: one block's sweeps, or one block's
-         * exact solves where they cost at most 1.1x as much (the rest of a
-         * block iteration costs a few microseconds, so no margin is added) */
+    } else if (in_block && p->exact) {
+        /* the check asked for exact solves: one block's (cusparseSpSV's won
+         * only on systems beyond the block iterations' limits) */
+        p->mode = APPLY_SMALL_SOLVE;
+        st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
+    } else if (in_block && !p->small_ok) {
+        p->mode = APPLY_SWEEPS; /* the block sweeps the factor as stored */
+    } else if (in_block) {
+        /* one block's sweeps, or one block's exact solves where they cost
+         * at most 1.1x as much (the rest of a block iteration costs a few
+         * microseconds, so no margin is added) */
         double t_small = INFINITY;
         p->mode = APPLY_SMALL_SWEEPS;
         st = spk_cuda_check(err, spk_dev_small_init(n), "spk_dev_small_init");
@@ -487,8 +511,10 @@ static int pick_mode(dev_pc *p)
         if (!st && can_time_solve) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * t, &t_solve);
         if (!st && t_solve < t) p->mode = APPLY_SMALL_SOLVE;
     }
-    if (b) p->e->ops->free(p->e, b);
-    if (z) p->e->ops->free(p->e, z);
+    if (!in_block) {
+        if (b) p->e->ops->free(p->e, b);
+        if (z) p->e->ops->free(p->e, z);
+    }
     SPK_TRY(st);
     snprintf(p->what, sizeof p->what, "%s-%s", lb, p->exact ? "dev" : "sweeps");
     return SPK_OK;
