@@ -344,57 +344,47 @@ static int apply_mode(dev_pc *p, int mode, const double *r, double *z);
 static int time_mode(dev_pc *p, int mode, const double *b, double *z, double budget, double *ms)
 {
     spk_err *err = p->e->err;
-    cudaGraph_t g = NULL;
     cudaGraphExec_t ge = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     *ms = INFINITY;
-    if (mode == APPLY_SMALL_SWEEPS || mode == APPLY_SMALL_SOLVE) { /* one kernel: as launched */
-        cudaError_t c = cudaEventCreate(&ev[0]);
-        if (c == cudaSuccess) c = cudaEventCreate(&ev[1]);
-        int st = SPK_OK;
-        float t = 0;
-        for (int pass = 0; pass < 2 && c == cudaSuccess && !st; pass++) {
-            const int reps = pass ? 2 : 1;
-            c = cudaEventRecord(ev[0], p->s);
-            for (int i = 0; i < reps && c == cudaSuccess && !st; i++) st = apply_mode(p, mode, b, z);
-            if (c == cudaSuccess && !st) c = cudaEventRecord(ev[1], p->s);
-            if (c == cudaSuccess && !st) c = cudaEventSynchronize(ev[1]);
-            if (c == cudaSuccess && !st) c = cudaEventElapsedTime(&t, ev[0], ev[1]);
-            if (c == cudaSuccess && !st) *ms = t / reps;
-            if (c == cudaSuccess && !st && !pass && *ms > budget) break;
+    cudaError_t c = cudaSuccess;
+    if (mode != APPLY_SMALL_SWEEPS && mode != APPLY_SMALL_SOLVE) { /* recorded; one kernel is launched as it is */
+        cudaGraph_t g = NULL;
+        SPK_CUDA_TRY(err, cudaStreamBeginCapture(p->s, cudaStreamCaptureModeThreadLocal));
+        const int st = apply_mode(p, mode, b, z);
+        const cudaError_t ce = cudaStreamEndCapture(p->s, &g);
+        if (st || ce != cudaSuccess || !g) { /* not recordable: not a candidate */
+            (void)cudaGetLastError();
+            if (g) cudaGraphDestroy(g);
+            spk_err_clear(err);
+            return SPK_OK;
         }
-        for (int i = 0; i < 2; i++)
-            if (ev[i]) cudaEventDestroy(ev[i]);
-        SPK_TRY(st);
-        return spk_cuda_check(err, c, "timing the preconditioner's apply");
+        c = cudaGraphInstantiate(&ge, g, 0);
+        cudaGraphDestroy(g);
     }
-    SPK_CUDA_TRY(err, cudaStreamBeginCapture(p->s, cudaStreamCaptureModeThreadLocal));
-    const int st = apply_mode(p, mode, b, z);
-    const cudaError_t ce = cudaStreamEndCapture(p->s, &g);
-    if (st || ce != cudaSuccess || !g) { /* not recordable: not a candidate */
-        (void)cudaGetLastError();
-        if (g) cudaGraphDestroy(g);
-        spk_err_clear(err);
-        return SPK_OK;
-    }
-    cudaError_t c = cudaGraphInstantiate(&ge, g, 0);
-    cudaGraphDestroy(g);
+    int st = SPK_OK;
     float t = 0;
     if (c == cudaSuccess) c = cudaEventCreate(&ev[0]);
     if (c == cudaSuccess) c = cudaEventCreate(&ev[1]);
-    for (int pass = 0; pass < 2 && c == cudaSuccess; pass++) {
+    for (int pass = 0; pass < 2 && c == cudaSuccess && !st; pass++) {
         const int reps = pass ? 2 : 1;
         c = cudaEventRecord(ev[0], p->s);
-        for (int i = 0; i < reps && c == cudaSuccess; i++) c = cudaGraphLaunch(ge, p->s);
-        if (c == cudaSuccess) c = cudaEventRecord(ev[1], p->s);
-        if (c == cudaSuccess) c = cudaEventSynchronize(ev[1]);
-        if (c == cudaSuccess) c = cudaEventElapsedTime(&t, ev[0], ev[1]);
-        if (c == cudaSuccess) *ms = t / reps;
-        if (c == cudaSuccess && !pass && *ms > budget) break;
+        for (int i = 0; i < reps && c == cudaSuccess && !st; i++) {
+            if (ge)
+                c = cudaGraphLaunch(ge, p->s);
+            else
+                st = apply_mode(p, mode, b, z);
+        }
+        if (c == cudaSuccess && !st) c = cudaEventRecord(ev[1], p->s);
+        if (c == cudaSuccess && !st) c = cudaEventSynchronize(ev[1]);
+        if (c == cudaSuccess && !st) c = cudaEventElapsedTime(&t, ev[0], ev[1]);
+        if (c == cudaSuccess && !st) *ms = t / reps;
+        if (c == cudaSuccess && !st && !pass && *ms > budget) break;
     }
     if (ge) cudaGraphExecDestroy(ge);
     for (int i = 0; i < 2; i++)
         if (ev[i]) cudaEventDestroy(ev[i]);
+    SPK_TRY(st);
     return spk_cuda_check(err, c, "timing the preconditioner's apply");
 }
 
