@@ -400,15 +400,25 @@ static int time_mode(dev_pc *p, int mode, const double *b, double *z, double bud
  * they cost at most 1.1x the sweeps. */
 #define EXACT_OVER_SWEEPS 1.1
 #define EXACT_OVER_SWEEPS_MS 0.003
+/* exact solves taken only below a bar are timed further only when their
+ * first run is within this factor of it (the first run of a kernel whose
+ * data the previous candidate left in L2 is within a few per cent of the
+ * next ones): a candidate that loses costs one run of setup */
+#define FIRST_RUN_SLACK 1.25
 static int pick_mode(dev_pc *p)
 {
     const char *lb = p->ic ? "ic0" : "ilu0";
     spk_err *err = p->e->err;
     const int n = p->n, can_solve = n > 0 && n <= SPK_DEV_SOLVE_ROWS;
-    /* one block's solves won on up to 2500 rows (2.4x the exact solves
-     * by cusparseSpSV on cryg2500, 1.4x the sweeps on 1138_bus) and lost on
-     * every system from 2961 rows measured (H100): timed up to 4096 */
+    /* one block's solves, as a cheaper way than the sweeps: they won on up
+     * to 2500 rows (1138_bus, hor_131) and lost on every system from 2961
+     * rows measured (H100): timed up to 4096 */
     const int can_time_solve = n > 0 && n <= 4096;
+    /* ... where the check asks for exact solves, against cusparseSpSV:
+     * they won up to 5489 rows (s1rmq4m1: 0.59 against 1.54 ms, a chain of
+     * long rows) and lost on wang4 (26068 rows: 1.24 against 0.28 ms);
+     * timed up to 8192, where one costs no more setup than a few SpSVs */
+    const int can_time_exact = n > 0 && n <= 8192 && can_solve;
     const int forced = p->opts.dev_apply - 1;
     /* the block iterations will apply M (opts.block): only one block's ways
      * matter, timed on x0 and x1, which they do not touch */
@@ -464,7 +474,8 @@ static int pick_mode(dev_pc *p)
         if (!st) st = time_mode(p, APPLY_SMALL_SWEEPS, b, z, INFINITY, &t_small);
         if (!st && can_time_solve && p->opts.sweeps_check > 0) {
             st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
-            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * EXACT_OVER_SWEEPS * t_small, &t_solve);
+            if (!st)
+                st = time_mode(p, APPLY_SMALL_SOLVE, b, z, FIRST_RUN_SLACK * EXACT_OVER_SWEEPS * t_small, &t_solve);
             if (!st && t_solve <= EXACT_OVER_SWEEPS * t_small) {
                 p->mode = APPLY_SMALL_SOLVE;
                 p->exact = 1;
@@ -485,7 +496,7 @@ static int pick_mode(dev_pc *p)
         const double t_max = EXACT_OVER_SWEEPS * t + EXACT_OVER_SWEEPS_MS;
         if (!st && can_time_solve && p->opts.sweeps_check > 0) {
             st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
-            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * t_max, &t_solve);
+            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, FIRST_RUN_SLACK * t_max, &t_solve);
             if (!st && t_solve <= t_max) {
                 p->mode = APPLY_SMALL_SOLVE;
                 p->exact = 1;
@@ -496,9 +507,9 @@ static int pick_mode(dev_pc *p)
         p->mode = APPLY_SPSV;
         if (!p->sp.e) st = spk_spsv_pair_init(p->e, &p->sp, n, p->nnz, p->ic, p->frp, p->fci, p->v);
         if (!st) st = spk_spsv_pair_ready(&p->sp);
-        if (!st && can_time_solve) st = time_mode(p, APPLY_SPSV, b, z, INFINITY, &t);
-        if (!st && can_time_solve) st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
-        if (!st && can_time_solve) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * t, &t_solve);
+        if (!st && can_time_exact) st = time_mode(p, APPLY_SPSV, b, z, INFINITY, &t);
+        if (!st && can_time_exact) st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
+        if (!st && can_time_exact) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, 2 * t, &t_solve);
         if (!st && t_solve < t) p->mode = APPLY_SMALL_SOLVE;
     }
     if (!in_block) {
