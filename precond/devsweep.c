@@ -401,10 +401,9 @@ static int time_mode(dev_pc *p, int mode, const double *b, double *z, double bud
 #define EXACT_OVER_SWEEPS 1.1
 #define EXACT_OVER_SWEEPS_MS 0.003
 /* exact solves taken only below a bar are timed further only when their
- * first run is within this factor of it (the first run of a kernel whose
- * data the previous candidate left in L2 is within a few per cent of the
- * next ones): a candidate that loses costs one run of setup */
-#define FIRST_RUN_SLACK 1.25
+ * first run is below it (the first run of a kernel whose data the previous
+ * candidate left in L2 is within a few per cent of the next ones): a
+ * candidate that loses costs one run of setup */
 static int pick_mode(dev_pc *p)
 {
     const char *lb = p->ic ? "ic0" : "ilu0";
@@ -474,8 +473,7 @@ static int pick_mode(dev_pc *p)
         if (!st) st = time_mode(p, APPLY_SMALL_SWEEPS, b, z, INFINITY, &t_small);
         if (!st && can_time_solve && p->opts.sweeps_check > 0) {
             st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
-            if (!st)
-                st = time_mode(p, APPLY_SMALL_SOLVE, b, z, FIRST_RUN_SLACK * EXACT_OVER_SWEEPS * t_small, &t_solve);
+            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, EXACT_OVER_SWEEPS * t_small, &t_solve);
             if (!st && t_solve <= EXACT_OVER_SWEEPS * t_small) {
                 p->mode = APPLY_SMALL_SOLVE;
                 p->exact = 1;
@@ -496,7 +494,7 @@ static int pick_mode(dev_pc *p)
         const double t_max = EXACT_OVER_SWEEPS * t + EXACT_OVER_SWEEPS_MS;
         if (!st && can_time_solve && p->opts.sweeps_check > 0) {
             st = spk_cuda_check(err, spk_dev_small_solve_init(n), "spk_dev_small_solve_init");
-            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, FIRST_RUN_SLACK * t_max, &t_solve);
+            if (!st) st = time_mode(p, APPLY_SMALL_SOLVE, b, z, t_max, &t_solve);
             if (!st && t_solve <= t_max) {
                 p->mode = APPLY_SMALL_SOLVE;
                 p->exact = 1;
