@@ -397,13 +397,12 @@ static int time_mode(dev_pc *p, int mode, const double *b, double *z, double bud
  * Where the solver's block iterations will apply M (opts.block), only what
  * one block runs is weighed: its sweeps (as stored where there are no
  * sliced copies), or its exact solves where the check asks for them or
- * they cost at most 1.1x the sweeps. */
+ * they cost at most 1.1x the sweeps.  Exact solves that are taken only
+ * below such a bar are timed with the bar as budget: one run where the
+ * first is over it (the first run of a kernel whose data the previous
+ * candidate left in L2 is within a few per cent of the next ones). */
 #define EXACT_OVER_SWEEPS 1.1
 #define EXACT_OVER_SWEEPS_MS 0.003
-/* exact solves taken only below a bar are timed further only when their
- * first run is below it (the first run of a kernel whose data the previous
- * candidate left in L2 is within a few per cent of the next ones): a
- * candidate that loses costs one run of setup */
 static int pick_mode(dev_pc *p)
 {
     const char *lb = p->ic ? "ic0" : "ilu0";
