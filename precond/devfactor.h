@@ -86,6 +86,32 @@ cudaError_t spk_dev_sell_fill(cudaStream_t s, int n, const int *beg, int boff, c
                               const int *col, const double *val, const int *sp, int *scol, void *sval, int single);
 cudaError_t spk_dev_sell_sweep(cudaStream_t s, int n, const int *sp, const int *scol, const void *sval, int single,
                                const double *idiag, const double *b, const double *x, double *out);
+/* The lean copy of a large system's triangle (devsweep.c, slice): the
+ * sliced layout above, but each entry's value pre-multiplied by its row's
+ * D^-1 (G = D^-1 S, single: rounded to float) and its column stored as the
+ * offset c - i, in 16 bits (narrow) where the triangle's largest |c - i|
+ * (spk_dev_tri_span, into a device int) is at most 32767, else in 32.
+ * spk_dev_lean_sweep is then one sweep, out = c - G x with c = D^-1 b:
+ * x NULL: the first, from x = c computed on the fly (and c stored, when c is
+ * given); else c read from c (NULL: computed from b again).  xf: x and c are
+ * float (single only), of: out is float.  bmax (NULL: no scale): the bits of
+ * max |b| as a double, times f >= max |d_i|: c and the iterates are scaled
+ * by the power of two that brings that bound below 1, so that float iterates
+ * keep their range for any b; last: out unscaled (the triangle's result).
+ * omax (NULL: none): max |out| raised to it (atomicMax on the bits).  Sums
+ * in double.  wide: a thread per row, else per two rows (for rows of a few
+ * entries, whose loads are then in flight together). */
+cudaError_t spk_dev_tri_span(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff,
+                             const int *col, int *span);
+cudaError_t spk_dev_lean_fill(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff,
+                              const int *col, const double *val, const double *idiag, const int *sp, void *scol,
+                              int narrow, void *sval, int single);
+cudaError_t spk_dev_lean_sweep(cudaStream_t s, int n, int wide, const int *sp, const void *scol, int narrow, const void *sval,
+                               int single, int xf, int of, const double *idiag, const double *b,
+                               const unsigned long long *bmax, double f, void *c, const void *x, void *out, int last,
+                               unsigned long long *omax);
+/* *m = max(*m, max_i |x_i|), as the bits of a double (*m zeroed by the caller). */
+cudaError_t spk_dev_absmax(cudaStream_t s, int n, const double *x, unsigned long long *m);
 /* v[k] = v[k] rounded to float, k < m. */
 cudaError_t spk_dev_round_float(cudaStream_t s, long long m, double *v);
 /* x[i] in [0.5, 1.5), a fixed hash of i: a positive probe vector. */

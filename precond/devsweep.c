@@ -71,6 +71,11 @@ typedef struct dev_pc {
     int *ssp[2], *scol[2];     /* each triangle's strict part as sliced ELL (NULL: the sweeps read F) */
     void *sval[2];
     int single;                /* the sliced copies hold float values */
+    int lean;                  /* the sliced copies are lean (slice; devfactor.h, spk_dev_lean_sweep) */
+    int narrow[2];             /* ... with 16-bit column offsets */
+    int wide[2];               /* ... a sweep's thread per row (else per two rows) */
+    double idmax[2];           /* ... max |d_i| of each triangle's D^-1 (1: D = I) */
+    unsigned long long *lmax;  /* ... max |r| and max |y| of an apply (float iterates' scales) */
     int small_ok;              /* the sweeps can run as one block's kernel (spk_dev_small_apply) */
     int mode;                  /* how apply runs (APPLY_*), chosen by time where the choice is free */
     double alpha;
@@ -138,7 +143,7 @@ static void dev_destroy(void *impl)
         }
     }
     void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->dptr, p->dep, p->indeg, p->order, p->done, p->ctl,
-                   p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y};
+                   p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y, p->lmax};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
     spk_spsv_pair_free(&p->sp);
     free(p);
@@ -583,6 +588,7 @@ static int settle(dev_pc *p)
     SPK_TRY(choose(p));
     if (p->exact) /* the solves read F */
         for (int t = 0; t < 2; t++) {
+            p->lean = 0;
             if (!p->pool) {
                 cudaFree(p->scol[t]);
                 cudaFree(p->sval[t]);
@@ -964,6 +970,12 @@ static int dev_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, 
     return st;
 }
 
+/* Rows of at most this many entries on average (the sliced copy's, padding
+ * included) are swept two to a thread: on the H100, 1.2-1.4x faster than a
+ * thread per row for the 7-point stencils' and G3_circuit's triangles (3
+ * entries), 1.04x slower for the 27-point stencil's (13). */
+#define LEAN_SHORT_ROWS 8
+
 /* Sliced ELL copies of both triangles' strict parts (after each good
  * factorization), unless their padding would pass half the entries again:
  * then the sweeps read F, whose values are then rounded to float in place
@@ -975,6 +987,7 @@ static int slice(dev_pc *p)
     spk_err *err = e->err;
     const int n = p->n, ns = spk_dev_sell_slices(n);
     p->small_ok = 0;
+    p->lean = 0;
     for (int t = 0; t < 2; t++) {
         cudaFree(p->scol[t]);
         cudaFree(p->sval[t]);
@@ -986,7 +999,21 @@ static int slice(dev_pc *p)
     SPK_CUDA_TRY(err, spk_dev_pattern_temp(ns, &tb));
     void *temp = NULL;
     SPK_TRY(spk_cuda_alloc(e, tb ? tb : 1, "the sliced factor's workspace", &temp));
-    int total[2] = {0, 0}, st = SPK_OK;
+    /* lean copies where nothing but the kernel-per-sweep apply and the
+     * check read them: more rows than one block's sweeps and the block
+     * iterations take */
+    const int lean = n > SPK_DEV_SMALL_ROWS && n > SPK_BLOCK_ROWS;
+    int total[2] = {0, 0}, span[2] = {0, 0}, st = SPK_OK;
+    unsigned long long idm = 0;
+    if (lean && !p->lmax)
+        st = spk_cuda_alloc(e, 2 * sizeof(unsigned long long), "the sweeps' scales", (void **)&p->lmax);
+    if (lean && !st) {
+        st = spk_cuda_check(err, cudaMemsetAsync(p->lmax, 0, sizeof(unsigned long long), p->s), "cudaMemsetAsync");
+        if (!st) st = spk_cuda_check(err, spk_dev_absmax(p->s, n, p->idiag, p->lmax), "spk_dev_absmax");
+        if (!st)
+            st = spk_cuda_check(err, cudaMemcpyAsync(&idm, p->lmax, sizeof idm, cudaMemcpyDeviceToHost, p->s),
+                                "cudaMemcpyAsync");
+    }
     for (int t = 0; t < 2 && !st; t++) {
         if (!p->ssp[t])
             st = spk_cuda_alloc(e, ((size_t)ns + 1) * sizeof(int), "the sliced factor's slices", (void **)&p->ssp[t]);
@@ -996,6 +1023,13 @@ static int slice(dev_pc *p)
                                 "spk_dev_sell_pattern");
         if (!st)
             st = spk_cuda_check(err, cudaMemcpyAsync(total + t, p->ssp[t] + ns, sizeof(int), cudaMemcpyDeviceToHost,
+                                                     p->s), "cudaMemcpyAsync");
+        /* the span, in the scales' second word (free until the first apply) */
+        if (lean && !st)
+            st = spk_cuda_check(err, spk_dev_tri_span(p->s, n, v.beg, v.boff, v.end, v.eoff, v.col,
+                                                      (int *)(p->lmax + 1)), "spk_dev_tri_span");
+        if (lean && !st)
+            st = spk_cuda_check(err, cudaMemcpyAsync(span + t, p->lmax + 1, sizeof(int), cudaMemcpyDeviceToHost,
                                                      p->s), "cudaMemcpyAsync");
     }
     if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
@@ -1015,13 +1049,24 @@ static int slice(dev_pc *p)
      * entries with padding: 512 KiB in float, 768 in double) */
     p->small_ok = n <= SPK_DEV_SMALL_ROWS && (double)total[0] + total[1] <= SMALL_ENTRIES;
     const size_t vb = p->single ? sizeof(float) : sizeof(double);
+    p->lean = lean;
     for (int t = 0; t < 2; t++) {
         const tri_view v = tri_of(p, t);
         const size_t m = total[t] > 0 ? (size_t)total[t] : 1;
-        SPK_TRY(spk_cuda_alloc(e, m * sizeof(int), "the sliced factor's columns", (void **)&p->scol[t]));
+        p->narrow[t] = lean && span[t] <= 32767;
+        p->wide[t] = (double)total[t] > LEAN_SHORT_ROWS * n;
+        double dm = 1;
+        if (lean && v.id) memcpy(&dm, &idm, sizeof dm);
+        p->idmax[t] = dm > 0 && isfinite(dm) ? dm : 1;
+        const size_t cb = p->narrow[t] ? sizeof(short) : sizeof(int);
+        SPK_TRY(spk_cuda_alloc(e, m * cb, "the sliced factor's columns", (void **)&p->scol[t]));
         SPK_TRY(spk_cuda_alloc(e, m * vb, "the sliced factor's values", &p->sval[t]));
-        SPK_CUDA_TRY(err, spk_dev_sell_fill(p->s, n, v.beg, v.boff, v.end, v.eoff, v.col, v.val, p->ssp[t],
-                                            p->scol[t], p->sval[t], p->single));
+        if (lean)
+            SPK_CUDA_TRY(err, spk_dev_lean_fill(p->s, n, v.beg, v.boff, v.end, v.eoff, v.col, v.val, v.id, p->ssp[t],
+                                                p->scol[t], p->narrow[t], p->sval[t], p->single));
+        else
+            SPK_CUDA_TRY(err, spk_dev_sell_fill(p->s, n, v.beg, v.boff, v.end, v.eoff, v.col, v.val, p->ssp[t],
+                                                p->scol[t], p->sval[t], p->single));
     }
     return SPK_OK;
 }
@@ -1032,12 +1077,48 @@ static int sweep_once(dev_pc *p, int t, const double *b, const double *x, double
     spk_err *err = p->e->err;
     const int n = p->n;
     const tri_view v = tri_of(p, t);
-    if (p->scol[t])
+    if (p->scol[t] && p->lean)
+        SPK_CUDA_TRY(err, spk_dev_lean_sweep(p->s, n, p->wide[t], p->ssp[t], p->scol[t], p->narrow[t], p->sval[t],
+                                             p->single, 0, 0, v.id, b, NULL, 1.0, NULL, x, out, 1, NULL));
+    else if (p->scol[t])
         SPK_CUDA_TRY(err, spk_dev_sell_sweep(p->s, n, p->ssp[t], p->scol[t], p->sval[t], p->single, v.id, b, x, out));
     else
         SPK_CUDA_TRY(err, spk_dev_sweep(p->s, n, p->tpr[t], v.beg, v.boff, v.end, v.eoff, v.col, v.val, v.id, b, x,
                                         out));
     return SPK_OK;
+}
+
+/* K sweeps on triangle t's lean copy in float (single): the iterates x0
+ * (as floats) and x1, c = D^-1 b in x0's second half, all scaled by the
+ * power of two of lmax[t] (max |b|: lean_apply raises lmax[0] for r, L's
+ * last sweep lmax[1] for y). */
+static int lean_tri(dev_pc *p, int t, const double *b, double *out)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n, k = p->k;
+    const tri_view v = tri_of(p, t);
+    float *xa = (float *)p->x0, *cv = xa + n, *xb = (float *)p->x1;
+    const float *x = NULL;
+    for (int j = 0; j < k; j++) {
+        const int last = j == k - 1;
+        float *dst = j % 2 ? xb : xa;
+        void *to = last ? (void *)out : (void *)dst;
+        unsigned long long *omax = last && t == 0 ? p->lmax + 1 : NULL;
+        SPK_CUDA_TRY(err, spk_dev_lean_sweep(p->s, n, p->wide[t], p->ssp[t], p->scol[t], p->narrow[t], p->sval[t], 1, 1,
+                                             !last, v.id, b, p->lmax + t, p->idmax[t], k > 1 ? cv : NULL, x, to, last,
+                                             omax));
+        x = dst;
+    }
+    return SPK_OK;
+}
+
+static int lean_apply(dev_pc *p, const double *r, double *z)
+{
+    spk_err *err = p->e->err;
+    SPK_CUDA_TRY(err, cudaMemsetAsync(p->lmax, 0, 2 * sizeof(unsigned long long), p->s));
+    SPK_CUDA_TRY(err, spk_dev_absmax(p->s, p->n, r, p->lmax));
+    SPK_TRY(lean_tri(p, 0, r, p->y));
+    return lean_tri(p, 1, p->y, z); /* z may be r: r is no longer read */
 }
 
 /* K sweeps on triangle t (0: L, 1: U or L^T) for right-hand side b into out. */
@@ -1067,6 +1148,7 @@ static int apply_mode(dev_pc *p, int mode, const double *r, double *z)
         SPK_CUDA_TRY(err, spk_dev_small_apply(p->s, p->n, p->k, p->single, sp, sc, sv, id, r, p->y, z));
         return SPK_OK;
     default:
+        if (p->lean && p->single && p->scol[0] && p->scol[1]) return lean_apply(p, r, z);
         SPK_TRY(tri_apply(p, 0, r, p->y));
         return tri_apply(p, 1, p->y, z); /* z may be r: r is no longer read */
     }
@@ -1148,7 +1230,7 @@ static int dev_block(const void *impl, spk_block_prec *out)
 {
     const dev_pc *p = impl;
     memset(out, 0, sizeof *out);
-    if (!p || !p->valid || p->n < 1 || p->n > SPK_BLOCK_ROWS) return 0;
+    if (!p || !p->valid || p->n < 1 || p->n > SPK_BLOCK_ROWS || p->lean) return 0;
     out->y = p->y;
     for (int t = 0; t < 2; t++) out->tri[t] = tri_of(p, t);
     if (p->mode == APPLY_SMALL_SOLVE) {
