@@ -329,6 +329,12 @@ static void all_cases(void)
     sweeps("poisson3d-27:6", &P27, 1, 1);
     sweeps("poisson3d-27:6", &P27, 0, 1);
     spk_csr_free(&P27);
+    /* ... and beyond the block rows: the lean sweeps' thread per row (13
+     * entries a row in each triangle) */
+    CHECK_OK(spk_gen_poisson3d27(24, &P27, &e), e.msg);
+    sweeps("poisson3d-27:24", &P27, 1, 1);
+    sweeps("poisson3d-27:24", &P27, 0, 1);
+    spk_csr_free(&P27);
     const int dn[] = {40, 80};
     for (int t = 0; t < 2; t++) {
         spk_csr D = {0};
