@@ -464,18 +464,22 @@ __global__ void sell_width_kernel(int n, const int *__restrict__ beg, int boff, 
     if (i == 0) sp[0] = 0;
 }
 
-template <typename V>
+/* The sliced copy: columns (offsets: c - i) and values (scale: times
+ * scale[i]); padding at the row's own column with value 0. */
+template <typename C, typename V>
 __global__ void sell_fill_kernel(int n, const int *__restrict__ beg, int boff, const int *__restrict__ end, int eoff,
                                  const int *__restrict__ col, const double *__restrict__ val,
-                                 const int *__restrict__ sp, int *__restrict__ scol, V *__restrict__ sval)
+                                 const double *__restrict__ scale, int offsets, const int *__restrict__ sp,
+                                 C *__restrict__ scol, V *__restrict__ sval)
 {
     const int i = blockIdx.x * kBlock + threadIdx.x;
     if (i >= n) return;
     const int base = sp[i / kSlice] + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - sp[i / kSlice]) / kSlice;
-    const int b = beg[i] + boff, len = end[i] + eoff - b;
+    const int b = beg[i] + boff, len = end[i] + eoff - b, from = offsets ? i : 0;
+    const double d = scale ? scale[i] : 1.0;
     for (int k = 0; k < w; k++) {
-        scol[base + k * kSlice] = k < len ? col[b + k] : i;
-        sval[base + k * kSlice] = k < len ? (V)val[b + k] : (V)0;
+        scol[base + k * kSlice] = (C)((k < len ? col[b + k] : i) - from);
+        sval[base + k * kSlice] = k < len ? (V)(d * val[b + k]) : (V)0;
     }
 }
 
@@ -509,24 +513,6 @@ __global__ void span_kernel(int n, const int *__restrict__ beg, int boff, const 
         for (int k = beg[i] + boff; k < end[i] + eoff; k++) m = max(m, abs(col[k] - i));
     for (int o = 16; o > 0; o >>= 1) m = max(m, __shfl_xor_sync(FULL_MASK, m, o));
     if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(span, m);
-}
-
-/* The lean copy: offsets c - i (padding: 0) and values d_i s_ic (padding: 0). */
-template <typename C, typename V>
-__global__ void lean_fill_kernel(int n, const int *__restrict__ beg, int boff, const int *__restrict__ end, int eoff,
-                                 const int *__restrict__ col, const double *__restrict__ val,
-                                 const double *__restrict__ idiag, const int *__restrict__ sp, C *__restrict__ scol,
-                                 V *__restrict__ sval)
-{
-    const int i = blockIdx.x * kBlock + threadIdx.x;
-    if (i >= n) return;
-    const int base = sp[i / kSlice] + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - sp[i / kSlice]) / kSlice;
-    const int b = beg[i] + boff, len = end[i] + eoff - b;
-    const double d = idiag ? idiag[i] : 1.0;
-    for (int k = 0; k < w; k++) {
-        scol[base + k * kSlice] = k < len ? (C)(col[b + k] - i) : (C)0;
-        sval[base + k * kSlice] = k < len ? (V)(d * val[b + k]) : (V)0;
-    }
 }
 
 /* 2^e, e in [-1022, 1023]. */
@@ -854,18 +840,34 @@ extern "C" cudaError_t spk_dev_sell_pattern(cudaStream_t s, int n, const int *be
     return cub::DeviceScan::InclusiveSum(temp, temp_bytes, sp + 1, sp + 1, ns, s);
 }
 
+namespace {
+cudaError_t sell_fill(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff, const int *col,
+                      const double *val, const double *scale, int offsets, const int *sp, void *scol, int narrow,
+                      void *sval, int single)
+{
+    if (n == 0) return cudaSuccess;
+    const unsigned g = blocks_for(n);
+    if (narrow && single)
+        sell_fill_kernel<short, float><<<g, kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, scale, offsets, sp,
+                                                            (short *)scol, (float *)sval);
+    else if (narrow)
+        sell_fill_kernel<short, double><<<g, kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, scale, offsets, sp,
+                                                             (short *)scol, (double *)sval);
+    else if (single)
+        sell_fill_kernel<int, float><<<g, kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, scale, offsets, sp,
+                                                          (int *)scol, (float *)sval);
+    else
+        sell_fill_kernel<int, double><<<g, kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, scale, offsets, sp,
+                                                           (int *)scol, (double *)sval);
+    return cudaGetLastError();
+}
+} // namespace
+
 extern "C" cudaError_t spk_dev_sell_fill(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff,
                                          const int *col, const double *val, const int *sp, int *scol, void *sval,
                                          int single)
 {
-    if (n == 0) return cudaSuccess;
-    if (single)
-        sell_fill_kernel<float><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, sp, scol,
-                                                                 (float *)sval);
-    else
-        sell_fill_kernel<double><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, sp, scol,
-                                                                  (double *)sval);
-    return cudaGetLastError();
+    return sell_fill(s, n, beg, boff, end, eoff, col, val, NULL, 0, sp, scol, 0, sval, single);
 }
 
 extern "C" cudaError_t spk_dev_sell_sweep(cudaStream_t s, int n, const int *sp, const int *scol, const void *sval,
@@ -894,24 +896,11 @@ extern "C" cudaError_t spk_dev_lean_fill(cudaStream_t s, int n, const int *beg, 
                                         const int *col, const double *val, const double *idiag, const int *sp,
                                         void *scol, int narrow, void *sval, int single)
 {
-    if (n == 0) return cudaSuccess;
-    if (narrow && single)
-        lean_fill_kernel<short, float><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, idiag, sp,
-                                                                         (short *)scol, (float *)sval);
-    else if (narrow)
-        lean_fill_kernel<short, double><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, idiag, sp,
-                                                                          (short *)scol, (double *)sval);
-    else if (single)
-        lean_fill_kernel<int, float><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, idiag, sp,
-                                                                       (int *)scol, (float *)sval);
-    else
-        lean_fill_kernel<int, double><<<blocks_for(n), kBlock, 0, s>>>(n, beg, boff, end, eoff, col, val, idiag, sp,
-                                                                        (int *)scol, (double *)sval);
-    return cudaGetLastError();
+    return sell_fill(s, n, beg, boff, end, eoff, col, val, idiag, 1, sp, scol, narrow, sval, single);
 }
 
 namespace {
-/* wide rows (more than kLeanShort entries on average): a thread per row */
+/* wide: a thread per row (devsweep.c, LEAN_SHORT_ROWS), else per two */
 template <typename C, typename V, typename X, typename XO>
 cudaError_t lean_launch(cudaStream_t s, int n, int wide, const int *sp, const void *scol, const void *sval,
                         const double *idiag, const double *b, const unsigned long long *bmax, double f, void *c,
@@ -931,15 +920,14 @@ cudaError_t lean_by_type(cudaStream_t s, int n, int wide, const int *sp, const v
                          int xf, int of, const double *idiag, const double *b, const unsigned long long *bmax, double f,
                          void *c, const void *x, void *out, int last, unsigned long long *omax)
 {
-    if (!single) {
-        if (xf || of) return cudaErrorInvalidValue;
-        return lean_launch<C, double, double, double>(s, n, wide, sp, scol, sval, idiag, b, bmax, f, c, x, out, last, omax);
-    }
-    if (xf && of)
-        return lean_launch<C, float, float, float>(s, n, wide, sp, scol, sval, idiag, b, bmax, f, c, x, out, last, omax);
-    if (xf) return lean_launch<C, float, float, double>(s, n, wide, sp, scol, sval, idiag, b, bmax, f, c, x, out, last, omax);
-    if (of) return cudaErrorInvalidValue;
-    return lean_launch<C, float, double, double>(s, n, wide, sp, scol, sval, idiag, b, bmax, f, c, x, out, last, omax);
+#define LEAN_ARGS s, n, wide, sp, scol, sval, idiag, b, bmax, f, c, x, out, last, omax
+    if (!single && (xf || of)) return cudaErrorInvalidValue; /* double values: double iterates */
+    if (!single) return lean_launch<C, double, double, double>(LEAN_ARGS);
+    if (xf && of) return lean_launch<C, float, float, float>(LEAN_ARGS);
+    if (xf) return lean_launch<C, float, float, double>(LEAN_ARGS);
+    if (of) return cudaErrorInvalidValue; /* float out from double iterates: not used */
+    return lean_launch<C, float, double, double>(LEAN_ARGS);
+#undef LEAN_ARGS
 }
 } // namespace
 
@@ -949,14 +937,17 @@ extern "C" cudaError_t spk_dev_lean_sweep(cudaStream_t s, int n, int wide, const
                                          const void *x, void *out, int last, unsigned long long *omax)
 {
     if (n == 0) return cudaSuccess;
-    if (narrow) return lean_by_type<short>(s, n, wide, sp, scol, sval, single, xf, of, idiag, b, bmax, f, c, x, out, last, omax);
+    if (narrow)
+        return lean_by_type<short>(s, n, wide, sp, scol, sval, single, xf, of, idiag, b, bmax, f, c, x, out, last,
+                                   omax);
     return lean_by_type<int>(s, n, wide, sp, scol, sval, single, xf, of, idiag, b, bmax, f, c, x, out, last, omax);
 }
 
 extern "C" cudaError_t spk_dev_absmax(cudaStream_t s, int n, const double *x, unsigned long long *m)
 {
     if (n == 0) return cudaSuccess;
-    const long long t = (long long)n < 132LL * 8 * kBlock ? n : 132LL * 8 * kBlock;
+    /* a grid-stride loop over at most 1024 blocks: a GPU's worth of blocks in flight, and few atomics */
+    const long long t = (long long)n < 1024LL * kBlock ? n : 1024LL * kBlock;
     absmax_kernel<<<blocks_for(t), kBlock, 0, s>>>(n, x, m);
     return cudaGetLastError();
 }

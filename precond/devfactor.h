@@ -106,8 +106,8 @@ cudaError_t spk_dev_tri_span(cudaStream_t s, int n, const int *beg, int boff, co
 cudaError_t spk_dev_lean_fill(cudaStream_t s, int n, const int *beg, int boff, const int *end, int eoff,
                               const int *col, const double *val, const double *idiag, const int *sp, void *scol,
                               int narrow, void *sval, int single);
-cudaError_t spk_dev_lean_sweep(cudaStream_t s, int n, int wide, const int *sp, const void *scol, int narrow, const void *sval,
-                               int single, int xf, int of, const double *idiag, const double *b,
+cudaError_t spk_dev_lean_sweep(cudaStream_t s, int n, int wide, const int *sp, const void *scol, int narrow,
+                               const void *sval, int single, int xf, int of, const double *idiag, const double *b,
                                const unsigned long long *bmax, double f, void *c, const void *x, void *out, int last,
                                unsigned long long *omax);
 /* *m = max(*m, max_i |x_i|), as the bits of a double (*m zeroed by the caller). */

@@ -1148,7 +1148,7 @@ static int apply_mode(dev_pc *p, int mode, const double *r, double *z)
         SPK_CUDA_TRY(err, spk_dev_small_apply(p->s, p->n, p->k, p->single, sp, sc, sv, id, r, p->y, z));
         return SPK_OK;
     default:
-        if (p->lean && p->single && p->scol[0] && p->scol[1]) return lean_apply(p, r, z);
+        if (p->lean && p->single) return lean_apply(p, r, z); /* lean: both sliced copies exist */
         SPK_TRY(tri_apply(p, 0, r, p->y));
         return tri_apply(p, 1, p->y, z); /* z may be r: r is no longer read */
     }
