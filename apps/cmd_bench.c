@@ -112,6 +112,7 @@ typedef struct fmt_result {
     int solve_status, iterations;
     int colors, levels_lower, levels_upper; /* of the matrix solved (reordered or not) */
     char method[16], precond[16], solve_note[256];
+    int sweeps; /* spk_solver_precond_sweeps */
     double true_relres, s_setup_ms, s_ms, s_spmv_ms, s_precond_ms, s_vector_ms;
     double s_sync_ms;        /* fused vector steps: the solve's launches and waits */
     double s_format_ms;      /* of s_setup_ms, the SpMV format's (spk_result.t_setup_format) */
@@ -288,6 +289,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     r->solve_status = st;
     snprintf(r->method, sizeof r->method, "%s", spk_solver_method(s));
     snprintf(r->precond, sizeof r->precond, "%s", spk_solver_precond(s));
+    r->sweeps = spk_solver_precond_sweeps(s);
     if (st) snprintf(r->solve_note, sizeof r->solve_note, "%s", spk_last_error(b->ctx));
     r->iterations = res.iterations;
     r->true_relres = res.true_relres;
@@ -961,9 +963,11 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 const fmt_result *r = &m->c[k];
                 fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
                 cli_json_string(f, b->cfg[k].name);
-                fprintf(f, ", \"status\": \"%s\", \"method\": \"%s\", \"precond\": \"%s\", \"iterations\": %d",
+                fprintf(f,
+                        ", \"status\": \"%s\", \"method\": \"%s\", \"precond\": \"%s\", \"precond_sweeps\": %d, "
+                        "\"iterations\": %d",
                         !r->solved ? "not run" : r->solve_status ? spk_status_name(r->solve_status) : "converged",
-                        r->method, r->precond, r->iterations);
+                        r->method, r->precond, r->sweeps, r->iterations);
                 json_num(f, "true_relres", r->true_relres);
                 json_num(f, "setup_ms", r->s_setup_ms);
                 json_num(f, "format_setup_ms", r->s_format_ms);

@@ -52,8 +52,10 @@ static void help(void)
            "                      0: exact solves (on the GPU cuSPARSE csric02/csrilu02 +\n"
            "                      cusparseSpSV, the reference); auto (default): on the GPU the\n"
            "                      device's factor with the fewest sweeps (2..16) that pass a\n"
-           "                      check on a probe vector, exact solves with it where none does\n"
-           "                      or where they cost as much (on the host: exact)\n"
+           "                      check on a probe vector (beyond 12288 rows fewer, where the\n"
+           "                      preconditioner they apply stays close to the exact one), exact\n"
+           "                      solves with it where none does or where they cost as much (on\n"
+           "                      the host: exact); the output names the sweeps taken\n"
            "  --precond-precision P  the factor's values in the sweeps: auto (default: float with\n"
            "                      --precond-sweeps auto on the GPU, else double), double, or\n"
            "                      float (rounded to float, on the GPU stored so; sums in double)\n"
@@ -305,9 +307,11 @@ int cmd_solve(int argc, char **argv)
     if (!a.json) {
         fprintf(out, "matrix    %s: %d x %d, %d nonzeros\n", a.matrix, n, n, nnz);
         fprintf(out, "device    %s%s\n", spk_context_device(ctx), device_note);
-        fprintf(out, "method    %s + %s%s, SpMV format %s\n", spk_solver_method(s),
-                spk_solver_precond(s),
-                a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", spk_solver_format(s));
+        char sw[48] = "";
+        if (spk_solver_precond_sweeps(s) > 0)
+            snprintf(sw, sizeof sw, ", %d sweeps per triangular solve", spk_solver_precond_sweeps(s));
+        fprintf(out, "method    %s + %s%s%s, SpMV format %s\n", spk_solver_method(s), spk_solver_precond(s),
+                a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", sw, spk_solver_format(s));
         if (strcmp(spk_solver_format(s), "auto") == 0)
             fprintf(out, "format    %s\n", spk_solver_format_detail(s));
         int lv[4] = {0, 0, 0, 0};
@@ -339,7 +343,7 @@ int cmd_solve(int argc, char **argv)
         cli_json_string(stdout, spk_solver_method(s));
         printf(", \"precond\": ");
         cli_json_string(stdout, spk_solver_precond(s));
-        printf(", \"format\": ");
+        printf(", \"precond_sweeps\": %d, \"format\": ", spk_solver_precond_sweeps(s));
         cli_json_string(stdout, spk_solver_format(s));
         printf(", \"format_detail\": ");
         cli_json_string(stdout, spk_solver_format_detail(s));

@@ -345,6 +345,10 @@ SPK_API int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res
  * format, and the shift the factorization needed. */
 SPK_API const char *spk_solver_method(const spk_solver *s);
 SPK_API const char *spk_solver_precond(const spk_solver *s);
+/* The Jacobi sweeps per triangular solve of IC(0)/ILU(0) applied by sweeps
+ * (on the GPU chosen at setup unless precond_sweeps fixes them); 0 where the
+ * triangular solves are exact, or there are none. */
+SPK_API int spk_solver_precond_sweeps(const spk_solver *s);
 SPK_API const char *spk_solver_format(const spk_solver *s);
 /* How the SpMV format holds the matrix, in one line; for "auto" the format it
  * chose, the trial times and what the choice cost. */

@@ -658,6 +658,15 @@ __global__ void probe_kernel(int n, double *x)
     x[i] = 0.5 + ((h >> 8) & 0xffff) * (1.0 / 65536.0);
 }
 
+/* y = (a - b) / idiag (idiag NULL: a - b); y may be a or b. */
+__global__ void sub_scaled_kernel(int n, const double *idiag, const double *a, const double *b, double *y)
+{
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    const double d = a[i] - b[i];
+    y[i] = idiag ? d / idiag[i] : d;
+}
+
 /* part[blockIdx.x] = the block's sum of ((a - b) / idiag)^2 (b, idiag
  * NULL: 0, 1), a grid-stride loop; partial sums in a fixed order, so the
  * check's result does not depend on timing. */
@@ -821,6 +830,14 @@ extern "C" cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x)
 {
     if (n == 0) return cudaSuccess;
     probe_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, x);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_dev_sub_scaled(cudaStream_t s, int n, const double *idiag, const double *a, const double *b,
+                                          double *y)
+{
+    if (n == 0) return cudaSuccess;
+    sub_scaled_kernel<<<blocks_for(n), kBlock, 0, s>>>(n, idiag, a, b, y);
     return cudaGetLastError();
 }
 

@@ -114,6 +114,9 @@ cudaError_t spk_dev_lean_sweep(cudaStream_t s, int n, int wide, const int *sp, c
 cudaError_t spk_dev_absmax(cudaStream_t s, int n, const double *x, unsigned long long *m);
 /* v[k] = v[k] rounded to float, k < m. */
 cudaError_t spk_dev_round_float(cudaStream_t s, long long m, double *v);
+/* y = (a - b) / idiag (idiag NULL: a - b), elementwise; y may alias a or b. */
+cudaError_t spk_dev_sub_scaled(cudaStream_t s, int n, const double *idiag, const double *a, const double *b,
+                               double *y);
 /* x[i] in [0.5, 1.5), a fixed hash of i: a positive probe vector. */
 cudaError_t spk_dev_probe(cudaStream_t s, int n, double *x);
 /* Both triangles' K sweeps in one block (n <= SPK_DEV_SMALL_ROWS), on the

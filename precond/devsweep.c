@@ -543,12 +543,117 @@ static int check_k(dev_pc *p, int k, double r0, double r1, double nb)
     return 1;
 }
 
-/* Sweeps, or (sweeps_check > 0) K by the check above, or exact solves
- * (host_build ran the check already). */
-static int choose(dev_pc *p)
+/* The check's bound must suit its worst case, G3_circuit, and so asks for
+ * 6 sweeps on the 7-point Poisson problems, where 3 already take 1.02x the
+ * exact solves' iterations: one probe vector cannot tell a matrix whose
+ * slow components the probe misses (localized ones, G3_circuit's) from one
+ * it measures well.  What decides the iterations is the preconditioner as
+ * an operator: for CG, with the eigenvalues of M_K^-1 M in [1 - rho,
+ * 1 + rho], kappa(M_K^-1 A) <= kappa(M^-1 A) (1 + rho) / (1 - rho), so the
+ * iterations grow by at most the root of that factor (1.22x at rho = 0.2).
+ * So beyond SPK_DEV_SMALL_ROWS rows, where the sweeps are most of an
+ * iteration (opts.sweeps_rho = theta > 0), rho of K sweeps is estimated by
+ * the power method on E = I - M_K^-1 M from the positive probe: K passes
+ * where every one of RHO_STEPS steps grows ||v|| by at most theta (the
+ * steps find what the probe misses: on G3_circuit at K = 5 the first grows
+ * 0.09, the sixth 1.65).  A K below the check's that passes, the fewest
+ * where the growth falls with K, replaces it (the solver's theta: 0.2 for IC(0), 0.1 for ILU(0),
+ * solver/api.c).  M v = L (U v) on the sweeps' own copies: T x =
+ * D (x + G x), with -G x a sweep of b = 0.  Measured on the host
+ * (docs/precond-sweeps.md): poisson3d-7:64 and -7:160 take 3 sweeps (6 by
+ * the check), poisson3d-27:40 4 (7), convdiff3d-7:48 7 (9); G3_circuit keeps
+ * the check's 8. */
+#define RHO_STEPS 6
+
+/* ||x|| read back (part, norm: spk_dev_norm_parts(n) and 1 doubles). */
+static int dev_norm(dev_pc *p, const double *x, double *part, double *norm, double *out)
 {
     spk_err *err = p->e->err;
-    if (p->pool) return pick_mode(p);
+    SPK_CUDA_TRY(err, spk_dev_scaled_norm_part(p->s, p->n, NULL, x, NULL, part));
+    SPK_CUDA_TRY(err, spk_dev_norm_finish(p->s, 1, spk_dev_norm_parts(p->n), part, norm));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(out, norm, sizeof *out, cudaMemcpyDeviceToHost, p->s));
+    return spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
+}
+
+/* *ok = 1 when K = k passes the test above, M_K^-1 applied as apply
+ * applies it; w[0] the probe on entry (then E^j of it), w[1], w[2] scratch,
+ * w[3] zeros. */
+static int rho_passes(dev_pc *p, int k, double *const w[4], double *part, double *norm, int *ok)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n, keep = p->k;
+    const double *id[2] = {tri_of(p, 0).id, tri_of(p, 1).id};
+    double *v = w[0], *t1 = w[1], *t2 = w[2];
+    const double *zero = w[3];
+    double prev = 0, now = 0;
+    *ok = 0;
+    p->k = k;
+    int st = dev_norm(p, v, part, norm, &prev);
+    for (int j = 0; j < RHO_STEPS && !st; j++) {
+        st = sweep_once(p, 1, zero, v, t1); /* t1 = -G_U v */
+        if (!st) st = spk_cuda_check(err, spk_dev_sub_scaled(p->s, n, id[1], v, t1, t1), "spk_dev_sub_scaled");
+        if (!st) st = sweep_once(p, 0, zero, t1, t2);
+        if (!st) st = spk_cuda_check(err, spk_dev_sub_scaled(p->s, n, id[0], t1, t2, t2), "spk_dev_sub_scaled");
+        if (!st) st = apply_mode(p, APPLY_SWEEPS, t2, t2); /* t2 = M v, then M_K^-1 M v */
+        if (!st) st = spk_cuda_check(err, spk_dev_sub_scaled(p->s, n, NULL, v, t2, v), "spk_dev_sub_scaled");
+        if (!st) st = dev_norm(p, v, part, norm, &now);
+        if (st || !(now <= p->opts.sweeps_rho * prev)) break;
+        if (j == RHO_STEPS - 1) *ok = 1;
+        prev = now;
+    }
+    p->k = keep;
+    return st;
+}
+
+/* After the check took p->k sweeps: the fewest that pass the test above. */
+static int fewer_sweeps(dev_pc *p)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n;
+    double *w[4] = {NULL, NULL, NULL, NULL}, *part = NULL, *norm = NULL;
+    int st = SPK_OK;
+    for (int i = 0; i < 4 && !st; i++) st = spk_exec_alloc_vec(p->e, n, &w[i]);
+    if (!st) st = spk_cuda_alloc(p->e, (size_t)spk_dev_norm_parts(n) * sizeof(double), "the sweeps' test", (void **)&part);
+    if (!st) st = spk_cuda_alloc(p->e, sizeof(double), "the sweeps' test", (void **)&norm);
+    if (!st) st = spk_cuda_check(err, cudaMemsetAsync(w[3], 0, (size_t)n * sizeof(double), p->s), "cudaMemsetAsync");
+    /* by bisection in [SWEEPS_MIN, K - 1] (the growth falls with K): two or
+     * three K tested, a failing one mostly in its first steps */
+    int lo = SWEEPS_MIN, hi = p->k - 1;
+    while (lo <= hi && !st) {
+        const int mid = (lo + hi) / 2;
+        int ok = 0;
+        st = spk_cuda_check(err, spk_dev_probe(p->s, n, w[0]), "spk_dev_probe");
+        if (!st) st = rho_passes(p, mid, w, part, norm, &ok);
+        if (!st && ok) p->k = mid;
+        if (ok)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    for (int i = 0; i < 4; i++)
+        if (w[i]) p->e->ops->free(p->e, w[i]);
+    cudaFree(part);
+    cudaFree(norm);
+    return st;
+}
+
+static int check(dev_pc *p);
+
+/* Sweeps, or (sweeps_check > 0) K by the check above (and fewer by the test
+ * after it), or exact solves. */
+static int choose(dev_pc *p)
+{
+    if (!p->pool) SPK_TRY(check(p));
+    if (p->opts.sweeps_check > 0 && !p->exact && p->opts.sweeps_rho > 0 && p->n > SPK_DEV_SMALL_ROWS &&
+        p->k > SWEEPS_MIN)
+        SPK_TRY(fewer_sweeps(p));
+    return pick_mode(p);
+}
+
+/* The check above on the device (host_build runs it on the host). */
+static int check(dev_pc *p)
+{
+    spk_err *err = p->e->err;
     p->exact = 0;
     p->check = 0;
     if (p->opts.sweeps_check > 0 && p->n > 0) {
@@ -579,7 +684,7 @@ static int choose(dev_pc *p)
         for (int k = SWEEPS_MIN < kmax ? SWEEPS_MIN : kmax; k <= kmax; k++)
             if (check_k(p, k, r[k - 1], r[kmax + k - 1], nb)) break;
     }
-    return pick_mode(p);
+    return SPK_OK;
 }
 
 /* After a good factorization: how to apply it (choose), then ready. */
@@ -1165,6 +1270,12 @@ static int dev_apply(void *impl, const double *r, double *z)
     return apply_mode(p, p->mode, r, z);
 }
 
+static int dev_sweeps(const void *impl)
+{
+    const dev_pc *p = impl;
+    return p && !p->exact ? p->k : 0;
+}
+
 static const char *dev_describe(const void *impl)
 {
     const dev_pc *p = impl;
@@ -1254,9 +1365,9 @@ static int dev_block(const void *impl, spk_block_prec *out)
 
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
     "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe, ic0_create_dev,
-    dev_block,
+    dev_block, dev_sweeps,
 };
 const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
     "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe,
-    ilu0_create_dev, dev_block,
+    ilu0_create_dev, dev_block, dev_sweeps,
 };

@@ -39,6 +39,7 @@ void spk_precond_opts_default(spk_precond_opts *o)
     o->shift_max = 1.0;
     o->sweeps = 3;
     o->sweeps_check = 0;
+    o->sweeps_rho = 0;
     o->sweeps_float = 0;
     o->dev_apply = 0;
     o->build = 0;

@@ -20,6 +20,10 @@ typedef struct spk_precond_opts {
                             the fewest sweeps from 2 to `sweeps` whose relative residual on
                             each triangle is at most this, exact solves where none is
                             (0: `sweeps` sweeps always) */
+    double sweeps_rho;   /* ... and (> 0) beyond SPK_DEV_SMALL_ROWS rows: fewer sweeps than the
+                            check's where the preconditioner they apply is within this of
+                            the exact one (the largest growth of E = I - M_K^-1 M over a
+                            few steps of the power method, precond/devsweep.c; 0: off) */
     int sweeps_float;    /* ... 1: the factor's values rounded to float for the sweeps (on the GPU
                             stored in float, half the bytes; sums in double), 0: double */
     int dev_apply;       /* GPU sweeps: how apply runs; 0: chosen by timing each way (sweeps a
@@ -59,6 +63,9 @@ struct spk_precond_ops {
      * what apply applies (core/devtri.h; the block iterations of small
      * systems, exec.h), else 0; NULL: never. */
     int (*block)(const void *impl, spk_block_prec *out);
+    /* Optional: the Jacobi sweeps per triangular solve that apply runs, 0
+     * where it solves exactly; NULL: no triangular solves by sweeps. */
+    int (*sweeps)(const void *impl);
 };
 
 /* Default options: shifting allowed, alpha from 1e-3 doubling up to 1. */

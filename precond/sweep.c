@@ -379,6 +379,12 @@ static double sweep_shift(const void *impl)
     return p ? p->f->alpha : 0.0;
 }
 
+static int sweep_count(const void *impl)
+{
+    const sweep_pc *p = impl;
+    return p && !p->isai ? p->k : 0;
+}
+
 /* One variant: its create (the factor kind, sweeps or approximate inverses)
  * and its host entry; with_cuda: also a CUDA entry, which differs only in the
  * executor named (the GPU sweeps have their own, devsweep.c). */
@@ -386,6 +392,7 @@ static double sweep_shift(const void *impl)
 #define SWEEP_CUDA_ENTRY(sym, name)                                                                                   \
     const struct spk_precond_ops spk_precond_##sym##_cuda = {                                                         \
         name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL, NULL,              \
+        sweep_count,                                                                                                    \
     };
 #else
 #define SWEEP_CUDA_ENTRY(sym, name)
@@ -397,6 +404,7 @@ static double sweep_shift(const void *impl)
     }                                                                                                                 \
     const struct spk_precond_ops spk_precond_##sym##_host = {                                                         \
         name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL, NULL,              \
+        sweep_count,                                                                                                    \
     };
 
 SWEEP_VARIANT(ilu0_sweeps, "ilu0-sweeps", spk_ilu0_kind, 0)

@@ -517,6 +517,15 @@ static void spmv_opts_of(const spk_options *o, spk_spmv_opts *so)
 #define GPU_SWEEPS 16
 #define GPU_SWEEPS_CHECK_IC0 0.02
 #define GPU_SWEEPS_CHECK_ILU0 0.05
+/* ... and beyond SPK_DEV_SMALL_ROWS rows fewer sweeps where the preconditioner
+ * they apply stays close to the exact one (spk_precond_opts.sweeps_rho): for
+ * CG the iterations grow by at most sqrt((1 + rho) / (1 - rho)) = 1.22x at
+ * 0.2; BiCGStab has no such root, so (1 + rho) / (1 - rho) = 1.22 at 0.1.
+ * Measured on the H100 (docs/benchmarks.md): convdiff3d-7:128 and -7:160
+ * take 1.27-1.28x the recipe's iterations with the 4 sweeps 0.2 would allow,
+ * 1.15-1.17x with the 5 that 0.1 takes (float iterates, 1.11x at 8). */
+#define GPU_SWEEPS_RHO_IC0 0.2
+#define GPU_SWEEPS_RHO_ILU0 0.1
 
 /* Create (or recreate) the preconditioner of kind s->pkind. */
 static int setup_precond(spk_solver *s)
@@ -530,6 +539,7 @@ static int setup_precond(spk_solver *s)
     const int factor = s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0;
     int sweeps = s->opts.precond_sweeps;
     s->popts.sweeps_check = 0;
+    s->popts.sweeps_rho = 0;
     /* the block iterations (fused.c) will apply M: tell the sweeps to compare the block's ways */
     const spk_csr *W = work_matrix(s);
     s->popts.block = s->opts.vector_ops == SPK_VECTOR_BLOCK && !spk_exec_is_host(e) && W->nrows <= SPK_BLOCK_ROWS &&
@@ -538,6 +548,7 @@ static int setup_precond(spk_solver *s)
     if (sweeps == SPK_PRECOND_SWEEPS_AUTO) { /* the GPU's device-resident sweeps, checked */
         sweeps = spk_exec_is_host(e) || s->opts.precond_isai ? 0 : GPU_SWEEPS;
         if (sweeps) s->popts.sweeps_check = s->pkind == SPK_PRECOND_IC0 ? GPU_SWEEPS_CHECK_IC0 : GPU_SWEEPS_CHECK_ILU0;
+        if (sweeps) s->popts.sweeps_rho = s->pkind == SPK_PRECOND_IC0 ? GPU_SWEEPS_RHO_IC0 : GPU_SWEEPS_RHO_ILU0;
         if (sweeps && s->opts.precond_precision == SPK_PRECISION_AUTO) s->popts.sweeps_float = 1;
     }
     if (sweeps > 0) s->popts.sweeps = sweeps;
@@ -926,6 +937,11 @@ const char *spk_solver_precond(const spk_solver *s)
 {
     if (!s || !s->k.M_ops) return "";
     return s->k.M_ops->describe ? s->k.M_ops->describe(s->k.M) : s->k.M_ops->name;
+}
+
+int spk_solver_precond_sweeps(const spk_solver *s)
+{
+    return s && s->k.M_ops && s->k.M_ops->sweeps ? s->k.M_ops->sweeps(s->k.M) : 0;
 }
 
 const char *spk_solver_format(const spk_solver *s)

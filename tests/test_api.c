@@ -83,6 +83,9 @@ static void matrices_and_solves(void)
         CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, &o, &sf), spk_last_error(ctx));
         CHECK(sf && strncmp(spk_solver_precond(sf), "ic0", 3) == 0, "factor picked %s",
               sf ? spk_solver_precond(sf) : "-");
+        /* sweeps where they apply it (the GPU's default), none for exact solves */
+        CHECK(sf && (spk_solver_precond_sweeps(sf) > 0) == (strcmp(spk_solver_precond(sf), "ic0-sweeps") == 0),
+              "%s with %d sweeps", sf ? spk_solver_precond(sf) : "-", sf ? spk_solver_precond_sweeps(sf) : -1);
         if (sf) spk_solver_destroy(sf);
         /* one diagonal entry 10 % larger: not Laplacian-shaped, so AUTO takes IC(0) */
         double *v2 = malloc((size_t)nin * sizeof(double));
@@ -167,6 +170,8 @@ static void matrices_and_solves(void)
         CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, &os, &sw), spk_last_error(ctx));
         CHECK(sw && strcmp(spk_solver_precond(sw), "ic0-sweeps") == 0, "precond %s",
               sw ? spk_solver_precond(sw) : "-");
+        CHECK(sw && spk_solver_precond_sweeps(sw) == 2, "precond_sweeps %d, not the 2 asked for",
+              sw ? spk_solver_precond_sweeps(sw) : -1);
         for (int pass = 0; sw && pass < 2; pass++) {
             if (pass == 1) { /* new values: the sweep matrices are rebuilt */
                 for (int k = 0; k < nin; k++) v[k] *= 0.5;

@@ -8,6 +8,7 @@
 #include "device.h"
 #include "io/gen.h"
 #include "io/mmio.h"
+#include "precond/factor.h"
 #include "precond/precond.h"
 
 static spk_exec *g_host, *g_dev;
@@ -143,9 +144,10 @@ static void sweeps(const char *what, const spk_csr *A, int ic, int allow_shift)
     compare_with(what, A, ex, sw, allow_shift, 1000, 1, 0);
 }
 
-/* The device sweeps chosen by a check with bound tau (at most 16) equal the
- * host's with some K in [2, 16]: that K, or 0 when none matches. */
-static int checked_k(const spk_csr *A, int ic, double tau)
+/* The device sweeps chosen by a check with bound tau (at most 16; and the
+ * test of sweeps_rho = rho) equal the host's with some K in [2, 16]: that K,
+ * or 0 when none matches. */
+static int checked_k_rho(const spk_csr *A, int ic, double tau, double rho)
 {
     const char *sw = ic ? "ic0-sweeps" : "ilu0-sweeps";
     const struct spk_precond_ops *dops, *hops;
@@ -155,6 +157,7 @@ static int checked_k(const spk_csr *A, int ic, double tau)
     spk_precond_opts_default(&o);
     o.sweeps = 16;
     o.sweeps_check = tau;
+    o.sweeps_rho = rho;
     o.dev_apply = 1; /* APPLY_SWEEPS: not exact solves the timing might prefer */
     o.build = g_build;
     void *dM = NULL;
@@ -188,6 +191,151 @@ static int checked_k(const spk_csr *A, int ic, double tau)
     free(zd);
     dops->destroy(dM);
     return found;
+}
+
+static int checked_k(const spk_csr *A, int ic, double tau)
+{
+    return checked_k_rho(A, ic, tau, 0);
+}
+
+/* On the host, for the factor F ("ic0": L; "ilu0": unit L and U): y = S_t x
+ * (t 0: L's strict part; 1: U's, or L^T's) and D_t's entry of row i. */
+static void host_smul(const spk_csr *F, const int *dg, int ic, int t, const double *x, double *y)
+{
+    const int n = F->nrows;
+    if (t == 1 && ic) {
+        for (int i = 0; i < n; i++) y[i] = 0;
+        for (int i = 0; i < n; i++)
+            for (int q = F->rowptr[i]; q < dg[i]; q++) y[F->colind[q]] += F->val[q] * x[i];
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        double sum = 0;
+        const int lo = t == 0 ? F->rowptr[i] : dg[i] + 1, hi = t == 0 ? dg[i] : F->rowptr[i + 1];
+        for (int q = lo; q < hi; q++) sum += F->val[q] * x[F->colind[q]];
+        y[i] = sum;
+    }
+}
+
+static double host_d(const spk_csr *F, const int *dg, int ic, int t, int i)
+{
+    return !ic && t == 0 ? 1.0 : F->val[dg[i]];
+}
+
+/* x = k sweeps on triangle t for b (x = D^-1 b, then k times x = D^-1 (b - S x)); tmp scratch */
+static void host_sweeps(const spk_csr *F, const int *dg, int ic, int t, int k, const double *b, double *x, double *tmp)
+{
+    const int n = F->nrows;
+    for (int i = 0; i < n; i++) x[i] = b[i] / host_d(F, dg, ic, t, i);
+    for (int r = 0; r < k; r++) {
+        host_smul(F, dg, ic, t, x, tmp);
+        for (int i = 0; i < n; i++) x[i] = (b[i] - tmp[i]) / host_d(F, dg, ic, t, i);
+    }
+}
+
+static double host_norm(int n, const double *x)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += x[i] * x[i];
+    return sqrt(s);
+}
+
+/* Does K = k pass the device's growth test (devsweep.c, fewer_sweeps) redone
+ * on the host's factor F: E = I - M_k^-1 M grows the positive probe
+ * (devfactor.cu's) by at most rho in each of `steps` power steps?  *growth:
+ * the largest growth of the steps run. */
+static int host_rho_pass(const spk_csr *F, const int *dg, int ic, int k, int steps, double rho, double *growth)
+{
+    const int n = F->nrows;
+    double *v = malloc((size_t)n * sizeof(double)), *t1 = malloc((size_t)n * sizeof(double));
+    double *t2 = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) { /* devfactor.cu's probe_kernel */
+        unsigned h = (unsigned)i * 2654435761u;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        v[i] = 0.5 + ((h >> 8) & 0xffff) * (1.0 / 65536.0);
+    }
+    double prev = host_norm(n, v);
+    int ok = 1;
+    *growth = 0;
+    for (int j = 0; j < steps && ok; j++) {
+        /* t2 = M v = L (U v) */
+        host_smul(F, dg, ic, 1, v, t1);
+        for (int i = 0; i < n; i++) t1[i] += host_d(F, dg, ic, 1, i) * v[i];
+        host_smul(F, dg, ic, 0, t1, t2);
+        for (int i = 0; i < n; i++) t2[i] += host_d(F, dg, ic, 0, i) * t1[i];
+        /* t2 = M_k^-1 M v: k sweeps on L for t2 into w, then on U for w into t2 */
+        host_sweeps(F, dg, ic, 0, k, t2, w, t1);
+        host_sweeps(F, dg, ic, 1, k, w, t2, t1);
+        for (int i = 0; i < n; i++) v[i] -= t2[i];
+        const double now = host_norm(n, v);
+        *growth = fmax(*growth, now / prev);
+        ok = now <= rho * prev;
+        prev = now;
+    }
+    free(v);
+    free(t1);
+    free(t2);
+    free(w);
+    return ok;
+}
+
+/* The sweeps the device's test takes after the check's k0: bisection in
+ * [2, k0 - 1] for the fewest that pass (k0 where none tested does). */
+static int host_rho_k(const spk_csr *A, int ic, double rho, int k0, double growth[16])
+{
+    const struct spk_precond_ops *hops;
+    CHECK_OK(spk_precond_find(ic ? "ic0" : "ilu0", g_host, &hops, g_host->err), g_host->err->msg);
+    spk_precond_opts o;
+    spk_precond_opts_default(&o);
+    void *hM = NULL;
+    CHECK_OK(hops->create(g_host, A, &o, &hM), g_host->err->msg);
+    const spk_csr *F = NULL;
+    CHECK_OK(spk_factor_inspect(hM, &F, NULL), "spk_factor_inspect");
+    const int n = F->nrows;
+    int *dg = malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++) {
+        dg[i] = -1;
+        for (int q = F->rowptr[i]; q < F->rowptr[i + 1]; q++)
+            if (F->colind[q] == i) dg[i] = q;
+        CHECK(dg[i] >= 0, "host factor: row %d has no diagonal", i);
+    }
+    int kr = k0, lo = 2, hi = k0 - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        if (host_rho_pass(F, dg, ic, mid, 6, rho, &growth[mid])) {
+            kr = mid;
+            hi = mid - 1;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    free(dg);
+    hops->destroy(hM);
+    return kr;
+}
+
+/* Beyond SPK_DEV_SMALL_ROWS rows the sweeps' second test (sweeps_rho) takes
+ * fewer sweeps than the check where E = I - M_K^-1 M stays small: off, the
+ * check's K; a bound everything meets, 2; the solver's bound (0.2 for IC(0),
+ * 0.1 for ILU(0)), the K the host finds. */
+static void sweeps_rho(const char *what, const spk_csr *A, int ic)
+{
+    const double tau = ic ? 0.02 : 0.05;
+    const int k0 = checked_k_rho(A, ic, tau, 0), kall = checked_k_rho(A, ic, tau, 1e300);
+    const double rho = ic ? 0.2 : 0.1;
+    const int k = checked_k_rho(A, ic, tau, rho);
+    double growth[16] = {0};
+    const int want = host_rho_k(A, ic, rho, k0, growth);
+    printf("%-22s %-11s sweeps: %d by the check, %d with any growth, %d with growth <= %g (host: %d; growth", what,
+           ic ? "ic0" : "ilu0", k0, kall, k, rho, want);
+    for (int j = 2; j < k0 && j < 16; j++) printf(" %.3f", growth[j]); /* 0: not run */
+    printf(")\n");
+    CHECK(k0 > 3, "%s: the check took %d sweeps; the case needs more than 3", what, k0);
+    CHECK(kall == 2, "%s: a growth bound everything meets chose %d sweeps, not 2", what, kall);
+    CHECK(k == want, "%s: growth <= %g chose %d sweeps on the device, %d on the host", what, rho, k, want);
+    CHECK(k < k0, "%s: the test took no fewer sweeps than the check (%d)", what, k0);
 }
 
 /* The check picks the fewest sweeps that meet its bound: 2 for a bound
@@ -361,6 +509,8 @@ static void all_cases(void)
     CHECK_OK(spk_gen_convdiff3d7(32, 100.0, &C32, &e), e.msg);
     sweeps_check("poisson3d-7:32", &P32, 1);
     sweeps_check("convdiff3d-7:32", &C32, 0);
+    sweeps_rho("poisson3d-7:32", &P32, 1);
+    sweeps_rho("convdiff3d-7:32", &C32, 0);
     spk_csr_free(&P32);
     spk_csr_free(&C32);
     /* 0 x 0 and 1 x 1 */
