@@ -544,8 +544,8 @@ static int check_k(dev_pc *p, int k, double r0, double r1, double nb)
 }
 
 /* The check's bound must suit its worst case, G3_circuit, and so asks for
- * 6 sweeps on the 7-point Poisson problems, where 3 already take 1.02x the
- * exact solves' iterations: one probe vector cannot tell a matrix whose
+ * 6 sweeps on the 7-point Poisson problems, where 3 already take 1.01-1.05x
+ * the exact solves' iterations: one probe vector cannot tell a matrix whose
  * slow components the probe misses (localized ones, G3_circuit's) from one
  * it measures well.  What decides the iterations is the preconditioner as
  * an operator: for CG, with the eigenvalues of M_K^-1 M in [1 - rho,
@@ -557,12 +557,12 @@ static int check_k(dev_pc *p, int k, double r0, double r1, double nb)
  * where every one of RHO_STEPS steps grows ||v|| by at most theta (the
  * steps find what the probe misses: on G3_circuit at K = 5 the first grows
  * 0.09, the sixth 1.65).  A K below the check's that passes, the fewest
- * where the growth falls with K, replaces it (the solver's theta: 0.2 for IC(0), 0.1 for ILU(0),
- * solver/api.c).  M v = L (U v) on the sweeps' own copies: T x =
- * D (x + G x), with -G x a sweep of b = 0.  Measured on the host
- * (docs/precond-sweeps.md): poisson3d-7:64 and -7:160 take 3 sweeps (6 by
- * the check), poisson3d-27:40 4 (7), convdiff3d-7:48 7 (9); G3_circuit keeps
- * the check's 8. */
+ * where the growth falls with K, replaces it (the solver's theta: 0.2 for
+ * IC(0), 0.1 for ILU(0), solver/api.c).  M v = L (U v) on the sweeps' own
+ * copies: T x = D (x + G x), with -G x a sweep of b = 0.  Measured on the
+ * host (docs/precond-sweeps.md): poisson3d-7:64 and -7:160 take 3 sweeps (6
+ * by the check), poisson3d-27:40 4 (7), convdiff3d-7:48 7 (9); G3_circuit
+ * keeps the check's 8. */
 #define RHO_STEPS 6
 
 /* ||x|| read back (part, norm: spk_dev_norm_parts(n) and 1 doubles). */

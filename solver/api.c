@@ -522,8 +522,9 @@ static void spmv_opts_of(const spk_options *o, spk_spmv_opts *so)
  * CG the iterations grow by at most sqrt((1 + rho) / (1 - rho)) = 1.22x at
  * 0.2; BiCGStab has no such root, so (1 + rho) / (1 - rho) = 1.22 at 0.1.
  * Measured on the H100 (docs/benchmarks.md): convdiff3d-7:128 and -7:160
- * take 1.27-1.28x the recipe's iterations with the 4 sweeps 0.2 would allow,
- * 1.15-1.17x with the 5 that 0.1 takes (float iterates, 1.11x at 8). */
+ * take 1.27x and 1.37x the recipe's iterations with the 4 and 3 sweeps 0.2
+ * would allow, 1.17x and 1.15x with the 5 that 0.1 takes (float iterates;
+ * 1.11x at 8). */
 #define GPU_SWEEPS_RHO_IC0 0.2
 #define GPU_SWEEPS_RHO_ILU0 0.1
 
