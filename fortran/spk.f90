@@ -75,7 +75,7 @@ module spk
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &
        spk_matrix_from_csr, spk_matrix_update_values, spk_matrix_destroy, spk_options_default, &
        spk_solver_create, spk_solve, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
-       spk_solver_format, spk_reason_name, spk_version
+       spk_solver_precond_sweeps, spk_solver_format, spk_reason_name, spk_version
 
   interface
      function spk_context_create(ctx, device) bind(c, name="spk_context_create") result(st)
@@ -114,6 +114,12 @@ module spk
        import :: c_ptr
        type(c_ptr), value :: s
      end subroutine spk_solver_destroy
+     ! Jacobi sweeps per triangular solve of IC(0)/ILU(0); 0: exact solves or none
+     function spk_solver_precond_sweeps(s) bind(c, name="spk_solver_precond_sweeps") result(k)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: s
+       integer(c_int) :: k
+     end function spk_solver_precond_sweeps
      ! raw C entry points wrapped below
      function c_matrix_from_csr(ctx, nrows, ncols, rowptr, colind, val, a) &
           bind(c, name="spk_matrix_from_csr") result(st)

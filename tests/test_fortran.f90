@@ -9,8 +9,8 @@ program test_fortran
   integer, parameter :: n = 50
   integer(c_int) :: rp1(n + 1), ci1(3 * n), rp0(n + 1), ci0(3 * n), st, k, i, fails
   real(c_double) :: v(3 * n), b(n), x1(n), x0(n), xs(n)
-  type(c_ptr) :: ctx, a1, a0, s1, s0, bad
-  type(spk_options) :: o
+  type(c_ptr) :: ctx, a1, a0, s1, s0, s2, bad
+  type(spk_options) :: o, o2
   type(spk_result) :: r
 
   fails = 0
@@ -50,6 +50,13 @@ program test_fortran
        spk_solver_format(s1) == "csr", "solver 1 is " // spk_solver_method(s1) // " + " // &
        spk_solver_precond(s1) // " on " // spk_solver_format(s1))
   call check(spk_solver_method(s0) == "bicgstab", "solver 0 is " // spk_solver_method(s0))
+  ! the sweeps taken: none for Jacobi, the 2 asked for with IC(0) by sweeps
+  o2 = o
+  o2%precond_sweeps = 2
+  call ok(spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_IC0, o2, s2), "solver 2")
+  call check(spk_solver_precond_sweeps(s1) == 0 .and. spk_solver_precond_sweeps(s2) == 2, &
+       "sweeps of solver 1 and 2: " // spk_solver_precond(s2))
+  call spk_solver_destroy(s2)
   x1 = 0
   x0 = 0
   call ok(spk_solve(s1, b, x1, r), "solve 1")

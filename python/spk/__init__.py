@@ -97,6 +97,7 @@ for name, res, args in [
         ("spk_solve", ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_Result)]),
         ("spk_solver_method", ctypes.c_char_p, [_P]),
         ("spk_solver_precond", ctypes.c_char_p, [_P]),
+        ("spk_solver_precond_sweeps", ctypes.c_int, [_P]),
         ("spk_solver_format", ctypes.c_char_p, [_P]),
         ("spk_solver_format_detail", ctypes.c_char_p, [_P]),
         ("spk_solver_destroy", None, [_P])]:
@@ -158,6 +159,7 @@ class SolveInfo:
     history: np.ndarray
     graph_iterations: int = 0  # iterations replayed as CUDA graphs (vector_ops "graph")
     block_iterations: int = 0  # iterations run inside one thread block (vector_ops "block")
+    precond_sweeps: int = 0  # Jacobi sweeps per triangular solve of IC(0)/ILU(0); 0: exact or none
 
 
 def _csr_of(A):
@@ -293,7 +295,8 @@ class Solver:
                          precond=_s(_lib.spk_solver_precond(self._solver)),
                          format=_s(_lib.spk_solver_format(self._solver)),
                          format_detail=_s(_lib.spk_solver_format_detail(self._solver)), device=self.device,
-                         history=hist, graph_iterations=r.graph_iterations, block_iterations=r.block_iterations)
+                         history=hist, graph_iterations=r.graph_iterations, block_iterations=r.block_iterations,
+                         precond_sweeps=_lib.spk_solver_precond_sweeps(self._solver))
         if st:
             raise SpkError(st, msg, info=info, x=x)
         return x, info

@@ -175,10 +175,10 @@ def test_precond_sweeps():
     xa, infoa = spk.solve(A, b, precond_sweeps="auto", precond="factor", device=DEVICE)
     assert infoa.converged
     x, info = spk.solve(A, b, precond_sweeps=2, precond="factor", device=DEVICE)
-    assert info.converged and info.precond == "ic0-sweeps"
+    assert info.converged and info.precond == "ic0-sweeps" and info.precond_sweeps == 2
     assert np.allclose(x, 1.0, rtol=1e-6)
     xe, infoe = spk.solve(A, b, precond_sweeps=0, precond="factor", device=DEVICE)
-    assert infoe.precond == "ic0" and infoe.iterations <= info.iterations
+    assert infoe.precond == "ic0" and infoe.precond_sweeps == 0 and infoe.iterations <= info.iterations
     with pytest.raises(spk.SpkError) as e:
         spk.solve(A, b, precond_sweeps=1001, precond="factor", device=DEVICE)
     assert "precond_sweeps" in str(e.value)
