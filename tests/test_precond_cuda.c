@@ -222,17 +222,6 @@ static double host_d(const spk_csr *F, const int *dg, int ic, int t, int i)
     return !ic && t == 0 ? 1.0 : F->val[dg[i]];
 }
 
-/* x = k sweeps on triangle t for b (x = D^-1 b, then k times x = D^-1 (b - S x)); tmp scratch */
-static void host_sweeps(const spk_csr *F, const int *dg, int ic, int t, int k, const double *b, double *x, double *tmp)
-{
-    const int n = F->nrows;
-    for (int i = 0; i < n; i++) x[i] = b[i] / host_d(F, dg, ic, t, i);
-    for (int r = 0; r < k; r++) {
-        host_smul(F, dg, ic, t, x, tmp);
-        for (int i = 0; i < n; i++) x[i] = (b[i] - tmp[i]) / host_d(F, dg, ic, t, i);
-    }
-}
-
 static double host_norm(int n, const double *x)
 {
     double s = 0;
@@ -241,14 +230,23 @@ static double host_norm(int n, const double *x)
 }
 
 /* Does K = k pass the device's growth test (devsweep.c, fewer_sweeps) redone
- * on the host's factor F: E = I - M_k^-1 M grows the positive probe
- * (devfactor.cu's) by at most rho in each of `steps` power steps?  *growth:
+ * on the host: M from the host's factor F, M_k^-1 the host's k sweeps (A's
+ * "ic0-sweeps" or "ilu0-sweeps"); does E = I - M_k^-1 M grow the positive
+ * probe (devfactor.cu's) by at most rho in each of 6 power steps?  *growth:
  * the largest growth of the steps run. */
-static int host_rho_pass(const spk_csr *F, const int *dg, int ic, int k, int steps, double rho, double *growth)
+static int host_rho_pass(const spk_csr *A, const spk_csr *F, const int *dg, int ic, int k, double rho,
+                         double *growth)
 {
     const int n = F->nrows;
+    const struct spk_precond_ops *sops;
+    CHECK_OK(spk_precond_find(ic ? "ic0-sweeps" : "ilu0-sweeps", g_host, &sops, g_host->err), g_host->err->msg);
+    spk_precond_opts o;
+    spk_precond_opts_default(&o);
+    o.sweeps = k;
+    void *S = NULL;
+    CHECK_OK(sops->create(g_host, A, &o, &S), g_host->err->msg);
     double *v = malloc((size_t)n * sizeof(double)), *t1 = malloc((size_t)n * sizeof(double));
-    double *t2 = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+    double *t2 = malloc((size_t)n * sizeof(double));
     for (int i = 0; i < n; i++) { /* devfactor.cu's probe_kernel */
         unsigned h = (unsigned)i * 2654435761u;
         h ^= h >> 15;
@@ -259,15 +257,13 @@ static int host_rho_pass(const spk_csr *F, const int *dg, int ic, int k, int ste
     double prev = host_norm(n, v);
     int ok = 1;
     *growth = 0;
-    for (int j = 0; j < steps && ok; j++) {
+    for (int j = 0; j < 6 && ok; j++) {
         /* t2 = M v = L (U v) */
         host_smul(F, dg, ic, 1, v, t1);
         for (int i = 0; i < n; i++) t1[i] += host_d(F, dg, ic, 1, i) * v[i];
         host_smul(F, dg, ic, 0, t1, t2);
         for (int i = 0; i < n; i++) t2[i] += host_d(F, dg, ic, 0, i) * t1[i];
-        /* t2 = M_k^-1 M v: k sweeps on L for t2 into w, then on U for w into t2 */
-        host_sweeps(F, dg, ic, 0, k, t2, w, t1);
-        host_sweeps(F, dg, ic, 1, k, w, t2, t1);
+        CHECK_OK(sops->apply(S, t2, t2), g_host->err->msg); /* t2 = M_k^-1 M v */
         for (int i = 0; i < n; i++) v[i] -= t2[i];
         const double now = host_norm(n, v);
         *growth = fmax(*growth, now / prev);
@@ -277,7 +273,7 @@ static int host_rho_pass(const spk_csr *F, const int *dg, int ic, int k, int ste
     free(v);
     free(t1);
     free(t2);
-    free(w);
+    sops->destroy(S);
     return ok;
 }
 
@@ -304,7 +300,7 @@ static int host_rho_k(const spk_csr *A, int ic, double rho, int k0, double growt
     int kr = k0, lo = 2, hi = k0 - 1;
     while (lo <= hi) {
         const int mid = (lo + hi) / 2;
-        if (host_rho_pass(F, dg, ic, mid, 6, rho, &growth[mid])) {
+        if (host_rho_pass(A, F, dg, ic, mid, rho, &growth[mid])) {
             kr = mid;
             hi = mid - 1;
         } else {
