@@ -119,6 +119,7 @@ typedef struct fmt_result {
     double s_pc_setup_ms;    /* ... and the preconditioner's (spk_result.t_setup_precond) */
     int graph_iterations;    /* spk_result.graph_iterations */
     int block_iterations;    /* spk_result.block_iterations */
+    int block_cluster;       /* spk_result.block_cluster */
 } fmt_result;
 
 #define MAX_CONFIGS 8
@@ -304,6 +305,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     r->s_pc_setup_ms = res.t_setup_precond * 1e3;
     r->graph_iterations = res.graph_iterations;
     r->block_iterations = res.block_iterations;
+    r->block_cluster = res.block_cluster;
     spk_solver_destroy(s);
 }
 
@@ -943,8 +945,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "format_setup_ms", r->s_format_ms);
                 json_num(f, "precond_setup_ms", r->s_pc_setup_ms);
-                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d", r->graph_iterations,
-                        r->block_iterations);
+                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d, \"block_cluster\": %d",
+                        r->graph_iterations, r->block_iterations, r->block_cluster);
                 json_num(f, "ms_per_iteration", r->iterations > 0 ? r->s_ms / r->iterations : NAN);
                 json_num(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
                                            ? base->s_ms / r->s_ms
@@ -979,8 +981,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "vector_ms", r->s_vector_ms);
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "speedup_total", rt / cfg_total(r));
-                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d", r->graph_iterations,
-                        r->block_iterations);
+                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d, \"block_cluster\": %d",
+                        r->graph_iterations, r->block_iterations, r->block_cluster);
                 fprintf(f, ", \"note\": ");
                 cli_json_string(f, r->solve_note);
                 fprintf(f, "}");

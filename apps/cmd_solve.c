@@ -75,8 +75,9 @@ static void help(void)
            "                      CUDA graphs and replayed (CG with a preconditioner, BiCGStab;\n"
            "                      elsewhere as fused); block (default): on the GPU, systems of at\n"
            "                      most 12288 rows and 32768 entries (16384 with IC(0)/ILU(0)) run\n"
-           "                      whole iterations in one thread block, elsewhere as graph; same\n"
-           "                      iterations and outcome (to rounding)\n"
+           "                      whole iterations in one thread block, up to 524288 entries (32768\n"
+           "                      with IC(0)/ILU(0) sweeps) in a cluster of 16 blocks (sm_90),\n"
+           "                      elsewhere as graph; same iterations and outcome (to rounding)\n"
            "  --out FILE          write x (Matrix Market array, .gz compresses)\n"
            "  --monitor           print the residual of every iteration\n"
            "  --json              print one JSON object instead of text\n"
@@ -370,8 +371,9 @@ int cmd_solve(int argc, char **argv)
         cli_json_number(stdout, res.shift);
         printf(", \"rtol\": ");
         cli_json_number(stdout, a.o.rtol);
-        printf(", \"vector_ops\": \"%s\", \"graph_iterations\": %d, \"block_iterations\": %d",
-               cli_vector_ops_name(a.o.vector_ops), res.graph_iterations, res.block_iterations);
+        printf(", \"vector_ops\": \"%s\", \"graph_iterations\": %d, \"block_iterations\": %d, "
+               "\"block_cluster\": %d",
+               cli_vector_ops_name(a.o.vector_ops), res.graph_iterations, res.block_iterations, res.block_cluster);
         printf(", \"time_ms\": {\"setup\": %.6f, \"spmv\": %.6f, \"precond\": %.6f, \"vector\": %.6f, "
                "\"sync\": %.6f, \"total\": %.6f, \"setup_upload\": %.6f, \"setup_check\": %.6f, "
                "\"setup_format\": %.6f, \"setup_precond\": %.6f}",
@@ -402,7 +404,10 @@ int cmd_solve(int argc, char **argv)
             char how[64] = "fused vector steps"; /* graphs: where some ran */
             if (res.graph_iterations > 0)
                 snprintf(how, sizeof how, "fused vector steps, %d iterations replayed as graphs", res.graph_iterations);
-            if (res.block_iterations > 0)
+            if (res.block_iterations > 0 && res.block_cluster > 1)
+                snprintf(how, sizeof how, "%d iterations in a cluster of %d thread blocks", res.block_iterations,
+                         res.block_cluster);
+            else if (res.block_iterations > 0)
                 snprintf(how, sizeof how, "%d iterations in one thread block", res.block_iterations);
             fprintf(out, "time      setup %.3f ms, solve %.3f ms (spmv %.3f, precond %.3f, vector %.3f, "
                          "launches and waits %.3f; %s)\n",

@@ -16,6 +16,13 @@
 // Phases: thread 0 reads clock64() at the barriers that end the product,
 // the preconditioner and the vector steps, and the shares of the three go
 // back with the reads.
+//
+// A cluster of blocks (sm_90; devtri.cuh, Cluster) runs the same kernels
+// for systems with more entries than one SM reads fast enough: each step's
+// rows dealt over all the cluster's threads, barriers over the cluster, a
+// reduction's block sums added in the order of the blocks' ranks (the same
+// in every block, so all take the same branches), the sweeps' iterates in
+// global memory.
 #include <cuda_runtime.h>
 
 #include "block_kernels.h"
@@ -34,58 +41,83 @@ __device__ __forceinline__ bool fin(double v)
     return isfinite(v);
 }
 
-// The block's sum of v, in every thread (sh: kWarps doubles).
-__device__ __forceinline__ double block_sum(double v, double *sh)
+// Shared scratch of the reductions: the warps' sums, and (a cluster) the
+// block's sum in one of two slots used in turn, which the other blocks read.
+// A block writes a slot again two sums later, after the barrier of the sum
+// between, which no block passes before it has read the slot.
+struct red {
+    double w[kWarps];
+    double part[2];
+    int turn;
+};
+
+// The sum of v over the block (the cluster), in every thread.
+template <typename G>
+__device__ __forceinline__ double block_sum(double v, red &sh)
 {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
     __syncthreads(); // sh may still be read by the previous sum
-    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    if ((threadIdx.x & 31) == 0) sh.w[threadIdx.x >> 5] = v;
     __syncthreads();
     double t = 0;
-    for (int w = 0; w < kWarps; w++) t += sh[w];
-    return t;
+    for (int w = 0; w < kWarps; w++) t += sh.w[w];
+    if (!G::kCluster) return t;
+    const int slot = sh.turn;
+    if (threadIdx.x == 0) sh.part[slot] = t;
+    G::sync();
+    /* lane b reads block b's sum; the lanes' values added pairwise, which
+     * gives every lane of every warp of every block the same bits */
+    const int lane = threadIdx.x & 31;
+    double c = lane < G::blocks() ? G::remote(&sh.part[slot], lane) : 0.0;
+    for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(kFull, c, o);
+    if (threadIdx.x == 0) sh.turn = slot ^ 1; /* read again only after the next barrier */
+    return c;
 }
 
-__device__ __forceinline__ double block_dot(int n, const double *x, const double *y, double *sh)
+template <typename G>
+__device__ __forceinline__ double block_dot(int n, const double *x, const double *y, red &sh)
 {
     double a = 0;
-    for (int i = threadIdx.x; i < n; i += kT) a += x[i] * y[i];
-    return block_sum(a, sh);
+    for (int i = G::first(); i < n; i += G::stride()) a += G::ld(x + i) * G::ld(y + i);
+    return block_sum<G>(a, sh);
 }
 
 // y = A x, `lanes` lanes a row (a power of two up to 32), rows dealt in
 // rounds so that every lane of a warp takes part in every shuffle; ends
 // with a barrier.
-__device__ __forceinline__ void block_spmv(const spk_block_job &j, const double *__restrict__ x, double *y)
+template <typename G>
+__device__ __forceinline__ void block_spmv(const spk_block_job &j, const double *x, double *y)
 {
     const int g = j.lanes, lane = threadIdx.x & (g - 1), groups = kT / g;
-    for (int base = 0; base < j.n; base += groups) {
-        const int i = base + threadIdx.x / g;
+    const int mine = G::rank() * groups + (int)threadIdx.x / g, all = G::blocks() * groups;
+    for (int base = 0; base < j.n; base += all) {
+        const int i = base + mine;
         double s = 0;
         if (i < j.n)
-            for (int k = j.rp[i] + lane, e = j.rp[i + 1]; k < e; k += g) s += j.val[k] * x[j.ci[k]];
+#pragma unroll 4
+            for (int k = j.rp[i] + lane, e = j.rp[i + 1]; k < e; k += g) s += j.val[k] * G::ld(x + j.ci[k]);
         for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(kFull, s, o, g);
         if (i < j.n && lane == 0) y[i] = s;
     }
-    __syncthreads();
+    G::sync();
 }
 
 // r -= a v after first(i) for each i (an update of x that reads r's old
 // entry where it aliases it), giving r'r; nothing and NaN when !ok (the
 // fused kernels' failed guard).
-template <typename First>
-__device__ __forceinline__ double residual_step(bool ok, int n, double a, const double *v, double *r, double *sh,
+template <typename G, typename First>
+__device__ __forceinline__ double residual_step(bool ok, int n, double a, const double *v, double *r, red &sh,
                                                 First first)
 {
     if (!ok) return __longlong_as_double(0x7ff8000000000000LL);
     double acc = 0;
-    for (int i = threadIdx.x; i < n; i += kT) {
+    for (int i = G::first(); i < n; i += G::stride()) {
         first(i);
-        const double ri = r[i] - a * v[i];
+        const double ri = G::ld(r + i) - a * G::ld(v + i);
         r[i] = ri;
         acc += ri * ri;
     }
-    return block_sum(acc, sh);
+    return block_sum<G>(acc, sh);
 }
 
 // Phase clock of thread 0.
@@ -119,31 +151,45 @@ __device__ __forceinline__ bool end_test(const spk_block_job &j, double rn)
     return !fin(rn) || rn <= j.conv || rn <= j.atol || (j.div > 0 && rn > j.div);
 }
 
+template <typename G>
 __device__ __forceinline__ void put3(double *reads, int i, double a, double b, double c)
 {
-    if (threadIdx.x == 0) {
+    if (G::first() == 0) {
         reads[3 * i] = a;
         reads[3 * i + 1] = b;
         reads[3 * i + 2] = c;
     }
 }
 
+// The count and the phases (block 0), then, in a cluster, a barrier: no
+// block leaves while another may still read its shared memory.
+template <typename G>
 __device__ __forceinline__ void finish_out(int *count, long long *cycles, int reads, const clock3 &ck)
 {
-    if (threadIdx.x == 0) {
+    if (G::first() == 0) {
         *count = reads;
         for (int p = 0; p < SPK_PHASES; p++) cycles[p] = ck.acc[p];
     }
+    if (G::kCluster) G::sync();
 }
+
+// The shared scratch of a kernel: the reductions', and the sweeps' iterates
+// (one block: dynamic shared memory; a cluster: j.scratch).
+#define BLOCK_SCRATCH(G, j)                                                                                        \
+    extern __shared__ double xs_dyn[];                                                                             \
+    __shared__ red sh;                                                                                             \
+    if (threadIdx.x == 0) sh.turn = 0;                                                                             \
+    __syncthreads();                                                                                               \
+    double *const xs = G::kCluster ? (j).scratch : xs_dyn
 
 // CG from the state after a read: for each iteration, z = M^-1 r and rz' =
 // r'z (or ||r||^2), p = z + (rz'/rz) p, q = A p, pq = p'q, the update of x
 // and r with rr = r'r; read (rz', pq, rr).
+template <typename G>
 __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *slots, double *reads, int *count,
                                                       long long *cycles)
 {
-    extern __shared__ double xs[];
-    __shared__ double sh[kWarps];
+    BLOCK_SCRATCH(G, j);
     const int n = j.n, prec = j.M.kind != SPK_BLOCK_IDENTITY;
     double *x = j.x, *r = j.v[0], *p = j.v[1], *q = j.v[2], *z = prec ? j.v[3] : r;
     int cur = j.slot[0], next = j.slot[1];
@@ -153,27 +199,27 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
     int done = 0;
     for (int it = j.it + 1; done < j.iters; it++) {
         if (prec) {
-            block_prec_apply(n, j.M, r, z, xs);
+            block_prec_apply<G>(n, j.M, r, z, xs);
             ck.mark(SPK_PHASE_PRECOND);
-            rzn = block_dot(n, r, z, sh);
+            rzn = block_dot<G>(n, r, z, sh);
         } else {
             rzn = rn * rn;
         }
         const double beta = rzn / rz;
         if (j.first && it == 1) /* p = z: the copy of the driver's first iteration */
-            for (int i = threadIdx.x; i < n; i += kT) p[i] = z[i];
+            for (int i = G::first(); i < n; i += G::stride()) p[i] = G::ld(z + i);
         else if (fin(beta))
-            for (int i = threadIdx.x; i < n; i += kT) p[i] = z[i] + beta * p[i];
-        __syncthreads();
+            for (int i = G::first(); i < n; i += G::stride()) p[i] = G::ld(z + i) + beta * G::ld(p + i);
+        G::sync();
         ck.mark(SPK_PHASE_VECTOR);
-        block_spmv(j, p, q);
+        block_spmv<G>(j, p, q);
         ck.mark(SPK_PHASE_SPMV);
-        pq = block_dot(n, p, q, sh);
+        pq = block_dot<G>(n, p, q, sh);
         const double a = rzn / pq;
-        rr = residual_step(rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a), n, a, q, r, sh,
-                           [&](int i) { x[i] += a * p[i]; });
+        rr = residual_step<G>(rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a), n, a, q, r, sh,
+                              [&](int i) { x[i] = G::ld(x + i) + a * G::ld(p + i); });
         ck.mark(SPK_PHASE_VECTOR);
-        put3(reads, done++, rzn, pq, rr);
+        put3<G>(reads, done++, rzn, pq, rr);
         rz = rzn;
         const int t = cur;
         cur = next;
@@ -182,12 +228,12 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         rn = fast_norm(rr);
         if (rn < 0 || end_test(j, rn) || it >= j.maxit) break;
     }
-    if (threadIdx.x == 0) {
+    if (G::first() == 0) {
         slots[cur] = rz;
         slots[j.slot[2]] = pq;
         slots[j.slot[3]] = rr;
     }
-    finish_out(count, cycles, done, ck);
+    finish_out<G>(count, cycles, done, ck);
 }
 
 // BiCGStab (right-preconditioned) from the state after an iteration's
@@ -195,11 +241,11 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
 // omega v), ph = M^-1 p, v = A ph, r0v = r0'v, s = r - alpha v with ss = s's;
 // read (rho, r0v, ss); sh = M^-1 s, t = A sh, tt = t't, ts = t's, x = (x +
 // alpha ph) + omega sh, r = s - omega t with rr; read (tt, ts, rr).
+template <typename G>
 __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double *slots, double *reads, int *count,
                                                         long long *cycles)
 {
-    extern __shared__ double xs[];
-    __shared__ double sh[kWarps];
+    BLOCK_SCRATCH(G, j);
     const int n = j.n, prec = j.M.kind != SPK_BLOCK_IDENTITY;
     double *x = j.x, *r = j.v[0], *r0 = j.v[1], *p = j.v[2], *v = j.v[3], *t = j.v[4];
     double *ph = prec ? j.v[5] : p, *shv = prec ? j.v[6] : r;
@@ -210,52 +256,53 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
     ck.start();
     int done = 0;
     for (int it = j.it + 1, k = 0; k < j.iters; it++, k++) {
-        const double rho = block_dot(n, r0, r, sh);
+        const double rho = block_dot<G>(n, r0, r, sh);
         rho_c = rho;
         if (fin(rho) && rho != 0) {
             const double alpha_o = rho_o / r0v, omega_o = ts / tt;
             const double beta = (rho / rho_o) * (alpha_o / omega_o);
             if (fin(beta))
-                for (int i = threadIdx.x; i < n; i += kT) p[i] = r[i] + beta * (p[i] - omega_o * v[i]);
+                for (int i = G::first(); i < n; i += G::stride())
+                    p[i] = G::ld(r + i) + beta * (G::ld(p + i) - omega_o * G::ld(v + i));
         }
-        __syncthreads();
+        G::sync();
         ck.mark(SPK_PHASE_VECTOR);
         if (prec) {
-            block_prec_apply(n, j.M, p, ph, xs);
+            block_prec_apply<G>(n, j.M, p, ph, xs);
             ck.mark(SPK_PHASE_PRECOND);
         }
-        block_spmv(j, ph, v);
+        block_spmv<G>(j, ph, v);
         ck.mark(SPK_PHASE_SPMV);
-        r0v = block_dot(n, r0, v, sh);
+        r0v = block_dot<G>(n, r0, v, sh);
         const double a = rho / r0v;
-        ss = residual_step(fin(a), n, a, v, r, sh, [](int) {});
+        ss = residual_step<G>(fin(a), n, a, v, r, sh, [](int) {});
         ck.mark(SPK_PHASE_VECTOR);
-        put3(reads, done++, rho, r0v, ss);
+        put3<G>(reads, done++, rho, r0v, ss);
         if (!fin(rho) || rho == 0 || !fin(r0v) || !fin(r0v != 0 ? rho / r0v : INFINITY)) break;
         const double sn = fast_norm(ss);
         if (sn < 0 || sn <= j.conv || sn <= j.atol) break;
         if (prec) {
-            block_prec_apply(n, j.M, r, shv, xs);
+            block_prec_apply<G>(n, j.M, r, shv, xs);
             ck.mark(SPK_PHASE_PRECOND);
         }
-        block_spmv(j, shv, t);
+        block_spmv<G>(j, shv, t);
         ck.mark(SPK_PHASE_SPMV);
         {
             double a2 = 0, b2 = 0;
-            for (int i = threadIdx.x; i < n; i += kT) {
-                const double ti = t[i];
+            for (int i = G::first(); i < n; i += G::stride()) {
+                const double ti = G::ld(t + i);
                 a2 += ti * ti;
-                b2 += ti * r[i];
+                b2 += ti * G::ld(r + i);
             }
-            tt = block_sum(a2, sh);
-            ts = block_sum(b2, sh);
+            tt = block_sum<G>(a2, sh);
+            ts = block_sum<G>(b2, sh);
         }
         const double w = ts / tt;
-        // sh is r without a preconditioner: its entry is read before r's is written
-        rr = residual_step(tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w), n, w, t, r, sh,
-                           [&](int i) { x[i] = (x[i] + a * ph[i]) + w * shv[i]; });
+        // shv is r without a preconditioner: its entry is read before r's is written
+        rr = residual_step<G>(tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w), n, w, t, r, sh,
+                              [&](int i) { x[i] = (G::ld(x + i) + a * G::ld(ph + i)) + w * G::ld(shv + i); });
         ck.mark(SPK_PHASE_VECTOR);
-        put3(reads, done++, tt, ts, rr);
+        put3<G>(reads, done++, tt, ts, rr);
         // the driver's next iteration takes this rho as rho_old
         const int sw = cur;
         cur = old;
@@ -265,7 +312,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         const double rn = fast_norm(rr);
         if (rn < 0 || end_test(j, rn) || w == 0 || it >= j.maxit) break;
     }
-    if (threadIdx.x == 0) {
+    if (G::first() == 0) {
         slots[cur] = rho_c;
         slots[old] = rho_o;
         slots[j.slot[2]] = r0v;
@@ -274,28 +321,83 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         slots[j.slot[5]] = ts;
         slots[j.slot[6]] = rr;
     }
-    finish_out(count, cycles, done, ck);
+    finish_out<G>(count, cycles, done, ck);
 }
 
 }  // namespace
 
 extern "C" cudaError_t spk_block_allow(unsigned shared_bytes)
 {
-    cudaError_t st = cudaFuncSetAttribute(cg_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    cudaError_t st = cudaFuncSetAttribute(cg_block_kernel<OneBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)shared_bytes);
     if (st == cudaSuccess)
-        st = cudaFuncSetAttribute(bicg_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        st = cudaFuncSetAttribute(bicg_block_kernel<OneBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)shared_bytes);
     return st;
+}
+
+extern "C" cudaError_t spk_block_cluster_max(int *out)
+{
+    *out = 1;
+    int dev = 0, major = 0;
+    cudaError_t st = cudaGetDevice(&dev);
+    if (st == cudaSuccess) st = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (st != cudaSuccess || major < 9) return st;
+    /* clusters beyond 8 blocks are not portable: allowed, then asked for */
+    st = cudaFuncSetAttribute(cg_block_kernel<Cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (st == cudaSuccess)
+        st = cudaFuncSetAttribute(bicg_block_kernel<Cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (st != cudaSuccess) return st;
+    for (int c = SPK_BLOCK_CLUSTER_MAX; c >= 2; c /= 2) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeClusterDimension;
+        at[0].val.clusterDim.x = (unsigned)c;
+        at[0].val.clusterDim.y = 1;
+        at[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3((unsigned)c);
+        cfg.blockDim = dim3(kT);
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+        int n1 = 0, n2 = 0;
+        st = cudaOccupancyMaxActiveClusters(&n1, cg_block_kernel<Cluster>, &cfg);
+        if (st == cudaSuccess) st = cudaOccupancyMaxActiveClusters(&n2, bicg_block_kernel<Cluster>, &cfg);
+        if (st != cudaSuccess) return st;
+        if (n1 >= 1 && n2 >= 1) {
+            *out = c;
+            return cudaSuccess;
+        }
+    }
+    return cudaSuccess;
 }
 
 extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, double *slots, double *reads,
                                      int *count, long long *cycles)
 {
-    if (j->n < 1 || j->n > SPK_BLOCK_ROWS || j->iters < 1) return cudaErrorInvalidValue;
+    if (j->n < 1 || j->n > SPK_BLOCK_ROWS || j->iters < 1 || j->cluster < 1 || j->cluster > SPK_BLOCK_CLUSTER_MAX)
+        return cudaErrorInvalidValue;
+    if (j->cluster > 1) {
+        if (!j->scratch || j->M.kind == SPK_BLOCK_SOLVE) return cudaErrorInvalidValue;
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeClusterDimension;
+        at[0].val.clusterDim.x = (unsigned)j->cluster;
+        at[0].val.clusterDim.y = 1;
+        at[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3((unsigned)j->cluster);
+        cfg.blockDim = dim3(kT);
+        cfg.dynamicSmemBytes = 0;
+        cfg.stream = s;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+        if (j->method == SPK_BLOCK_CG)
+            return cudaLaunchKernelEx(&cfg, cg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
+        return cudaLaunchKernelEx(&cfg, bicg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
+    }
     const unsigned bytes = j->M.kind == SPK_BLOCK_IDENTITY ? 0 : j->M.shared_bytes;
     if (j->method == SPK_BLOCK_CG)
-        cg_block_kernel<<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
+        cg_block_kernel<OneBlock><<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
     else
-        bicg_block_kernel<<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
+        bicg_block_kernel<OneBlock><<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
     return cudaGetLastError();
 }

@@ -14,7 +14,12 @@ extern "C" {
 /* Allow the kernels shared_bytes of dynamic shared memory (outside any
  * capture; once for the largest size used). */
 cudaError_t spk_block_allow(unsigned shared_bytes);
-/* Queue the iterations of j on stream s: slots are the executor's scalar
+/* *out: the most blocks of a cluster the block iterations can run in on the
+ * current device (a power of two up to SPK_BLOCK_CLUSTER_MAX; 1: none,
+ * before sm_90). */
+cudaError_t spk_block_cluster_max(int *out);
+/* Queue the iterations of j on stream s (one block, or a cluster of
+ * j->cluster blocks): slots are the executor's scalar
  * slots; reads (3 * (2 * j->iters) doubles), *count and cycles
  * (SPK_PHASES) are device memory written at the end. */
 cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, double *slots, double *reads, int *count,

@@ -7,9 +7,56 @@
 
 #include <climits>
 
+#include <cooperative_groups.h>
+
 #include "core/devtri.h"
 
 namespace spk_devtri {
+
+constexpr int kSmallBlock = 1024;
+
+/* Who runs an apply or an iteration, as a policy of the functions below:
+ *   OneBlock: one thread block of kSmallBlock threads, barriers
+ *     __syncthreads, the vectors read as any load (they may be in shared
+ *     memory);
+ *   Cluster: the blocks of one thread block cluster (sm_90), rows dealt over
+ *     all their threads in the same rounds, barriers over the whole cluster
+ *     (release and acquire at cluster scope), and every vector written during
+ *     the run read from L2 (ld.global.cg): the blocks sit on different SMs,
+ *     whose L1 caches do not see each other's stores.
+ * The arithmetic of a row, and its order, is the same in both. */
+struct OneBlock {
+    static constexpr bool kCluster = false;
+    __device__ static __forceinline__ int rank() { return 0; }
+    __device__ static __forceinline__ int blocks() { return 1; }
+    __device__ static __forceinline__ int first() { return threadIdx.x; }
+    __device__ static __forceinline__ int stride() { return kSmallBlock; }
+    __device__ static __forceinline__ void sync() { __syncthreads(); }
+    __device__ static __forceinline__ double ld(const double *p) { return *p; }
+    __device__ static __forceinline__ double remote(const double *v, int) { return *v; }
+};
+
+struct Cluster {
+    static constexpr bool kCluster = true;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __device__ static __forceinline__ int rank() { return (int)cooperative_groups::this_cluster().block_rank(); }
+    __device__ static __forceinline__ int blocks() { return (int)cooperative_groups::this_cluster().num_blocks(); }
+    __device__ static __forceinline__ void sync() { cooperative_groups::this_cluster().sync(); }
+    /* v, as held by block `r` of the cluster at the address of this block's own v */
+    __device__ static __forceinline__ double remote(const double *v, int r)
+    {
+        return *cooperative_groups::this_cluster().map_shared_rank(v, (unsigned)r);
+    }
+#else
+    __device__ static __forceinline__ int rank() { __trap(); return 0; }
+    __device__ static __forceinline__ int blocks() { __trap(); return 1; }
+    __device__ static __forceinline__ void sync() { __trap(); }
+    __device__ static __forceinline__ double remote(const double *v, int) { __trap(); return *v; }
+#endif
+    __device__ static __forceinline__ int first() { return rank() * kSmallBlock + (int)threadIdx.x; }
+    __device__ static __forceinline__ int stride() { return blocks() * kSmallBlock; }
+    __device__ static __forceinline__ double ld(const double *p) { return __ldcg(p); }
+};
 
 /* Sliced ELL copies of a triangle's strict part for the sweeps: slices of
  * kSlice rows, each as wide as its longest row, stored column by column
@@ -23,27 +70,74 @@ constexpr int kSlice = SPK_DEV_SLICE;
  * y or z), the factor read through the read-only cache, where it stays
  * between sweeps.  Each sweep is sell_sweep_kernel's arithmetic in its
  * order, so the result is the same to the bit; z may be r (r is not read
- * after the first triangle). */
-constexpr int kSmallBlock = 1024;
-
-template <typename V>
+ * after the first triangle).  G (OneBlock or Cluster) runs it; with a
+ * cluster the iterates are in global memory. */
+template <typename V, typename G = OneBlock>
 __device__ __forceinline__ void small_tri(int n, int k, const int *__restrict__ sp, const int *__restrict__ scol,
                                           const V *__restrict__ sval, const double *__restrict__ id,
                                           const double *b, double *xa, double *xb, double *out)
 {
-    for (int i = threadIdx.x; i < n; i += kSmallBlock) xa[i] = id ? id[i] * b[i] : b[i];
-    __syncthreads();
+    for (int i = G::first(); i < n; i += G::stride()) xa[i] = id ? id[i] * G::ld(b + i) : G::ld(b + i);
+    G::sync();
     double *cur = xa, *nxt = xb;
     for (int j = 0; j < k; j++) {
         double *dst = j == k - 1 ? out : nxt;
-        for (int i = threadIdx.x; i < n; i += kSmallBlock) {
+        for (int i = G::first(); i < n; i += G::stride()) {
             const int s0 = sp[i / kSlice], base = s0 + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - s0) / kSlice;
             double s = 0;
-            for (int q = 0; q < w; q++) s += (double)sval[base + q * kSlice] * cur[scol[base + q * kSlice]];
-            const double r = b[i] - s;
+            for (int q = 0; q < w; q++) s += (double)sval[base + q * kSlice] * G::ld(cur + scol[base + q * kSlice]);
+            const double r = G::ld(b + i) - s;
             dst[i] = id ? r * id[i] : r;
         }
-        __syncthreads();
+        G::sync();
+        nxt = cur;
+        cur = dst;
+    }
+}
+
+/* The same sweeps run by a cluster (Cluster): g lanes a row (a power of two
+ * up to 32: more of the cluster's threads where there are few rows; the
+ * row's entries q = lane, lane + g, ... added by each lane, then the lanes'
+ * sums added pairwise), the iterates in global memory.  The order of the
+ * additions differs from one block's, so the result agrees to rounding. */
+__device__ __forceinline__ int cluster_lanes(int n)
+{
+    int g = 1;
+    while (g < 32 && 2 * g * n <= Cluster::stride()) g *= 2;
+    return g;
+}
+
+template <typename V>
+__device__ __forceinline__ void cluster_tri(int n, int k, const int *__restrict__ sp, const int *__restrict__ scol,
+                                            const V *__restrict__ sval, const double *__restrict__ id,
+                                            const double *b, double *xa, double *xb, double *out)
+{
+    const unsigned full = 0xffffffffu;
+    const int g = cluster_lanes(n), lane = threadIdx.x & (g - 1);
+    const int mine = Cluster::rank() * (kSmallBlock / g) + (int)threadIdx.x / g;
+    const int all = Cluster::blocks() * (kSmallBlock / g);
+    for (int i = Cluster::first(); i < n; i += Cluster::stride())
+        xa[i] = id ? id[i] * Cluster::ld(b + i) : Cluster::ld(b + i);
+    Cluster::sync();
+    double *cur = xa, *nxt = xb;
+    for (int j = 0; j < k; j++) {
+        double *dst = j == k - 1 ? out : nxt;
+        for (int base = 0; base < n; base += all) {
+            const int i = base + mine;
+            double s = 0;
+            if (i < n) {
+                const int s0 = sp[i / kSlice], at = s0 + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - s0) / kSlice;
+#pragma unroll 4
+                for (int q = lane; q < w; q += g)
+                    s += (double)sval[at + q * kSlice] * Cluster::ld(cur + scol[at + q * kSlice]);
+            }
+            for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(full, s, o, g);
+            if (i < n && lane == 0) {
+                const double r = Cluster::ld(b + i) - s;
+                dst[i] = id ? r * id[i] : r;
+            }
+        }
+        Cluster::sync();
         nxt = cur;
         cur = dst;
     }
@@ -122,22 +216,34 @@ __device__ __forceinline__ void small_solve_tri(int n, int back, const spk_dev_t
 
 /* K Jacobi sweeps on a triangle as stored (spk_dev_tri), a thread per row
  * adding its entries in their order: x_0 = D^-1 b, x_{j+1} = D^-1 (b - S x_j),
- * x_K into out; xa, xb: 2 n doubles of shared memory. */
+ * x_K into out; xa, xb: 2 n doubles (shared memory for one block, global
+ * for a cluster). */
+template <typename G = OneBlock>
 __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &t, const double *b, double *xa,
                                                double *xb, double *out)
 {
-    for (int i = threadIdx.x; i < n; i += kSmallBlock) xa[i] = t.id ? t.id[i] * b[i] : b[i];
-    __syncthreads();
+    /* a cluster: g lanes a row, as cluster_tri */
+    const int g = G::kCluster ? cluster_lanes(n) : 1, lane = threadIdx.x & (g - 1);
+    const int mine = G::rank() * (kSmallBlock / g) + (int)threadIdx.x / g, all = G::blocks() * (kSmallBlock / g);
+    for (int i = G::first(); i < n; i += G::stride()) xa[i] = t.id ? t.id[i] * G::ld(b + i) : G::ld(b + i);
+    G::sync();
     double *cur = xa, *nxt = xb;
     for (int j = 0; j < k; j++) {
         double *dst = j == k - 1 ? out : nxt;
-        for (int i = threadIdx.x; i < n; i += kSmallBlock) {
+        for (int base = 0; base < n; base += all) {
+            const int i = base + mine;
             double s = 0;
-            for (int q = t.beg[i] + t.boff, e = t.end[i] + t.eoff; q < e; q++) s += __ldg(t.val + q) * cur[__ldg(t.col + q)];
-            const double r = b[i] - s;
-            dst[i] = t.id ? r * t.id[i] : r;
+            if (i < n)
+#pragma unroll 4
+                for (int q = t.beg[i] + t.boff + lane, e = t.end[i] + t.eoff; q < e; q += g)
+                    s += __ldg(t.val + q) * G::ld(cur + __ldg(t.col + q));
+            for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o, g);
+            if (i < n && lane == 0) {
+                const double r = G::ld(b + i) - s;
+                dst[i] = t.id ? r * t.id[i] : r;
+            }
         }
-        __syncthreads();
+        G::sync();
         nxt = cur;
         cur = dst;
     }
@@ -145,21 +251,31 @@ __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &
 
 /* z = M^-1 r for a block-applicable preconditioner (core/devtri.h), y =
  * M.y the first triangle's result, xs the shared memory of
- * M.shared_bytes; all threads of the block take part. */
+ * M.shared_bytes (a cluster: 2 n doubles of global memory); all threads of
+ * the block (of the cluster) take part.  A cluster runs the sweeps only:
+ * exact solves wait row on row, which one block's shared memory serves. */
+template <typename G = OneBlock>
 __device__ __forceinline__ void block_prec_apply(int n, const spk_block_prec &M, const double *r, double *z, double *xs)
 {
     if (M.kind == SPK_BLOCK_SOLVE) {
+        if (G::kCluster) __trap(); /* never asked for (fused.c) */
         small_solve_tri(n, 0, M.tri[0], r, xs, M.y);
         small_solve_tri(n, 1, M.tri[1], M.y, xs, z);
     } else if (M.kind == SPK_BLOCK_SWEEPS_CSR) {
-        csr_tri_sweeps(n, M.k, M.tri[0], r, xs, xs + n, M.y);
-        csr_tri_sweeps(n, M.k, M.tri[1], M.y, xs, xs + n, z);
+        csr_tri_sweeps<G>(n, M.k, M.tri[0], r, xs, xs + n, M.y);
+        csr_tri_sweeps<G>(n, M.k, M.tri[1], M.y, xs, xs + n, z);
+    } else if (G::kCluster && M.single) {
+        cluster_tri(n, M.k, M.sp[0], M.scol[0], (const float *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
+        cluster_tri(n, M.k, M.sp[1], M.scol[1], (const float *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
+    } else if (G::kCluster) {
+        cluster_tri(n, M.k, M.sp[0], M.scol[0], (const double *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
+        cluster_tri(n, M.k, M.sp[1], M.scol[1], (const double *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
     } else if (M.single) {
-        small_tri(n, M.k, M.sp[0], M.scol[0], (const float *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
-        small_tri(n, M.k, M.sp[1], M.scol[1], (const float *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
+        small_tri<float, G>(n, M.k, M.sp[0], M.scol[0], (const float *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
+        small_tri<float, G>(n, M.k, M.sp[1], M.scol[1], (const float *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
     } else {
-        small_tri(n, M.k, M.sp[0], M.scol[0], (const double *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
-        small_tri(n, M.k, M.sp[1], M.scol[1], (const double *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
+        small_tri<double, G>(n, M.k, M.sp[0], M.scol[0], (const double *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
+        small_tri<double, G>(n, M.k, M.sp[1], M.scol[1], (const double *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
     }
 }
 

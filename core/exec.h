@@ -54,9 +54,30 @@ enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
 #ifndef SPK_BLOCK_NNZ_PREC_MAX
 #define SPK_BLOCK_NNZ_PREC_MAX 16384
 #endif
+/* Beyond those entries the same iterations run in a cluster of
+ * SPK_BLOCK_CLUSTER_MAX blocks (sm_90: one SM each, barriers over the
+ * cluster, the sweeps' iterates in L2), up to SPK_BLOCK_CLUSTER_NNZ_MAX
+ * entries without a preconditioner and SPK_BLOCK_CLUSTER_NNZ_PREC_MAX with
+ * sweeps (exact solves stay in one block).  Measured on the H100 (16
+ * blocks; 8 and 4 were slower on every system), time per iteration against
+ * the graphs: without a preconditioner faster on every system measured up
+ * to 290,378 entries (bcsstk16: 25 against 47 us); with IC(0)/ILU(0) sweeps
+ * faster on every one from 17,319 to 27,520 entries (sherman3: 148 against
+ * 215 us), slower from 83,883 (bcsstk13: 158 against 121 us; there a sweep
+ * reads more than 16 SMs read fast). */
+#define SPK_BLOCK_CLUSTER_MAX 16
+#ifndef SPK_BLOCK_CLUSTER_NNZ_MAX
+#define SPK_BLOCK_CLUSTER_NNZ_MAX 524288
+#endif
+#ifndef SPK_BLOCK_CLUSTER_NNZ_PREC_MAX
+#define SPK_BLOCK_CLUSTER_NNZ_PREC_MAX 32768
+#endif
 enum { SPK_BLOCK_CG, SPK_BLOCK_BICGSTAB };
 typedef struct spk_block_job {
     int method, n;
+    int cluster;             /* blocks: 1, or a cluster of 2 .. SPK_BLOCK_CLUSTER_MAX (the
+                                executor may run fewer where the device has no such clusters) */
+    double *scratch;         /* a cluster's sweeps' iterates, 2 n doubles (the executor's) */
     const int *rp, *ci;      /* A in device memory, CSR */
     const double *val;
     int lanes;               /* lanes per row of the product: 1, 2, 4, 8, 16 or 32 */
@@ -127,8 +148,9 @@ struct spk_exec_krylov_ops {
      * the fused driver's read i would give (CG: rz, pq, rr, a read per
      * iteration; BiCGStab: rho, r0v, ss, then tt, ts, rr), *count reads, and
      * share[SPK_PHASES], the part of the kernel's time in each phase; its
-     * time is marked as vector work (the caller moves the shares). */
-    int (*block)(spk_exec *e, const spk_block_job *job, double *reads, int *count, double *share);
+     * time is marked as vector work (the caller moves the shares).
+     * job->cluster becomes the blocks that ran them. */
+    int (*block)(spk_exec *e, spk_block_job *job, double *reads, int *count, double *share);
 };
 
 struct spk_exec_ops {

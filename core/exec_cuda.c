@@ -40,6 +40,8 @@ typedef struct krylov_state {
      * and cycles in one device buffer and its pinned copy */
     void *blk, *hblk;
     unsigned blk_shared;     /* dynamic shared memory the block kernels are allowed */
+    double *blk_scratch;     /* a cluster's sweeps' iterates: 2 SPK_BLOCK_ROWS doubles */
+    int cluster_max;         /* the most blocks of a cluster here (0: not asked yet) */
 } krylov_state;
 
 /* Large uploads go through two pinned staging buffers: threads copy one
@@ -361,6 +363,7 @@ static void cu_destroy(spk_exec *e)
             cudaFree(c->ks->d.ticket);
             if (c->ks->hslots) cudaFreeHost(c->ks->hslots);
             cudaFree(c->ks->blk);
+            cudaFree(c->ks->blk_scratch);
             if (c->ks->hblk) cudaFreeHost(c->ks->hblk);
             free(c->ks);
         }
@@ -655,20 +658,35 @@ static int ck_read_wait(spk_exec *e, const int *which, int count, double *host)
     return SPK_OK;
 }
 
-/* Whole iterations in one block (exec.h, spk_block_job): the kernel, marked
- * as vector work, then its reads, count and cycles in one transfer. */
+/* Whole iterations in one block or a cluster (exec.h, spk_block_job): the
+ * kernel, marked as vector work, then its reads, count and cycles in one
+ * transfer.  A cluster larger than the device runs is made smaller (down to
+ * one block, before sm_90: the same iterations, slower). */
 #define BLOCK_READS (2 * SPK_BLOCK_ITERS)
 #define BLOCK_BYTES (3 * BLOCK_READS * sizeof(double) + SPK_PHASES * sizeof(long long) + sizeof(double))
-static int ck_block(spk_exec *e, const spk_block_job *job, double *reads, int *count, double *share)
+static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count, double *share)
 {
     KS(e, k);
     cudaStream_t s = impl_of(e)->stream;
-    if (job->iters > SPK_BLOCK_ITERS || job->n > SPK_BLOCK_ROWS)
-        return spk_err_set(e->err, SPK_ERR_INTERNAL, "block iterations: %d iterations of %d rows asked, at most %d of %d",
-                           job->iters, job->n, SPK_BLOCK_ITERS, SPK_BLOCK_ROWS);
+    if (asked->iters > SPK_BLOCK_ITERS || asked->n > SPK_BLOCK_ROWS || asked->cluster < 1 ||
+        asked->cluster > SPK_BLOCK_CLUSTER_MAX || (asked->cluster > 1 && asked->M.kind == SPK_BLOCK_SOLVE))
+        return spk_err_set(e->err, SPK_ERR_INTERNAL,
+                           "block iterations: %d iterations of %d rows in %d blocks asked, at most %d of %d in %d",
+                           asked->iters, asked->n, asked->cluster, SPK_BLOCK_ITERS, SPK_BLOCK_ROWS,
+                           SPK_BLOCK_CLUSTER_MAX);
+    spk_block_job jb = *asked, *job = &jb;
+    if (job->cluster > 1 && !k->cluster_max) SPK_CUDA_TRY(e->err, spk_block_cluster_max(&k->cluster_max));
+    while (job->cluster > 1 && job->cluster > k->cluster_max) job->cluster /= 2;
+    asked->cluster = job->cluster;
+    if (job->cluster > 1) {
+        if (!k->blk_scratch)
+            SPK_TRY(spk_cuda_alloc(e, 2 * (size_t)SPK_BLOCK_ROWS * sizeof(double), "the cluster's sweep iterates",
+                                   (void **)&k->blk_scratch));
+        job->scratch = k->blk_scratch;
+    }
     if (!k->blk) SPK_TRY(spk_cuda_alloc(e, BLOCK_BYTES, "the block iterations' reads", &k->blk));
     if (!k->hblk) SPK_CUDA_TRY(e->err, cudaHostAlloc(&k->hblk, BLOCK_BYTES, cudaHostAllocDefault));
-    const unsigned bytes = job->M.kind == SPK_BLOCK_IDENTITY ? 0 : job->M.shared_bytes;
+    const unsigned bytes = job->M.kind == SPK_BLOCK_IDENTITY || job->cluster > 1 ? 0 : job->M.shared_bytes;
     if (bytes > k->blk_shared) {
         SPK_CUDA_TRY(e->err, spk_block_allow(bytes));
         k->blk_shared = bytes;

@@ -69,7 +69,8 @@ module spk
      real(c_double) :: t_setup_format  ! the SpMV format,
      real(c_double) :: t_setup_precond ! the preconditioner
      integer(c_int) :: graph_iterations ! iterations run as a replayed CUDA graph (vector_ops 2)
-     integer(c_int) :: block_iterations ! iterations run inside one thread block (vector_ops 3)
+     integer(c_int) :: block_iterations ! iterations run inside one thread block or cluster (vector_ops 3)
+     integer(c_int) :: block_cluster    ! the blocks that ran them: 1 one block, 2-16 a cluster, 0 none
   end type spk_result
 
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &

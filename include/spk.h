@@ -190,7 +190,10 @@ typedef struct spk_options {
                                   the whole iteration (product, preconditioner, updates and
                                   reductions) runs in one block, up to 64 iterations a
                                   launch, with the fused steps' arithmetic and the host's
-                                  tests replayed on their scalars; elsewhere SPK_VECTOR_GRAPH */
+                                  tests replayed on their scalars; beyond those entries, up
+                                  to 524288 (32768 with IC(0)/ILU(0) sweeps; not exact
+                                  solves), in a cluster of 16 blocks (sm_90; the sums added
+                                  in another order); elsewhere SPK_VECTOR_GRAPH */
     int precond_precision;     /* the factor's values in the sweeps of precond_sweeps:
                                   SPK_PRECISION_AUTO (0, default): float where the sweeps are
                                   chosen automatically (SPK_PRECOND_SWEEPS_AUTO on the GPU), else
@@ -245,7 +248,10 @@ typedef struct spk_result {
     double t_setup_upload, t_setup_check, t_setup_format, t_setup_precond;
     int graph_iterations;      /* SPK_VECTOR_GRAPH: the iterations whose steps ran as a replayed
                                   CUDA graph (0: none, e.g. on the host) */
-    int block_iterations;      /* SPK_VECTOR_BLOCK: the iterations run inside one thread block */
+    int block_iterations;      /* SPK_VECTOR_BLOCK: the iterations run inside one thread block
+                                  or one cluster of thread blocks */
+    int block_cluster;         /* ... the blocks that ran them: 1 one block, 2-16 a cluster
+                                  (0: none ran) */
 } spk_result;
 
 /* Properties of a matrix, as spk_matrix_info reports them. */

@@ -675,7 +675,7 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
     st = solver_setup_with(s, kind, pkind);
 #ifdef SPK_HAVE_CUDA
     if (s->dA && !st && s->opts.vector_ops == SPK_VECTOR_BLOCK && A->nrows <= SPK_BLOCK_ROWS &&
-        A->nnz <= SPK_BLOCK_NNZ_MAX) {
+        A->nnz <= SPK_BLOCK_CLUSTER_NNZ_MAX) {
         spk_cuda_csr_free(&s->blockA); /* a new setup's copy replaces the old one */
         s->blockA = dA;
         s->k.dA = &s->blockA;

@@ -249,17 +249,27 @@ typedef struct blockrun {
 } blockrun;
 
 
-/* Can this solve run its iterations in one block?  br->on and the job's
- * fixed parts set when it can. */
+/* Can this solve run its iterations in one block, or in a cluster of
+ * blocks?  br->on and the job's fixed parts set when it can.  One block up
+ * to SPK_BLOCK_NNZ_MAX entries (SPK_BLOCK_NNZ_PREC_MAX with a
+ * preconditioner), beyond that a cluster up to SPK_BLOCK_CLUSTER_NNZ_MAX
+ * (SPK_BLOCK_CLUSTER_NNZ_PREC_MAX) where M is none or sweeps (exact solves
+ * wait row on row: one block's shared memory only). */
 static void block_of(spk_krylov *k, const spk_options *o, int method, double *x, const spk_result *res,
                      double bnorm, blockrun *br)
 {
     memset(br, 0, sizeof *br);
     if (o->vector_ops != SPK_VECTOR_BLOCK || !K(k)->block || !k->dA || k->n < 1 || k->n > SPK_BLOCK_ROWS ||
-        k->dA->nnz > (spk_krylov_identity(k) ? SPK_BLOCK_NNZ_MAX : SPK_BLOCK_NNZ_PREC_MAX))
+        k->dA->nnz > (spk_krylov_identity(k) ? SPK_BLOCK_CLUSTER_NNZ_MAX : SPK_BLOCK_CLUSTER_NNZ_PREC_MAX))
         return;
     spk_block_job *j = &br->job;
-    if (!spk_krylov_identity(k) && (!k->M_ops->block || !k->M_ops->block(k->M, &j->M))) return;
+    const int ident = spk_krylov_identity(k);
+    if (!ident && (!k->M_ops->block || !k->M_ops->block(k->M, &j->M))) return;
+    j->cluster = 1;
+    if (k->dA->nnz > (ident ? SPK_BLOCK_NNZ_MAX : SPK_BLOCK_NNZ_PREC_MAX)) {
+        if (!ident && j->M.kind == SPK_BLOCK_SOLVE) return;
+        j->cluster = SPK_BLOCK_CLUSTER_MAX;
+    }
     j->method = method;
     j->n = k->n;
     j->rp = k->dA->rowptr;
@@ -299,6 +309,7 @@ static int block_read(spk_krylov *k, spk_result *res, double t0, double *marked,
         res->t_spmv += dt * share[SPK_PHASE_SPMV];
         res->t_precond += dt * share[SPK_PHASE_PRECOND];
         res->block_iterations += j->method == SPK_BLOCK_CG ? br->count : (br->count + 1) / 2;
+        res->block_cluster = j->cluster;
         br->next = 0;
     }
     memcpy(h, br->reads + 3 * br->next++, 3 * sizeof(double));

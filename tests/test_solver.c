@@ -209,13 +209,21 @@ static void known_solution(const char *spec, int method, const char *pc)
     printf("%-16s %-8s %-6s %4d iterations, true relres %.2e, error %.2e\n", spec, mname, pc,
            r.iterations, r.true_relres, e);
     if (g_vector_ops == SPK_VECTOR_BLOCK && g_dev != g_host) {
-        /* one block runs the iterations with no preconditioner and with the device
-         * factor's sweeps; the others (cuSPARSE's factor, Jacobi, ISAI) go on with graphs */
-        const int blk = !strcmp(pc, "none") || strstr(pc, "-sweeps") != NULL;
+        /* one block (a cluster beyond its entries) runs the iterations with no preconditioner and with the
+         * device factor's sweeps; the others (cuSPARSE's factor, Jacobi, ISAI), and the sweeps beyond a
+         * cluster's entries, go on with graphs */
+        const int none = !strcmp(pc, "none"), sweeps = strstr(pc, "-sweeps") != NULL;
+        const int blk = n <= SPK_BLOCK_ROWS && ((none && A.nnz <= SPK_BLOCK_CLUSTER_NNZ_MAX) ||
+                                                (sweeps && A.nnz <= SPK_BLOCK_CLUSTER_NNZ_PREC_MAX));
         const int first = strcmp(mname, "cg") != 0; /* BiCGStab's first iteration: the ordinary path */
         CHECK(blk ? r.block_iterations >= r.iterations - first && r.graph_iterations == 0 : r.block_iterations == 0,
               "%s %s+%s: %d of %d iterations in one block, %d as graphs", spec, mname, pc, r.block_iterations,
               r.iterations, r.graph_iterations);
+        /* beyond one block's entries, a cluster of blocks (sm_90) */
+        const int one = A.nnz <= (none ? SPK_BLOCK_NNZ_MAX : SPK_BLOCK_NNZ_PREC_MAX);
+        CHECK(!blk || (one ? r.block_cluster == 1 : r.block_cluster > 1 && r.block_cluster <= SPK_BLOCK_CLUSTER_MAX),
+              "%s %s+%s (%d entries): the block iterations ran in %d blocks", spec, mname, pc, A.nnz,
+              r.block_cluster);
     }
     if (g_dev != g_host) { /* the host run of the same problem */
         spk_result rh;
@@ -589,6 +597,13 @@ int main(void)
         known_solution("poisson3d-7:12", CG, "ic0-sweeps");
         known_solution("poisson3d-27:8", CG, "ic0-sweeps");
         known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-sweeps");
+        /* more entries than one block takes (27,136-53,600): in block mode a cluster of blocks, except
+         * for the sweeps on poisson3d-27:12 (39,304 entries: graphs) */
+        known_solution("poisson3d-27:12", CG, "none");
+        known_solution("poisson3d-27:12", CG, "ic0-sweeps");
+        known_solution("poisson3d-7:16", CG, "ic0-sweeps");
+        known_solution("convdiff3d-7:20", BICGSTAB, "none");
+        known_solution("convdiff3d-7:16", BICGSTAB, "ilu0-sweeps");
         /* ... and with the factors' approximate inverses */
         known_solution("poisson3d-7:12", CG, "ic0-isai");
         known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-isai");

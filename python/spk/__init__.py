@@ -55,7 +55,7 @@ class _Result(ctypes.Structure):
                 ("t_setup_upload", ctypes.c_double), ("t_setup_check", ctypes.c_double),
                 ("t_setup_format", ctypes.c_double), ("t_setup_precond", ctypes.c_double),
                 ("graph_iterations", ctypes.c_int),
-                ("block_iterations", ctypes.c_int)]
+                ("block_iterations", ctypes.c_int), ("block_cluster", ctypes.c_int)]
 
 
 def _load():
@@ -158,7 +158,8 @@ class SolveInfo:
     device: str
     history: np.ndarray
     graph_iterations: int = 0  # iterations replayed as CUDA graphs (vector_ops "graph")
-    block_iterations: int = 0  # iterations run inside one thread block (vector_ops "block")
+    block_iterations: int = 0  # iterations run inside one thread block or cluster (vector_ops "block")
+    block_cluster: int = 0  # the blocks that ran them: 1 one block, 2-16 a cluster, 0 none
     precond_sweeps: int = 0  # Jacobi sweeps per triangular solve of IC(0)/ILU(0); 0: exact or none
 
 
@@ -201,7 +202,9 @@ class Solver:
     reorder_block rows colored, default 16; x comes back in A's order),
     vector_ops ("block", the default: on the GPU a small system's whole
     iterations in one thread block, up to 64 a launch (at most 12288 rows
-    and 32768 entries, 16384 with a preconditioner), elsewhere as "graph";
+    and 32768 entries, 16384 with a preconditioner; beyond that, in a
+    cluster of 16 blocks up to 524288 entries, 32768 with IC(0)/ILU(0)
+    sweeps: SolveInfo.block_cluster), elsewhere as "graph";
     "graph": the fused steps below between two
     reads, with the SpMV and the preconditioner, recorded once as CUDA
     graphs and replayed (elsewhere as "fused"); "fused": each iteration's
@@ -296,7 +299,7 @@ class Solver:
                          format=_s(_lib.spk_solver_format(self._solver)),
                          format_detail=_s(_lib.spk_solver_format_detail(self._solver)), device=self.device,
                          history=hist, graph_iterations=r.graph_iterations, block_iterations=r.block_iterations,
-                         precond_sweeps=_lib.spk_solver_precond_sweeps(self._solver))
+                         block_cluster=r.block_cluster, precond_sweeps=_lib.spk_solver_precond_sweeps(self._solver))
         if st:
             raise SpkError(st, msg, info=info, x=x)
         return x, info

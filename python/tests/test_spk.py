@@ -225,8 +225,21 @@ def test_vector_ops_fused():
         # on the GPU this small system's iterations run in one block (BiCGStab's first apart)
         first = 1 if method == "bicgstab" else 0
         assert infof.block_iterations == (infof.iterations - first if infof.device == "cuda" else 0)
+        assert infof.block_cluster == (1 if infof.device == "cuda" else 0)
         xg, infog = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE, vector_ops="graph")
         assert infog.converged and np.allclose(xg, xt, rtol=1e-7) and infog.block_iterations == 0
+    # more entries than one block takes: without a preconditioner, a cluster of blocks on sm_90
+    h = 40
+    T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(h, h))
+    B = (sp.kron(sp.kron(sp.identity(h), sp.identity(h)), T) + sp.kron(sp.kron(sp.identity(h), T), sp.identity(h))
+         + sp.kron(sp.kron(T, sp.identity(h)), sp.identity(h))).tocsr()[:12000, :12000]
+    xb = np.linspace(1.0, 2.0, B.shape[0])
+    xk, infok = spk.solve(B, B @ xb, method="cg", precond="none", rtol=1e-10, device=DEVICE)
+    assert infok.converged and np.allclose(xk, xb, rtol=1e-7) and B.nnz > 32768
+    if infok.device == "cuda":
+        assert infok.block_cluster > 1 and infok.block_iterations == infok.iterations
+    else:
+        assert infok.block_cluster == 0 and infok.block_iterations == 0
     with pytest.raises(ValueError) as e:
         spk.solve(A, A @ xt, vector_ops="turbo", device=DEVICE)
     assert "vector_ops" in str(e.value)
