@@ -107,40 +107,48 @@ __device__ __forceinline__ int cluster_lanes(int n)
     return g;
 }
 
-template <typename V>
-__device__ __forceinline__ void cluster_tri(int n, int k, const int *__restrict__ sp, const int *__restrict__ scol,
-                                            const V *__restrict__ sval, const double *__restrict__ id,
-                                            const double *b, double *xa, double *xb, double *out)
+/* K sweeps with g lanes a row, run by G: x_0 = D^-1 b, x_{j+1} = D^-1 (b -
+ * S x_j), x_K into out; part(i, lane, x) is the lane's part of row i's
+ * (S x)_i, the lanes' parts added pairwise. */
+template <typename G, typename Part>
+__device__ __forceinline__ void lane_sweeps(int n, int k, int g, const double *__restrict__ id, const double *b,
+                                            double *xa, double *xb, double *out, Part part)
 {
-    const unsigned full = 0xffffffffu;
-    const int g = cluster_lanes(n), lane = threadIdx.x & (g - 1);
-    const int mine = Cluster::rank() * (kSmallBlock / g) + (int)threadIdx.x / g;
-    const int all = Cluster::blocks() * (kSmallBlock / g);
-    for (int i = Cluster::first(); i < n; i += Cluster::stride())
-        xa[i] = id ? id[i] * Cluster::ld(b + i) : Cluster::ld(b + i);
-    Cluster::sync();
+    const int lane = threadIdx.x & (g - 1);
+    const int mine = G::rank() * (kSmallBlock / g) + (int)threadIdx.x / g, all = G::blocks() * (kSmallBlock / g);
+    for (int i = G::first(); i < n; i += G::stride()) xa[i] = id ? id[i] * G::ld(b + i) : G::ld(b + i);
+    G::sync();
     double *cur = xa, *nxt = xb;
     for (int j = 0; j < k; j++) {
         double *dst = j == k - 1 ? out : nxt;
         for (int base = 0; base < n; base += all) {
             const int i = base + mine;
-            double s = 0;
-            if (i < n) {
-                const int s0 = sp[i / kSlice], at = s0 + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - s0) / kSlice;
-#pragma unroll 4
-                for (int q = lane; q < w; q += g)
-                    s += (double)sval[at + q * kSlice] * Cluster::ld(cur + scol[at + q * kSlice]);
-            }
-            for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(full, s, o, g);
+            double s = i < n ? part(i, lane, cur) : 0.0;
+            for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o, g);
             if (i < n && lane == 0) {
-                const double r = Cluster::ld(b + i) - s;
+                const double r = G::ld(b + i) - s;
                 dst[i] = id ? r * id[i] : r;
             }
         }
-        Cluster::sync();
+        G::sync();
         nxt = cur;
         cur = dst;
     }
+}
+
+template <typename V>
+__device__ __forceinline__ void cluster_tri(int n, int k, const int *__restrict__ sp, const int *__restrict__ scol,
+                                            const V *__restrict__ sval, const double *__restrict__ id,
+                                            const double *b, double *xa, double *xb, double *out)
+{
+    const int g = cluster_lanes(n);
+    lane_sweeps<Cluster>(n, k, g, id, b, xa, xb, out, [&](int i, int lane, const double *x) {
+        const int s0 = sp[i / kSlice], at = s0 + (i & (kSlice - 1)), w = (sp[i / kSlice + 1] - s0) / kSlice;
+        double s = 0;
+#pragma unroll 4
+        for (int q = lane; q < w; q += g) s += (double)sval[at + q * kSlice] * Cluster::ld(x + scol[at + q * kSlice]);
+        return s;
+    });
 }
 
 /* Exact triangular solves of a small factor in one block, without
@@ -223,30 +231,14 @@ __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &
                                                double *xb, double *out)
 {
     /* a cluster: g lanes a row, as cluster_tri */
-    const int g = G::kCluster ? cluster_lanes(n) : 1, lane = threadIdx.x & (g - 1);
-    const int mine = G::rank() * (kSmallBlock / g) + (int)threadIdx.x / g, all = G::blocks() * (kSmallBlock / g);
-    for (int i = G::first(); i < n; i += G::stride()) xa[i] = t.id ? t.id[i] * G::ld(b + i) : G::ld(b + i);
-    G::sync();
-    double *cur = xa, *nxt = xb;
-    for (int j = 0; j < k; j++) {
-        double *dst = j == k - 1 ? out : nxt;
-        for (int base = 0; base < n; base += all) {
-            const int i = base + mine;
-            double s = 0;
-            if (i < n)
+    const int g = G::kCluster ? cluster_lanes(n) : 1;
+    lane_sweeps<G>(n, k, g, t.id, b, xa, xb, out, [&](int i, int lane, const double *x) {
+        double s = 0;
 #pragma unroll 4
-                for (int q = t.beg[i] + t.boff + lane, e = t.end[i] + t.eoff; q < e; q += g)
-                    s += __ldg(t.val + q) * G::ld(cur + __ldg(t.col + q));
-            for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o, g);
-            if (i < n && lane == 0) {
-                const double r = G::ld(b + i) - s;
-                dst[i] = t.id ? r * t.id[i] : r;
-            }
-        }
-        G::sync();
-        nxt = cur;
-        cur = dst;
-    }
+        for (int q = t.beg[i] + t.boff + lane, e = t.end[i] + t.eoff; q < e; q += g)
+            s += __ldg(t.val + q) * G::ld(x + __ldg(t.col + q));
+        return s;
+    });
 }
 
 /* z = M^-1 r for a block-applicable preconditioner (core/devtri.h), y =
