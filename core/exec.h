@@ -61,8 +61,8 @@ enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
  * sweeps (exact solves stay in one block).  Measured on the H100 (16
  * blocks; 8 and 4 were slower on every system), time per iteration against
  * the graphs: without a preconditioner faster on every system measured up
- * to 290,378 entries (bcsstk16: 25 against 47 us); with IC(0)/ILU(0) sweeps
- * faster on every one from 17,319 to 27,520 entries (sherman3: 148 against
+ * to 290,378 entries (bcsstk16: 25 against 44-60 us); with IC(0)/ILU(0) sweeps
+ * faster on every one from 17,319 to 27,520 entries (sherman3: 145 against
  * 215 us), slower from 83,883 (bcsstk13: 158 against 121 us; there a sweep
  * reads more than 16 SMs read fast). */
 #define SPK_BLOCK_CLUSTER_MAX 16
