@@ -20,7 +20,7 @@
 // A cluster of blocks (sm_90; devtri.cuh, Cluster) runs the same kernels
 // for systems with more entries than one SM reads fast enough: each step's
 // rows dealt over all the cluster's threads, barriers over the cluster, a
-// reduction's block sums added in the order of the blocks' ranks (the same
+// reduction's block sums added pairwise across a warp's lanes (the same bits
 // in every block, so all take the same branches), the sweeps' iterates in
 // global memory.
 #include <cuda_runtime.h>
@@ -336,6 +336,23 @@ extern "C" cudaError_t spk_block_allow(unsigned shared_bytes)
     return st;
 }
 
+// A launch of one cluster of c blocks on stream s (at: its attribute).
+static cudaLaunchConfig_t cluster_config(int c, cudaStream_t s, cudaLaunchAttribute *at)
+{
+    cudaLaunchConfig_t cfg = {};
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = (unsigned)c;
+    at->val.clusterDim.y = 1;
+    at->val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)c);
+    cfg.blockDim = dim3(kT);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 extern "C" cudaError_t spk_block_cluster_max(int *out)
 {
     *out = 1;
@@ -349,16 +366,8 @@ extern "C" cudaError_t spk_block_cluster_max(int *out)
         st = cudaFuncSetAttribute(bicg_block_kernel<Cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (st != cudaSuccess) return st;
     for (int c = SPK_BLOCK_CLUSTER_MAX; c >= 2; c /= 2) {
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute at[1];
-        at[0].id = cudaLaunchAttributeClusterDimension;
-        at[0].val.clusterDim.x = (unsigned)c;
-        at[0].val.clusterDim.y = 1;
-        at[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3((unsigned)c);
-        cfg.blockDim = dim3(kT);
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
+        cudaLaunchAttribute at;
+        const cudaLaunchConfig_t cfg = cluster_config(c, 0, &at);
         int n1 = 0, n2 = 0;
         st = cudaOccupancyMaxActiveClusters(&n1, cg_block_kernel<Cluster>, &cfg);
         if (st == cudaSuccess) st = cudaOccupancyMaxActiveClusters(&n2, bicg_block_kernel<Cluster>, &cfg);
@@ -378,18 +387,8 @@ extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, dou
         return cudaErrorInvalidValue;
     if (j->cluster > 1) {
         if (!j->scratch || j->M.kind == SPK_BLOCK_SOLVE) return cudaErrorInvalidValue;
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute at[1];
-        at[0].id = cudaLaunchAttributeClusterDimension;
-        at[0].val.clusterDim.x = (unsigned)j->cluster;
-        at[0].val.clusterDim.y = 1;
-        at[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3((unsigned)j->cluster);
-        cfg.blockDim = dim3(kT);
-        cfg.dynamicSmemBytes = 0;
-        cfg.stream = s;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
+        cudaLaunchAttribute at;
+        const cudaLaunchConfig_t cfg = cluster_config(j->cluster, s, &at);
         if (j->method == SPK_BLOCK_CG)
             return cudaLaunchKernelEx(&cfg, cg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
         return cudaLaunchKernelEx(&cfg, bicg_block_kernel<Cluster>, *j, slots, reads, count, cycles);

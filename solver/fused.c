@@ -259,11 +259,11 @@ static void block_of(spk_krylov *k, const spk_options *o, int method, double *x,
                      double bnorm, blockrun *br)
 {
     memset(br, 0, sizeof *br);
+    const int ident = spk_krylov_identity(k);
     if (o->vector_ops != SPK_VECTOR_BLOCK || !K(k)->block || !k->dA || k->n < 1 || k->n > SPK_BLOCK_ROWS ||
-        k->dA->nnz > (spk_krylov_identity(k) ? SPK_BLOCK_CLUSTER_NNZ_MAX : SPK_BLOCK_CLUSTER_NNZ_PREC_MAX))
+        k->dA->nnz > (ident ? SPK_BLOCK_CLUSTER_NNZ_MAX : SPK_BLOCK_CLUSTER_NNZ_PREC_MAX))
         return;
     spk_block_job *j = &br->job;
-    const int ident = spk_krylov_identity(k);
     if (!ident && (!k->M_ops->block || !k->M_ops->block(k->M, &j->M))) return;
     j->cluster = 1;
     if (k->dA->nnz > (ident ? SPK_BLOCK_NNZ_MAX : SPK_BLOCK_NNZ_PREC_MAX)) {
