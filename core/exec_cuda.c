@@ -285,12 +285,36 @@ static int cu_upload(spk_exec *e, void *dst, const void *src, size_t bytes)
     return spk_cuda_upload(e, dst, src, bytes, NULL);
 }
 
+/* Device -> host; large copies through the staging buffers, the DMA of one
+ * chunk under the threads' copy out of the other (a 32 MB solution vector
+ * took 3.1-3.4 ms as one copy into pageable memory on the H100's host, its
+ * DMA into pinned memory 0.6 ms). */
 static int cu_download(spk_exec *e, void *dst, const void *src, size_t bytes)
 {
     if (!bytes) return SPK_OK;
     cuda_impl *c = impl_of(e);
-    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
-    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(c->stream));
+    if (bytes < STAGE_MIN || !stage_ready(c)) {
+        SPK_CUDA_TRY(e->err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
+        SPK_CUDA_TRY(e->err, cudaStreamSynchronize(c->stream));
+        return SPK_OK;
+    }
+    const size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
+    /* chunk k into buffer k % 2; chunk k + 1's DMA queued before chunk k is copied out */
+    for (size_t k = 0; k <= chunks; k++) {
+        if (k < chunks) {
+            const size_t off = k * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            const int b = (int)(k % 2);
+            SPK_CUDA_TRY(e->err,
+                         cudaMemcpyAsync(c->stage[b], (const char *)src + off, len, cudaMemcpyDeviceToHost, c->stream));
+            SPK_CUDA_TRY(e->err, cudaEventRecord(c->staged[b], c->stream));
+        }
+        if (k > 0) {
+            const size_t off = (k - 1) * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            const int b = (int)((k - 1) % 2);
+            SPK_CUDA_TRY(e->err, cudaEventSynchronize(c->staged[b]));
+            parallel_copy((char *)dst + off, c->stage[b], len);
+        }
+    }
     return SPK_OK;
 }
 
