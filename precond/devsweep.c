@@ -425,13 +425,16 @@ static int pick_mode(dev_pc *p)
     const int forced = p->opts.dev_apply - 1;
     /* the block iterations will apply M (opts.block): only one block's ways
      * matter, timed on x0 and x1, which they do not touch */
-    const int in_block = p->opts.block && !(forced >= APPLY_SWEEPS && forced <= APPLY_SPSV) && n > 0 &&
-                         n <= SPK_DEV_SMALL_ROWS;
-    /* a large system's sweeps, with no other way to time them against:
-     * taken as they are (timing them cost 1.6-2.3 ms of setup on a 160^3
-     * grid) */
-    if (!(forced >= APPLY_SWEEPS && forced <= APPLY_SPSV) && !in_block && !p->exact && !p->small_ok &&
-        !(can_time_solve && p->opts.sweeps_check > 0)) {
+    const int free_choice = !(forced >= APPLY_SWEEPS && forced <= APPLY_SPSV);
+    const int in_block = p->opts.block == 1 && free_choice && n > 0 && n <= SPK_DEV_SMALL_ROWS;
+    /* the sweeps taken as they are, untimed: where a cluster of blocks will
+     * apply them (opts.block = 2: it sweeps the copies itself, whatever the
+     * mode; timing the ways it does not use cost 0.3-0.6 ms of a 2-20 ms
+     * solve), and a large system's, with no other way to time them against
+     * (timing them cost 1.6-2.3 ms of setup on a 160^3 grid) */
+    const int in_cluster = p->opts.block == 2 && n > 0 && n <= SPK_DEV_SMALL_ROWS;
+    if (free_choice && !p->exact &&
+        (in_cluster || (!in_block && !p->small_ok && !(can_time_solve && p->opts.sweeps_check > 0)))) {
         p->mode = APPLY_SWEEPS;
         snprintf(p->what, sizeof p->what, "%s-sweeps", lb);
         return SPK_OK;

@@ -34,9 +34,10 @@ typedef struct spk_precond_opts {
                             (the host up to 32768 entries of A, devsweep.c), 1 the host,
                             2 the device (tests) */
     int block;           /* GPU sweeps: 1 when the solver will apply M inside its block
-                            iterations (exec.h, SPK_VECTOR_BLOCK): the ways one block
-                            applies M are compared, by time, and the separate kernels are
-                            not timed */
+                            iterations in one block (exec.h, SPK_VECTOR_BLOCK): the ways one
+                            block applies M are compared, by time, and the separate kernels
+                            are not timed; 2 when in a cluster of blocks: the sweeps are
+                            taken untimed (the cluster sweeps them itself) */
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;

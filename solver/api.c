@@ -541,10 +541,12 @@ static int setup_precond(spk_solver *s)
     int sweeps = s->opts.precond_sweeps;
     s->popts.sweeps_check = 0;
     s->popts.sweeps_rho = 0;
-    /* the block iterations (fused.c) will apply M: tell the sweeps to compare the block's ways */
+    /* the block iterations (fused.c) will apply M, in one block (1: the
+     * sweeps compare the block's ways) or in a cluster (2: their sweeps) */
     const spk_csr *W = work_matrix(s);
-    s->popts.block = s->opts.vector_ops == SPK_VECTOR_BLOCK && !spk_exec_is_host(e) && W->nrows <= SPK_BLOCK_ROWS &&
-                     W->nnz <= SPK_BLOCK_NNZ_PREC_MAX;
+    s->popts.block = 0;
+    if (s->opts.vector_ops == SPK_VECTOR_BLOCK && !spk_exec_is_host(e) && W->nrows <= SPK_BLOCK_ROWS)
+        s->popts.block = W->nnz <= SPK_BLOCK_NNZ_PREC_MAX ? 1 : W->nnz <= SPK_BLOCK_CLUSTER_NNZ_PREC_MAX ? 2 : 0;
     s->popts.sweeps_float = s->opts.precond_precision == SPK_PRECISION_FLOAT;
     if (sweeps == SPK_PRECOND_SWEEPS_AUTO) { /* the GPU's device-resident sweeps, checked */
         sweeps = spk_exec_is_host(e) || s->opts.precond_isai ? 0 : GPU_SWEEPS;
