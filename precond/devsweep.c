@@ -84,6 +84,9 @@ typedef struct dev_pc {
     double check;              /* the check's result: the sweeps' last update over the result */
     spk_spsv_pair sp;          /* exact: the solves */
     void *pool;                /* built on the host (host_build): every array above in one allocation */
+    void *dpool, *tpool;       /* built on the device (build): the factor's arrays, and the
+                                  factorization's own (freed after it) */
+    double *sw[4], *spart, *snorm; /* ... in tpool: the check's and the test's vectors and norms */
     char what[64];             /* describe() */
 } dev_pc;
 
@@ -142,11 +145,25 @@ static void dev_destroy(void *impl)
             p->sval[t] = NULL;
         }
     }
+    if (p->dpool || p->tpool) { /* build: two allocations hold most of them */
+        cudaFree(p->dpool);
+        cudaFree(p->tpool);
+        p->fci = p->dpos = p->ctl = p->tcp = p->tri = p->dptr = p->dep = p->indeg = p->order = p->done = NULL;
+        p->v0 = p->v = p->adiag = p->piv = p->idiag = p->x0 = p->x1 = p->y = p->tv = NULL;
+        p->missing = p->flag = NULL;
+        p->sw[0] = p->sw[1] = p->sw[2] = p->sw[3] = p->spart = p->snorm = NULL;
+    }
     void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->dptr, p->dep, p->indeg, p->order, p->done, p->ctl,
                    p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y, p->lmax};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
     spk_spsv_pair_free(&p->sp);
     free(p);
+}
+
+/* Bytes of an array of m elements of size sz, rounded up for alignment. */
+static size_t span(size_t m, size_t sz)
+{
+    return (m * sz + 255) / 256 * 256;
 }
 
 /* Threads per row of a sweep: a power of two near the average row length. */
@@ -164,6 +181,9 @@ static int threads_for(double avg)
  * row order lets the groups in flight wait on each other's chains. */
 #define ROW_ORDER_ROWS 65536
 
+#define CHECK_KMAX 64                      /* the most sweeps the check tries (check) */
+#define SCRATCH_NORMS (2 * CHECK_KMAX + 1) /* the most norms it reads back at once */
+
 /* The pattern and values of F from dA, and every buffer. */
 static int build(dev_pc *p, const spk_csr *dA)
 {
@@ -180,42 +200,72 @@ static int build(dev_pc *p, const spk_csr *dA)
     SPK_CUDA_TRY(err, cudaMemcpyAsync(&nnz, p->frp + n, sizeof(int), cudaMemcpyDeviceToHost, p->s));
     SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
     p->nnz = nnz;
-    SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(int), "the factor's column indices", (void **)&p->fci));
-    SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the matrix values for the factor", (void **)&p->v0));
-    SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the factor's values", (void **)&p->v));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factor's diagonal positions", (void **)&p->dpos));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the matrix diagonal", (void **)&p->adiag));
-    SPK_TRY(spk_cuda_alloc(e, nb, "the diagonal flags", (void **)&p->missing));
-    SPK_TRY(spk_cuda_alloc(e, nb, "the pivot flags", (void **)&p->flag));
-    SPK_TRY(spk_cuda_alloc(e, 3 * sizeof(int), "the factorization's counters", (void **)&p->ctl));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the pivots", (void **)&p->piv));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(double), "the inverse pivots", (void **)&p->idiag));
-    SPK_TRY(spk_exec_alloc_vec(e, n, &p->x0));
-    SPK_TRY(spk_exec_alloc_vec(e, n, &p->x1));
-    SPK_TRY(spk_exec_alloc_vec(e, n, &p->y));
+    /* the factor's arrays in one allocation (dpool); the factorization's
+     * own and the check's and the test's scratch in another (tpool, freed
+     * after them): as 30 allocations and frees they cost 50-100 us each on
+     * the H100, and each cudaFree waited for the device.  Peak memory grows
+     * by the dependencies and the scratch, which the build freed early
+     * (about 10 % on a 160^3 grid). */
+    const int ordered = n > ROW_ORDER_ROWS, ic = p->ic && n > 0;
+    const size_t dn = (size_t)nnz, nstrict = (size_t)(nnz - n > 0 ? nnz - n : 1);
+    size_t off = 0, o_fci, o_v0, o_v, o_dpos, o_adiag, o_miss, o_flag, o_ctl, o_piv, o_id, o_x0, o_x1, o_y;
+    size_t o_tcp = 0, o_tri = 0, o_tv = 0;
+    o_fci = off, off += span(dn, sizeof(int));
+    o_v0 = off, off += span(dn, sizeof(double));
+    o_v = off, off += span(dn, sizeof(double));
+    o_dpos = off, off += span(nb, sizeof(int));
+    o_adiag = off, off += span(nb, sizeof(double));
+    o_miss = off, off += span(nb, 1);
+    o_flag = off, off += span(nb, 1);
+    o_ctl = off, off += span(3, sizeof(int));
+    o_piv = off, off += span(nb, sizeof(double));
+    o_id = off, off += span(nb, sizeof(double));
+    o_x0 = off, off += span(nb, sizeof(double));
+    o_x1 = off, off += span(nb, sizeof(double));
+    o_y = off, off += span(nb, sizeof(double));
+    if (ic) {
+        o_tcp = off, off += span(nb + 1, sizeof(int));
+        o_tri = off, off += span(dn, sizeof(int));
+        o_tv = off, off += span(dn, sizeof(double));
+    }
+    SPK_TRY(spk_cuda_alloc(e, off, "the preconditioner's factor", &p->dpool));
+    unsigned char *d = p->dpool;
+    p->fci = (int *)(d + o_fci), p->v0 = (double *)(d + o_v0), p->v = (double *)(d + o_v);
+    p->dpos = (int *)(d + o_dpos), p->adiag = (double *)(d + o_adiag);
+    p->missing = d + o_miss, p->flag = d + o_flag, p->ctl = (int *)(d + o_ctl);
+    p->piv = (double *)(d + o_piv), p->idiag = (double *)(d + o_id);
+    p->x0 = (double *)(d + o_x0), p->x1 = (double *)(d + o_x1), p->y = (double *)(d + o_y);
+    if (ic) p->tcp = (int *)(d + o_tcp), p->tri = (int *)(d + o_tri), p->tv = (double *)(d + o_tv);
+    size_t toff = 0, o_done, o_dptr = 0, o_dep = 0, o_indeg = 0, o_order = 0;
+    o_done = toff, toff += span(nb, sizeof(int));
+    if (ordered) {
+        o_dptr = toff, toff += span(nb + 1, sizeof(int));
+        o_dep = toff, toff += span(nstrict, sizeof(int)); /* F's strictly lower entries: at most nnz - n */
+        o_indeg = toff, toff += span(nb, sizeof(int));
+        o_order = toff, toff += span(nb, sizeof(int));
+    }
+    /* the check's and the test's scratch (scratch_get) */
+    const size_t nparts = (size_t)spk_dev_norm_parts(n), o_sw = toff;
+    toff += 4 * span(nb, sizeof(double));
+    const size_t o_spart = toff;
+    toff += span(SCRATCH_NORMS * nparts, sizeof(double));
+    const size_t o_snorm = toff;
+    toff += span(SCRATCH_NORMS, sizeof(double));
+    SPK_TRY(spk_cuda_alloc(e, toff, "the factorization's work space", &p->tpool));
+    unsigned char *tp = p->tpool;
+    p->done = (int *)(tp + o_done);
+    for (int i = 0; i < 4; i++) p->sw[i] = (double *)(tp + o_sw + (size_t)i * span(nb, sizeof(double)));
+    p->spart = (double *)(tp + o_spart);
+    p->snorm = (double *)(tp + o_snorm);
     SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
                                            p->dpos, p->adiag, p->missing));
-    SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's done flags", (void **)&p->done));
-    if (n > ROW_ORDER_ROWS) {
-        /* the factorization's order, from the rows' dependencies (F's
-         * strictly lower entries number at most nnz - n) */
-        SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the factorization's dependency pointers", (void **)&p->dptr));
-        SPK_TRY(spk_cuda_alloc(e, (size_t)(nnz - n > 0 ? nnz - n : 1) * sizeof(int), "the factorization's dependencies",
-                               (void **)&p->dep));
-        SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's dependency counts", (void **)&p->indeg));
-        SPK_TRY(spk_cuda_alloc(e, nb * sizeof(int), "the factorization's order", (void **)&p->order));
+    if (ordered) { /* the factorization's order, from the rows' dependencies */
+        p->dptr = (int *)(tp + o_dptr), p->dep = (int *)(tp + o_dep), p->indeg = (int *)(tp + o_indeg);
+        p->order = (int *)(tp + o_order);
         SPK_CUDA_TRY(err, spk_dev_deps(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->dptr, p->dep, p->indeg, p->scan, tb));
         SPK_CUDA_TRY(err, spk_dev_order(p->s, n, p->ic, p->frp, p->dpos, p->dptr, p->dep, p->indeg, p->order, p->ctl));
-        /* the order is all the factorizations need of the dependencies */
-        cudaFree(p->dptr);
-        cudaFree(p->dep);
-        cudaFree(p->indeg);
-        p->dptr = p->dep = p->indeg = NULL;
     }
-    if (p->ic && n > 0) {
-        SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the transposed factor's row pointers", (void **)&p->tcp));
-        SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(int), "the transposed factor's columns", (void **)&p->tri));
-        SPK_TRY(spk_cuda_alloc(e, (size_t)nnz * sizeof(double), "the transposed factor's values", (void **)&p->tv));
+    if (ic) {
         SPK_CUSPARSE_TRY(err, cusparseCsr2cscEx2_bufferSize(p->h, n, n, nnz, p->v, p->frp, p->fci, p->tv, p->tcp,
                                                             p->tri, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
                                                             CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1,
@@ -316,7 +366,6 @@ static int sweep_once(dev_pc *p, int t, const double *b, const double *x, double
  * sweeps, the plain 2-norm of the last update) missed on ten.  The margin is
  * thin on G3_circuit (r = 0.025 at K = 7: 1.34x; 0.016 at K = 8: 1.22x). */
 #define SWEEPS_MIN 2
-#define CHECK_KMAX 64 /* the most sweeps the check tries */
 
 /* The partial sums of ||D_t (x_{j+1} - x_j)||^2 for j = 1 .. kmax of
  * triangle t into part + (j - 1) * parts: kmax + 1 sweeps from x_0 = D^-1 b,
@@ -336,6 +385,39 @@ static int sweep_residuals(dev_pc *p, int t, const double *b, int kmax, double *
         x = dst;
     }
     return SPK_OK;
+}
+
+/* nvec vectors of n doubles and the partial sums of up to `norms` norms
+ * (spk_dev_norm_parts(n) each) with room for their results: the build's
+ * scratch while the factorization's allocation lives (*owned = 0), else
+ * allocated here (*owned = 1: scratch_put frees them). */
+static int scratch_get(dev_pc *p, int nvec, int norms, double **w, double **part, double **nrm, int *owned)
+{
+    const int n = p->n;
+    *owned = !p->sw[0] || norms > SCRATCH_NORMS;
+    *part = *nrm = NULL;
+    for (int i = 0; i < nvec; i++) w[i] = *owned ? NULL : p->sw[i];
+    if (!*owned) {
+        *part = p->spart;
+        *nrm = p->snorm;
+        return SPK_OK;
+    }
+    int st = SPK_OK;
+    for (int i = 0; i < nvec && !st; i++) st = spk_exec_alloc_vec(p->e, n, &w[i]);
+    if (!st && norms > 0)
+        st = spk_cuda_alloc(p->e, (size_t)norms * spk_dev_norm_parts(n) * sizeof(double), "the sweeps' check",
+                            (void **)part);
+    if (!st && norms > 0) st = spk_cuda_alloc(p->e, (size_t)norms * sizeof(double), "the sweeps' check", (void **)nrm);
+    return st;
+}
+
+static void scratch_put(dev_pc *p, int nvec, double **w, double *part, double *nrm, int owned)
+{
+    if (!owned) return;
+    for (int i = 0; i < nvec; i++)
+        if (w[i]) p->e->ops->free(p->e, w[i]);
+    cudaFree(part);
+    cudaFree(nrm);
 }
 
 static int apply_mode(dev_pc *p, int mode, const double *r, double *z);
@@ -440,17 +522,19 @@ static int pick_mode(dev_pc *p)
         return SPK_OK;
     }
     double *b = NULL, *z = NULL;
+    int owned = 0;
     if (in_block) {
         b = p->x0;
         z = p->x1;
         SPK_CUDA_TRY(err, spk_dev_probe(p->s, n, b));
     } else if (n > 0) {
-        SPK_TRY(spk_exec_alloc_vec(p->e, n, &b));
-        int st = spk_exec_alloc_vec(p->e, n, &z);
+        double *w[2] = {NULL, NULL}, *unused = NULL;
+        int st = scratch_get(p, 2, 0, w, &unused, &unused, &owned);
+        b = w[0];
+        z = w[1];
         if (!st) st = spk_cuda_check(err, spk_dev_probe(p->s, n, b), "spk_dev_probe");
         if (st) {
-            p->e->ops->free(p->e, b);
-            if (z) p->e->ops->free(p->e, z);
+            scratch_put(p, 2, w, NULL, NULL, owned);
             return st;
         }
     }
@@ -529,8 +613,8 @@ static int pick_mode(dev_pc *p)
         if (!st && t_solve < t) p->mode = APPLY_SMALL_SOLVE;
     }
     if (!in_block) {
-        if (b) p->e->ops->free(p->e, b);
-        if (z) p->e->ops->free(p->e, z);
+        double *w[2] = {b, z};
+        scratch_put(p, 2, w, NULL, NULL, owned);
     }
     SPK_TRY(st);
     snprintf(p->what, sizeof p->what, "%s-%s", lb, p->exact ? "dev" : "sweeps");
@@ -623,10 +707,8 @@ static int fewer_sweeps(dev_pc *p)
     spk_err *err = p->e->err;
     const int n = p->n;
     double *w[4] = {NULL, NULL, NULL, NULL}, *part = NULL, *norm = NULL;
-    int st = SPK_OK;
-    for (int i = 0; i < 4 && !st; i++) st = spk_exec_alloc_vec(p->e, n, &w[i]);
-    if (!st) st = spk_cuda_alloc(p->e, (size_t)spk_dev_norm_parts(n) * sizeof(double), "the sweeps' test", (void **)&part);
-    if (!st) st = spk_cuda_alloc(p->e, sizeof(double), "the sweeps' test", (void **)&norm);
+    int owned = 0;
+    int st = scratch_get(p, 4, 1, w, &part, &norm, &owned);
     if (!st) st = spk_cuda_check(err, cudaMemsetAsync(w[3], 0, (size_t)n * sizeof(double), p->s), "cudaMemsetAsync");
     /* by bisection in [SWEEPS_MIN, K - 1] (the growth falls with K): two or
      * three K tested, a failing one mostly in its first steps */
@@ -642,10 +724,7 @@ static int fewer_sweeps(dev_pc *p)
         else
             lo = mid + 1;
     }
-    for (int i = 0; i < 4; i++)
-        if (w[i]) p->e->ops->free(p->e, w[i]);
-    cudaFree(part);
-    cudaFree(norm);
+    scratch_put(p, 4, w, part, norm, owned);
     return st;
 }
 
@@ -673,9 +752,8 @@ static int check(dev_pc *p)
         const int kmax = p->opts.sweeps < KMAX ? p->opts.sweeps : KMAX;
         const int parts = spk_dev_norm_parts(p->n), m = 2 * kmax + 1; /* both triangles, then ||b|| */
         double *b = NULL, *part = NULL, *norms = NULL, r[2 * KMAX + 1];
-        SPK_TRY(spk_exec_alloc_vec(p->e, p->n, &b));
-        int st = spk_cuda_alloc(p->e, (size_t)m * parts * sizeof(double), "the sweeps' check", (void **)&part);
-        if (!st) st = spk_cuda_alloc(p->e, (size_t)m * sizeof(double), "the sweeps' check", (void **)&norms);
+        int owned = 0;
+        int st = scratch_get(p, 1, m, &b, &part, &norms, &owned);
         if (!st) st = spk_cuda_check(err, spk_dev_probe(p->s, p->n, b), "spk_dev_probe");
         for (int t = 0; t < 2 && !st; t++) st = sweep_residuals(p, t, b, kmax, part + (size_t)t * kmax * parts, parts);
         if (!st)
@@ -686,9 +764,7 @@ static int check(dev_pc *p)
             st = spk_cuda_check(err, cudaMemcpyAsync(r, norms, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost, p->s),
                                 "cudaMemcpyAsync");
         if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
-        p->e->ops->free(p->e, b);
-        cudaFree(part);
-        cudaFree(norms);
+        scratch_put(p, 1, &b, part, norms, owned);
         SPK_TRY(st);
         const double nb = r[2 * kmax];
         p->exact = 1;
@@ -850,12 +926,6 @@ static int host_check(dev_pc *p, const host_tri h[2])
     }
     free(buf);
     return SPK_OK;
-}
-
-/* Bytes of an array of m elements of size sz, rounded up for alignment. */
-static size_t span(size_t m, size_t sz)
-{
-    return (m * sz + 255) / 256 * 256;
 }
 
 /* The length of row i of triangle t's strict part (tri_at), from F and,
@@ -1064,9 +1134,11 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     int st = host ? host_build(p, A) : build(p, dA);
     if (!st) st = host ? settle(p) : run(p);
     /* the factorization's own arrays are not needed after it */
-    void *tmp[] = {p->dptr, p->dep, p->indeg, p->order, p->done, p->scan};
-    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) cudaFree(tmp[i]);
+    cudaFree(p->tpool);
+    cudaFree(p->scan);
+    p->tpool = NULL;
     p->dptr = p->dep = p->indeg = p->order = p->done = NULL;
+    p->sw[0] = p->sw[1] = p->sw[2] = p->sw[3] = p->spart = p->snorm = NULL;
     p->scan = NULL;
     if (st) {
         dev_destroy(p);
