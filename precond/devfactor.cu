@@ -667,45 +667,45 @@ __global__ void sub_scaled_kernel(int n, const double *idiag, const double *a, c
     y[i] = idiag ? d / idiag[i] : d;
 }
 
+/* The sum of s over a block of kBlock threads, in thread 0 (warps, then the
+ * warps' sums in order: the same bits on every run). */
+__device__ __forceinline__ double block_sum(double s)
+{
+    __shared__ double warp_sum[kBlock / 32];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(FULL_MASK, s, o);
+    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x / 32] = s;
+    __syncthreads();
+    double t = 0;
+    if (threadIdx.x == 0)
+        for (int w = 0; w < kBlock / 32; w++) t += warp_sum[w];
+    return t;
+}
+
 /* part[blockIdx.x] = the block's sum of ((a - b) / idiag)^2 (b, idiag
  * NULL: 0, 1), a grid-stride loop; partial sums in a fixed order, so the
  * check's result does not depend on timing. */
 __global__ void scaled_sq_kernel(int n, const double *__restrict__ idiag, const double *__restrict__ a,
                                  const double *__restrict__ b, double *__restrict__ part)
 {
-    __shared__ double warp_sum[kBlock / 32];
     double s = 0;
     for (int i = blockIdx.x * kBlock + threadIdx.x; i < n; i += gridDim.x * kBlock) {
         double d = a[i] - (b ? b[i] : 0.0);
         if (idiag) d /= idiag[i];
         s += d * d;
     }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(FULL_MASK, s, o);
-    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x / 32] = s;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double t = 0;
-        for (int w = 0; w < kBlock / 32; w++) t += warp_sum[w];
-        part[blockIdx.x] = t;
-    }
+    const double t = block_sum(s);
+    if (threadIdx.x == 0) part[blockIdx.x] = t;
 }
 
 /* out[j] = sqrt(sum of part[j * parts .. (j + 1) * parts - 1]), a block per
  * j (the same order of additions on every run). */
 __global__ void sum_parts_kernel(int parts, const double *__restrict__ part, double *__restrict__ out)
 {
-    __shared__ double warp_sum[kBlock / 32];
     const double *p = part + (size_t)blockIdx.x * parts;
     double t = 0;
     for (int k = threadIdx.x; k < parts; k += kBlock) t += p[k];
-    for (int o = 16; o > 0; o >>= 1) t += __shfl_xor_sync(FULL_MASK, t, o);
-    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x / 32] = t;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double u = 0;
-        for (int w = 0; w < kBlock / 32; w++) u += warp_sum[w];
-        out[blockIdx.x] = sqrt(u);
-    }
+    const double u = block_sum(t);
+    if (threadIdx.x == 0) out[blockIdx.x] = sqrt(u);
 }
 
 unsigned blocks_for(long long threads)
