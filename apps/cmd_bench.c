@@ -77,7 +77,8 @@ static void help(void)
            "                      sweeps=K|auto, factor=auto|double|float (the sweeps' factor\n"
            "                      values, see spk solve --precond-precision), isai=0|1,\n"
            "                      reorder=none|multicolor|block-multicolor,\n"
-           "                      block=B, precond=auto|factor|none|jacobi|ic0|ilu0); reports each one's\n"
+           "                      block=B, precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1 (spk solve\n"
+           "                      --race)); reports each one's\n"
            "                      time to solution (setup + solve),\n"
            "                      iterations, true residual and split, and its speedup over the\n"
            "                      first configuration, with a summary (geometric mean, least,\n"
@@ -120,6 +121,7 @@ typedef struct fmt_result {
     int graph_iterations;    /* spk_result.graph_iterations */
     int block_iterations;    /* spk_result.block_iterations */
     int block_cluster;       /* spk_result.block_cluster */
+    int race;                /* spk_result.race */
 } fmt_result;
 
 #define MAX_CONFIGS 8
@@ -132,6 +134,7 @@ typedef struct solve_cfg {
     int vector_ops, sweeps, isai, reorder, reorder_block;
     int precision;           /* spk_options.precond_precision */
     int precond;             /* spk_precond_kind (SPK_PRECOND_AUTO: IC(0) / ILU(0)) */
+    int race;                /* spk_options.race */
 } solve_cfg;
 
 typedef struct mat_result {
@@ -273,6 +276,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     o.reorder_block = c->reorder_block;
     o.vector_ops = c->vector_ops;
     o.precond_precision = c->precision;
+    o.race = c->race;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -306,6 +310,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     r->graph_iterations = res.graph_iterations;
     r->block_iterations = res.block_iterations;
     r->block_cluster = res.block_cluster;
+    r->race = res.race;
     spk_solver_destroy(s);
 }
 
@@ -543,6 +548,7 @@ static int parse_cfg(const char *spec, solve_cfg *c)
     memset(c, 0, sizeof *c);
     c->vector_ops = SPK_VECTOR_BLOCK; /* the library's defaults where a key is not given */
     c->sweeps = SPK_PRECOND_SWEEPS_AUTO;
+    c->race = 0;
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
     if (nl == 0 || nl >= sizeof c->name)
@@ -583,12 +589,14 @@ static int parse_cfg(const char *spec, solve_cfg *c)
             c->precision = iv;
         } else if (strcmp(key, "precond") == 0 && (iv = precond_of(val)) >= 0) {
             c->precond = iv;
+        } else if (strcmp(key, "race") == 0 && !cli_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
+            c->race = iv;
         } else {
             return cli_usage_error("bench",
                                    "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused|graph, "
                                    "sweeps=K|auto, factor=auto|double|float, isai=0|1, "
                                    "reorder=none|multicolor|block-multicolor, block=B, "
-                                   "precond=auto|factor|none|jacobi|ic0|ilu0)",
+                                   "precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1)",
                                    c->name, key, val);
         }
     }
@@ -945,8 +953,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "format_setup_ms", r->s_format_ms);
                 json_num(f, "precond_setup_ms", r->s_pc_setup_ms);
-                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d, \"block_cluster\": %d",
-                        r->graph_iterations, r->block_iterations, r->block_cluster);
+                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d, \"block_cluster\": %d, \"race\": %d",
+                        r->graph_iterations, r->block_iterations, r->block_cluster, r->race);
                 json_num(f, "ms_per_iteration", r->iterations > 0 ? r->s_ms / r->iterations : NAN);
                 json_num(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
                                            ? base->s_ms / r->s_ms
@@ -981,8 +989,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
                 json_num(f, "vector_ms", r->s_vector_ms);
                 json_num(f, "sync_ms", r->s_sync_ms);
                 json_num(f, "speedup_total", rt / cfg_total(r));
-                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d, \"block_cluster\": %d",
-                        r->graph_iterations, r->block_iterations, r->block_cluster);
+                fprintf(f, ", \"graph_iterations\": %d, \"block_iterations\": %d, \"block_cluster\": %d, \"race\": %d",
+                        r->graph_iterations, r->block_iterations, r->block_cluster, r->race);
                 fprintf(f, ", \"note\": ");
                 cli_json_string(f, r->solve_note);
                 fprintf(f, "}");

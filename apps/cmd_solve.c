@@ -59,6 +59,10 @@ static void help(void)
            "  --precond-precision P  the factor's values in the sweeps: auto (default: float with\n"
            "                      --precond-sweeps auto on the GPU, else double), double, or\n"
            "                      float (rounded to float, on the GPU stored so; sums in double)\n"
+           "  --race on|off       on: on the GPU, where auto gives CG + IC(0) on a system\n"
+           "                      of at most 12288 rows and 524288 entries, run CG without a\n"
+           "                      preconditioner alongside; the first to converge answers\n"
+           "                      (default off)\n"
            "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
            "                      inverse (one SpMV each) instead of solving\n"
            "  --reorder R         none | multicolor | block-multicolor (default none): solve the\n"
@@ -169,6 +173,10 @@ static int parse(int argc, char **argv, solve_args *a)
         } else if ((r = cli_opt_value(argc, argv, &i, "precond-precision", &v))) {
             if (r < 0 || (a->o.precond_precision = cli_precision_of(v)) < 0)
                 return cli_usage_error("solve", "--precond-precision needs auto, double or float");
+        } else if ((r = cli_opt_value(argc, argv, &i, "race", &v))) {
+            if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
+                return cli_usage_error("solve", "--race needs on or off");
+            a->o.race = strcmp(v, "on") == 0;
         } else if (cli_flag(argv[i], "precond-isai")) {
             a->o.precond_isai = 1;
         } else if ((r = cli_vector_ops_option("solve", argc, argv, &i, &a->o.vector_ops))) {
@@ -372,8 +380,9 @@ int cmd_solve(int argc, char **argv)
         printf(", \"rtol\": ");
         cli_json_number(stdout, a.o.rtol);
         printf(", \"vector_ops\": \"%s\", \"graph_iterations\": %d, \"block_iterations\": %d, "
-               "\"block_cluster\": %d",
-               cli_vector_ops_name(a.o.vector_ops), res.graph_iterations, res.block_iterations, res.block_cluster);
+               "\"block_cluster\": %d, \"race\": %d",
+               cli_vector_ops_name(a.o.vector_ops), res.graph_iterations, res.block_iterations, res.block_cluster,
+               res.race);
         printf(", \"time_ms\": {\"setup\": %.6f, \"spmv\": %.6f, \"precond\": %.6f, \"vector\": %.6f, "
                "\"sync\": %.6f, \"total\": %.6f, \"setup_upload\": %.6f, \"setup_check\": %.6f, "
                "\"setup_format\": %.6f, \"setup_precond\": %.6f}",
@@ -389,6 +398,12 @@ int cmd_solve(int argc, char **argv)
         if (res.switched)
             fprintf(out, "note      CG found the matrix indefinite (p'Ap <= 0); switched to "
                          "BiCGStab + ILU(0)\n");
+        if (res.race == 2)
+            fprintf(out, "race      CG without a preconditioner, run alongside, converged first: its "
+                         "answer (%s was built)\n", spk_solver_precond(s));
+        else if (res.race == 1)
+            fprintf(out, "race      %s converged first; CG without it, alongside, was stopped\n",
+                    spk_solver_precond(s));
         if (res.shift > 0)
             fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
                     spk_solver_precond(s), res.shift);

@@ -23,7 +23,10 @@
 // reduction's block sums added pairwise across a warp's lanes (the same bits
 // in every block, so all take the same branches), the sweeps' iterates in
 // global memory.
+#include <cuda.h>
 #include <cuda_runtime.h>
+
+#include <stdlib.h>
 
 #include "block_kernels.h"
 #include "devtri.cuh"
@@ -45,9 +48,14 @@ __device__ __forceinline__ bool fin(double v)
 // block's sum in one of two slots used in turn, which the other blocks read.
 // A block writes a slot again two sums later, after the barrier of the sum
 // between, which no block passes before it has read the slot.
+// stop: the stopping request (spk_block_job.stop) thread 0 of block 0 read
+// in an iteration, there for the others after a barrier, in two slots by
+// the iteration's parity (the next write to a slot comes two iterations
+// later, after barriers no block passes before reading it).
 struct red {
     double w[kWarps];
     double part[2];
+    double stop[2];
     int turn;
 };
 
@@ -151,6 +159,12 @@ __device__ __forceinline__ bool end_test(const spk_block_job &j, double rn)
     return !fin(rn) || rn <= j.conv || rn <= j.atol || (j.div > 0 && rn > j.div);
 }
 
+// read i's place: i, or i mod j.ring (a job whose host reads only its last)
+__device__ __forceinline__ int read_at(const spk_block_job &j, int i)
+{
+    return j.ring > 0 ? i % j.ring : i;
+}
+
 template <typename G>
 __device__ __forceinline__ void put3(double *reads, int i, double a, double b, double c)
 {
@@ -197,7 +211,12 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
     clock3 ck;
     ck.start();
     int done = 0;
+    bool met = false;
     for (int it = j.it + 1; done < j.iters; it++) {
+        /* the request is loaded here and used after the product, so its
+         * latency (host memory: about a microsecond) hides behind the work */
+        const int lead = j.stop && G::first() == 0;
+        const int req = lead ? *j.stop : 0;
         if (prec) {
             block_prec_apply<G>(n, j.M, r, z, xs);
             ck.mark(SPK_PHASE_PRECOND);
@@ -214,20 +233,24 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         ck.mark(SPK_PHASE_VECTOR);
         block_spmv<G>(j, p, q);
         ck.mark(SPK_PHASE_SPMV);
-        pq = block_dot<G>(n, p, q, sh);
+        if (lead) sh.stop[it & 1] = req;
+        pq = block_dot<G>(n, p, q, sh); /* its barrier publishes the request */
         const double a = rzn / pq;
         rr = residual_step<G>(rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a), n, a, q, r, sh,
                               [&](int i) { x[i] = G::ld(x + i) + a * G::ld(p + i); });
         ck.mark(SPK_PHASE_VECTOR);
-        put3<G>(reads, done++, rzn, pq, rr);
+        put3<G>(reads, read_at(j, done++), rzn, pq, rr);
         rz = rzn;
         const int t = cur;
         cur = next;
         next = t;
         if (!(fin(rzn) && rzn > 0) || !(fin(pq) && pq > 0)) break;
         rn = fast_norm(rr);
-        if (rn < 0 || end_test(j, rn) || it >= j.maxit) break;
+        met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
+        const bool halt = j.stop && G::remote(&sh.stop[it & 1], 0) != 0;
+        if (rn < 0 || end_test(j, rn) || it >= j.maxit || halt) break;
     }
+    if (met && j.won && G::first() == 0) *(volatile int *)j.won = 1;
     if (G::first() == 0) {
         slots[cur] = rz;
         slots[j.slot[2]] = pq;
@@ -277,7 +300,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         const double a = rho / r0v;
         ss = residual_step<G>(fin(a), n, a, v, r, sh, [](int) {});
         ck.mark(SPK_PHASE_VECTOR);
-        put3<G>(reads, done++, rho, r0v, ss);
+        put3<G>(reads, read_at(j, done++), rho, r0v, ss);
         if (!fin(rho) || rho == 0 || !fin(r0v) || !fin(r0v != 0 ? rho / r0v : INFINITY)) break;
         const double sn = fast_norm(ss);
         if (sn < 0 || sn <= j.conv || sn <= j.atol) break;
@@ -302,7 +325,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         rr = residual_step<G>(tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w), n, w, t, r, sh,
                               [&](int i) { x[i] = (G::ld(x + i) + a * G::ld(ph + i)) + w * G::ld(shv + i); });
         ck.mark(SPK_PHASE_VECTOR);
-        put3<G>(reads, done++, tt, ts, rr);
+        put3<G>(reads, read_at(j, done++), tt, ts, rr);
         // the driver's next iteration takes this rho as rho_old
         const int sw = cur;
         cur = old;
@@ -325,6 +348,50 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
 }
 
 }  // namespace
+
+// The driver's calls for loading a module's kernels, found at run time (no
+// link to the driver library); 0 where the driver has none (before 12.4).
+typedef CUresult (*fn_get_module)(CUmodule *, CUfunction);
+typedef CUresult (*fn_count)(unsigned *, CUmodule);
+typedef CUresult (*fn_enumerate)(CUfunction *, unsigned, CUmodule);
+typedef CUresult (*fn_load)(CUfunction);
+
+static int driver_call(const char *name, void **fn)
+{
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    *fn = NULL;
+    return cudaGetDriverEntryPointByVersion(name, fn, 12040, cudaEnableDefault, &q) == cudaSuccess &&
+           q == cudaDriverEntryPointSuccess && *fn;
+}
+
+extern "C" cudaError_t spk_module_preload(const void *kernel, int *done)
+{
+    *done = 0;
+    void *g = NULL, *c = NULL, *en = NULL, *ld = NULL;
+    if (!driver_call("cuFuncGetModule", &g) || !driver_call("cuModuleGetFunctionCount", &c) ||
+        !driver_call("cuModuleEnumerateFunctions", &en) || !driver_call("cuFuncLoad", &ld))
+        return cudaSuccess;
+    cudaFunction_t f = NULL;
+    cudaError_t st = cudaGetFuncBySymbol(&f, kernel);
+    if (st != cudaSuccess) return st;
+    CUmodule m = NULL;
+    unsigned count = 0;
+    if (((fn_get_module)g)(&m, (CUfunction)f) != CUDA_SUCCESS || ((fn_count)c)(&count, m) != CUDA_SUCCESS)
+        return cudaErrorUnknown;
+    CUfunction *all = (CUfunction *)calloc(count ? count : 1, sizeof *all);
+    if (!all) return cudaErrorMemoryAllocation;
+    st = ((fn_enumerate)en)(all, count, m) == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+    for (unsigned i = 0; st == cudaSuccess && i < count; i++)
+        if (((fn_load)ld)(all[i]) != CUDA_SUCCESS) st = cudaErrorUnknown;
+    free(all);
+    *done = st == cudaSuccess;
+    return st;
+}
+
+extern "C" const void *spk_block_kernels_probe(void)
+{
+    return (const void *)cg_block_kernel<OneBlock>;
+}
 
 extern "C" cudaError_t spk_block_allow(unsigned shared_bytes)
 {
@@ -383,10 +450,12 @@ extern "C" cudaError_t spk_block_cluster_max(int *out)
 extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, double *slots, double *reads,
                                      int *count, long long *cycles)
 {
-    if (j->n < 1 || j->n > SPK_BLOCK_ROWS || j->iters < 1 || j->cluster < 1 || j->cluster > SPK_BLOCK_CLUSTER_MAX)
+    if (j->n < 1 || j->n > SPK_BLOCK_ROWS || j->iters < 1 || j->cluster < 1 || j->cluster > SPK_BLOCK_CLUSTER_MAX ||
+        ((j->stop || j->won) && j->method != SPK_BLOCK_CG) || j->ring < 0)
         return cudaErrorInvalidValue;
     if (j->cluster > 1) {
-        if (!j->scratch || j->M.kind == SPK_BLOCK_SOLVE) return cudaErrorInvalidValue;
+        if ((j->M.kind != SPK_BLOCK_IDENTITY && !j->scratch) || j->M.kind == SPK_BLOCK_SOLVE)
+            return cudaErrorInvalidValue;
         cudaLaunchAttribute at;
         const cudaLaunchConfig_t cfg = cluster_config(j->cluster, s, &at);
         if (j->method == SPK_BLOCK_CG)

@@ -150,3 +150,8 @@ extern "C" cudaError_t spk_cuda_symmetry(cudaStream_t s, int n, const int *rowpt
     symmetry_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, rowptr, colind, val, rtol, flags);
     return cudaGetLastError();
 }
+
+extern "C" const void *spk_cuda_kernels_probe(void)
+{
+    return (const void *)fill_kernel;
+}

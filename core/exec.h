@@ -89,6 +89,13 @@ typedef struct spk_block_job {
                                 residual (p = z, no beta; rz's slot is slot[1]) */
     double rnorm;            /* CG without M: ||r|| after iteration it */
     double conv, atol, div;  /* the tests: ||r|| <= conv (rtol ||b||), <= atol, > div (when div > 0) */
+    /* Stopping from outside (the race of api.c; set by the executor, NULL:
+     * none): the kernel reads *stop once an iteration and ends after the
+     * iteration where it saw it nonzero; CG only. */
+    const volatile int *stop;
+    int *won;                /* CG: set to 1 when the last iteration met conv or atol (NULL: none) */
+    int ring;                /* reads kept: 0 all (iters at most SPK_BLOCK_ITERS), r > 0 read i at
+                                i mod r (a job alongside, whose host reads only its last) */
 } spk_block_job;
 struct spk_exec_krylov_ops {
     /* s[o] = x'y */
@@ -151,6 +158,23 @@ struct spk_exec_krylov_ops {
      * time is marked as vector work (the caller moves the shares).
      * job->cluster becomes the blocks that ran them. */
     int (*block)(spk_exec *e, spk_block_job *job, double *reads, int *count, double *share);
+    /* A CG job alongside the work of this executor (NULL where the executor
+     * has none; one at a time): side_run queues it on a second stream, to
+     * start when the work queued so far is done, with its own scalar slots
+     * (the job's ring is 1, its iters up to its maxit); while it runs, the
+     * block iterations queued by `block` stop when it has converged
+     * (spk_block_job.won), and device memory freed through spk_exec_ops.free
+     * is freed when it ends (cudaFree would wait for it).  side_poll: has it
+     * ended (no wait)?  side_end: stop it (at the end of its current
+     * iteration) unless it has ended, wait, and give its last read, the
+     * iterations it ran, the blocks it ran in, whether it met conv or atol
+     * (won), its seconds and their shares by phase.  side_run sets
+     * job->cluster to the blocks it runs in, 0 where it cannot run one (the
+     * kernels cannot be loaded ahead, and a kernel's first load would wait
+     * for the job). */
+    int (*side_run)(spk_exec *e, spk_block_job *job);
+    int (*side_poll)(spk_exec *e, int *ended);
+    int (*side_end)(spk_exec *e, double last[3], int *count, int *won, double *seconds, double *share);
 };
 
 struct spk_exec_ops {

@@ -51,6 +51,26 @@ typedef struct krylov_state {
 #define STAGE_MIN ((size_t)16 << 20) /* smaller uploads: one plain copy */
 #define STAGE_THREADS 8
 
+/* A CG job alongside the executor's work (exec.h, side_run), made at its
+ * first use: its stream, its events, its scalars, last read, cycles, count
+ * and won flag in one device buffer (and a pinned copy), the stopping
+ * request in mapped host memory, and the frees deferred while it runs. */
+typedef struct side_state {
+    cudaStream_t stream;
+    cudaEvent_t go, start, end;
+    void *dbuf, *hbuf;
+    int *stop, *dstop;         /* host memory and the device's address of it */
+    int running, iters;
+    int loaded;                /* 1: the kernels preloaded; -1: they cannot be (no job runs) */
+    void **later;
+    int nlater, caplater;
+} side_state;
+#define SIDE_READS 0                                   /* in doubles */
+#define SIDE_SLOTS 3
+#define SIDE_CYCLES (SIDE_SLOTS + SPK_KRYLOV_SLOTS)     /* SPK_PHASES long longs */
+#define SIDE_COUNT (SIDE_CYCLES + SPK_PHASES)          /* two ints: count, won */
+#define SIDE_BYTES ((SIDE_COUNT + 1) * sizeof(double))
+
 typedef struct cuda_impl {
     cudaStream_t stream;
     cublasHandle_t blas;
@@ -60,6 +80,7 @@ typedef struct cuda_impl {
     void *stage[2];       /* pinned, STAGE_BYTES each (made on the first large upload) */
     cudaEvent_t staged[2]; /* the last copy out of each */
     int stage_failed;     /* pinned memory refused once: plain copies from then on */
+    side_state *side;
 } cuda_impl;
 
 static cuda_impl *impl_of(const spk_exec *e)
@@ -274,10 +295,30 @@ static int cu_alloc(spk_exec *e, size_t bytes, void **p)
     return spk_cuda_alloc(e, bytes, NULL, p);
 }
 
+void spk_cuda_free(spk_exec *e, void *p)
+{
+    if (!p) return;
+    side_state *sd = e && spk_exec_is_cuda(e) ? impl_of(e)->side : NULL;
+    if (sd && sd->running) {
+        if (sd->nlater == sd->caplater) {
+            const int cap = sd->caplater ? 2 * sd->caplater : 16;
+            void **l = realloc(sd->later, (size_t)cap * sizeof *l);
+            if (!l) { /* no room to defer it: free it now, waiting for the job */
+                cudaFree(p);
+                return;
+            }
+            sd->later = l;
+            sd->caplater = cap;
+        }
+        sd->later[sd->nlater++] = p;
+        return;
+    }
+    cudaFree(p);
+}
+
 static void cu_free(spk_exec *e, void *p)
 {
-    (void)e;
-    if (p) cudaFree(p);
+    spk_cuda_free(e, p);
 }
 
 static int cu_upload(spk_exec *e, void *dst, const void *src, size_t bytes)
@@ -379,6 +420,24 @@ static void cu_destroy(spk_exec *e)
     if (!e) return;
     cuda_impl *c = impl_of(e);
     if (c) {
+        side_state *sd = c->side;
+        if (sd) {
+            if (sd->running && sd->stop) {
+                __atomic_store_n(sd->stop, 1, __ATOMIC_SEQ_CST);
+                cudaStreamSynchronize(sd->stream);
+            }
+            sd->running = 0;
+            for (int i = 0; i < sd->nlater; i++) cudaFree(sd->later[i]);
+            free(sd->later);
+            if (sd->go) cudaEventDestroy(sd->go);
+            if (sd->start) cudaEventDestroy(sd->start);
+            if (sd->end) cudaEventDestroy(sd->end);
+            cudaFree(sd->dbuf);
+            if (sd->hbuf) cudaFreeHost(sd->hbuf);
+            if (sd->stop) cudaFreeHost(sd->stop);
+            if (sd->stream) cudaStreamDestroy(sd->stream);
+            free(sd);
+        }
         if (c->ks) {
             for (int i = 0; i < KRYLOV_EVENTS; i++)
                 if (c->ks->ev[i]) cudaEventDestroy(c->ks->ev[i]);
@@ -718,6 +777,12 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
     double *dreads = k->blk;
     long long *dcyc = (long long *)(dreads + 3 * BLOCK_READS);
     int *dcount = (int *)(dcyc + SPK_PHASES);
+    const side_state *sd = impl_of(e)->side;
+    job->stop = NULL;
+    job->won = NULL;
+    job->ring = 0;
+    if (sd && sd->running && job->method == SPK_BLOCK_CG) /* stop once the job alongside has converged */
+        job->stop = (const volatile int *)((int *)((double *)sd->dbuf + SIDE_COUNT) + 1);
     KLAUNCH(e, spk_block_run(s, job, k->d.slots, dreads, dcount, dcyc));
     SPK_TRY(ck_mark(e, SPK_PHASE_VECTOR));
     SPK_CUDA_TRY(e->err, cudaMemcpyAsync(k->hblk, k->blk, BLOCK_BYTES, cudaMemcpyDeviceToHost, s));
@@ -736,10 +801,131 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
     return SPK_OK;
 }
 
+/* The job alongside (exec.h, side_run), its state made at the first. */
+static side_state *side_of(spk_exec *e)
+{
+    cuda_impl *c = impl_of(e);
+    if (c->side) return c->side;
+    side_state *sd = calloc(1, sizeof *sd);
+    if (!sd) {
+        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (the job alongside)");
+        return NULL;
+    }
+    c->side = sd; /* freed with the executor, also when made in part */
+    int st;
+    SPK_CUDA_CHECK(st, e->err, cudaStreamCreateWithFlags(&sd->stream, cudaStreamNonBlocking));
+    SPK_CUDA_CHECK(st, e->err, cudaEventCreateWithFlags(&sd->go, cudaEventDisableTiming));
+    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&sd->start));
+    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&sd->end));
+    SPK_CHECK(st, spk_cuda_alloc(e, SIDE_BYTES, "the job alongside's scalars", &sd->dbuf));
+    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc(&sd->hbuf, SIDE_BYTES, cudaHostAllocDefault));
+    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc((void **)&sd->stop, sizeof(int), cudaHostAllocMapped));
+    SPK_CUDA_CHECK(st, e->err, cudaHostGetDevicePointer((void **)&sd->dstop, sd->stop, 0));
+    *sd->stop = 0;
+    return sd;
+cleanup:
+    return NULL;
+}
+
+static int ck_side_run(spk_exec *e, spk_block_job *job)
+{
+    KS(e, k);
+    if (job->method != SPK_BLOCK_CG || job->M.kind != SPK_BLOCK_IDENTITY || job->ring != 1 || job->iters < 1 ||
+        job->n > SPK_BLOCK_ROWS || job->cluster < 1 || job->cluster > SPK_BLOCK_CLUSTER_MAX)
+        return spk_err_set(e->err, SPK_ERR_INTERNAL,
+                           "the job alongside: CG without a preconditioner, one read kept, at most %d rows",
+                           SPK_BLOCK_ROWS);
+    side_state *sd = side_of(e);
+    if (!sd) return e->err->code ? e->err->code : SPK_ERR_DEVICE;
+    if (sd->running) return spk_err_set(e->err, SPK_ERR_INTERNAL, "a job alongside is already running");
+    if (!sd->loaded) { /* the kernels a solve may launch first, loaded before the job runs */
+        const void *probe[] = {spk_block_kernels_probe(), spk_krylov_kernels_probe(), spk_cuda_kernels_probe(),
+                               spk_devfactor_probe()};
+        sd->loaded = 1;
+        for (size_t i = 0; i < sizeof probe / sizeof probe[0] && sd->loaded == 1; i++) {
+            int done = 0;
+            SPK_CUDA_TRY(e->err, spk_module_preload(probe[i], &done));
+            if (!done) sd->loaded = -1;
+        }
+    }
+    if (sd->loaded < 0) { /* a first load during the job would wait for it */
+        job->cluster = 0;
+        return SPK_OK;
+    }
+    if (job->cluster > 1 && !k->cluster_max) SPK_CUDA_TRY(e->err, spk_block_cluster_max(&k->cluster_max));
+    while (job->cluster > 1 && job->cluster > k->cluster_max) job->cluster /= 2;
+    double *d = sd->dbuf;
+    int *dcount = (int *)(d + SIDE_COUNT);
+    __atomic_store_n(sd->stop, 0, __ATOMIC_SEQ_CST);
+    job->stop = sd->dstop;
+    job->won = dcount + 1;
+    job->scratch = NULL; /* no preconditioner: no sweeps' iterates */
+    cudaStream_t s = sd->stream;
+    SPK_CUDA_TRY(e->err, cudaEventRecord(sd->go, impl_of(e)->stream));
+    SPK_CUDA_TRY(e->err, cudaStreamWaitEvent(s, sd->go, 0));
+    SPK_CUDA_TRY(e->err, cudaMemsetAsync(dcount, 0, 2 * sizeof(int), s));
+    SPK_CUDA_TRY(e->err, cudaEventRecord(sd->start, s));
+    KLAUNCH(e, spk_block_run(s, job, d + SIDE_SLOTS, d + SIDE_READS, dcount, (long long *)(d + SIDE_CYCLES)));
+    SPK_CUDA_TRY(e->err, cudaEventRecord(sd->end, s));
+    sd->running = 1;
+    sd->iters = job->iters;
+    return SPK_OK;
+}
+
+static int ck_side_poll(spk_exec *e, int *ended)
+{
+    const side_state *sd = impl_of(e)->side;
+    *ended = 1;
+    if (!sd || !sd->running) return SPK_OK;
+    const cudaError_t q = cudaEventQuery(sd->end);
+    if (q == cudaErrorNotReady) {
+        *ended = 0;
+        return SPK_OK;
+    }
+    SPK_CUDA_TRY(e->err, q);
+    return SPK_OK;
+}
+
+static int ck_side_end(spk_exec *e, double last[3], int *count, int *won, double *seconds, double *share)
+{
+    side_state *sd = impl_of(e)->side;
+    if (!sd || !sd->running) return spk_err_set(e->err, SPK_ERR_INTERNAL, "no job alongside to end");
+    __atomic_store_n(sd->stop, 1, __ATOMIC_SEQ_CST);
+    int st = SPK_OK;
+    SPK_CUDA_CHECK(st, e->err, cudaMemcpyAsync(sd->hbuf, sd->dbuf, SIDE_BYTES, cudaMemcpyDeviceToHost, sd->stream));
+    /* count and won back to 0: a stale won would stop the next job's block iterations */
+    SPK_CUDA_CHECK(st, e->err, cudaMemsetAsync((double *)sd->dbuf + SIDE_COUNT, 0, 2 * sizeof(int), sd->stream));
+    SPK_CUDA_CHECK(st, e->err, cudaStreamSynchronize(sd->stream));
+    float ms = 0;
+    SPK_CUDA_CHECK(st, e->err, cudaEventElapsedTime(&ms, sd->start, sd->end));
+    const double *h = sd->hbuf;
+    const long long *cyc = (const long long *)(h + SIDE_CYCLES);
+    const int *hc = (const int *)(h + SIDE_COUNT);
+    if (hc[0] < 1 || hc[0] > sd->iters) {
+        st = spk_err_set(e->err, SPK_ERR_INTERNAL, "the job alongside: %d iterations back for at most %d", hc[0],
+                         sd->iters);
+        goto cleanup;
+    }
+    memcpy(last, h + SIDE_READS, 3 * sizeof(double));
+    *count = hc[0];
+    *won = hc[1] != 0;
+    *seconds = 1e-3 * ms;
+    double total = 0;
+    for (int p = 0; p < SPK_PHASES; p++) total += (double)cyc[p];
+    for (int p = 0; p < SPK_PHASES; p++) share[p] = total > 0 ? (double)cyc[p] / total : p == SPK_PHASE_VECTOR;
+cleanup:
+    sd->running = 0;
+    __atomic_store_n(sd->stop, 0, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < sd->nlater; i++) cudaFree(sd->later[i]);
+    sd->nlater = 0;
+    return st;
+}
+
 static const struct spk_exec_krylov_ops cuda_krylov = {
     ck_dot,       ck_dot2,       ck_set,         ck_cg_update, ck_cg_direction, ck_bicg_direction,
     ck_bicg_s,    ck_axpy_ratio, ck_bicg_update, ck_read,      ck_mark,         ck_collect,
     ck_capture,   ck_end_capture, ck_launch,     ck_read_wait, graph_free,    ck_block,
+    ck_side_run,  ck_side_poll,  ck_side_end,
 };
 
 static const struct spk_exec_ops cuda_ops = {

@@ -24,6 +24,9 @@ void spk_exec_cuda_handles(const spk_exec *e, cudaStream_t *stream, cublasHandle
 /* Device memory: cudaMalloc that names what it was for and, when the device
  * is full, the bytes needed and free. */
 int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p);
+/* cudaFree, or, while a job runs alongside (exec.h, side_run), when it ends:
+ * cudaFree waits for all the device's work, the job's included.  NULL-safe. */
+void spk_cuda_free(spk_exec *e, void *p);
 /* cudaMemcpy host -> device on the executor's stream, synchronously. */
 int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what);
 

@@ -319,6 +319,7 @@ static const struct spk_exec_krylov_ops host_krylov = {
     hk_bicg_s,    hk_axpy_ratio, hk_bicg_update, hk_read,      hk_mark,         hk_collect,
     NULL,         NULL,          NULL,           NULL,         NULL, /* no graphs */
     NULL,                                                              /* no block iterations */
+    NULL,         NULL,          NULL,                                 /* no job alongside */
 };
 
 static void host_destroy(spk_exec *e)

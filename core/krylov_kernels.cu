@@ -279,3 +279,8 @@ extern "C" cudaError_t spk_krylov_bicg_update(cudaStream_t s, const spk_krylov_d
                                                          d->ticket);
     return cudaGetLastError();
 }
+
+extern "C" const void *spk_krylov_kernels_probe(void)
+{
+    return (const void *)set_kernel;
+}

@@ -98,7 +98,8 @@ typedef enum spk_precond_kind {
     SPK_PRECOND_AUTO = 0,      /* IC(0) with CG, ILU(0) with BiCGStab; on the GPU none for a
                                   matrix shaped like a discretized Laplacian (every diagonal
                                   entry within 5 % of a_00 and every row weakly diagonally
-                                  dominant), where they do not pay for their apply */
+                                  dominant), where they do not pay for their apply (see also
+                                  spk_options.race) */
     SPK_PRECOND_NONE = 1,
     SPK_PRECOND_JACOBI = 2,
     SPK_PRECOND_ILU0 = 3,
@@ -200,6 +201,21 @@ typedef struct spk_options {
                                   double; SPK_PRECISION_DOUBLE; SPK_PRECISION_FLOAT: rounded to
                                   float (on the GPU stored so, half the bytes of each sweep),
                                   the sums and vectors staying double */
+    int race;                  /* 1: on the GPU, where SPK_PRECOND_AUTO gives CG +
+                                  IC(0) on a system of at most 12288 rows and 524288 entries
+                                  (not reordered, no history, no monitor), each solve also runs
+                                  CG without a preconditioner from the same x0, alongside on a
+                                  second stream in one block or a cluster of blocks, and the
+                                  first to converge gives the answer (spk_result.race); the
+                                  first solve builds IC(0) while that CG already iterates, so
+                                  spk_solver_create does not (the preconditioner getters build
+                                  it when called before).  Whether IC(0) pays for itself is not
+                                  known before it runs: bcsstk16, plat362 and nos4 solve faster
+                                  without it, most SPD matrices 1.4-30x slower.  0 (default):
+                                  never; on the H100 the race answered plat362 in the time of CG
+                                  alone (12.1 against 88 ms) and bcsstk16 in 10.6 ms (18.6 with
+                                  IC(0) alone, 9.2 without), but cost most small systems 0.3-0.6
+                                  ms more than IC(0) alone and bcsstk13 20 % (docs/benchmarks.md) */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -252,6 +268,10 @@ typedef struct spk_result {
                                   or one cluster of thread blocks */
     int block_cluster;         /* ... the blocks that ran them: 1 one block, 2-16 a cluster
                                   (0: none ran) */
+    int race;                  /* spk_options.race: 0 none ran; 1 the preconditioned solve gave
+                                  the answer; 2 CG without a preconditioner alongside did (the
+                                  iterations, residuals and phase times are then its; it ran
+                                  from the start of spk_solve) */
 } spk_result;
 
 /* Properties of a matrix, as spk_matrix_info reports them. */

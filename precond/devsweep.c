@@ -137,7 +137,7 @@ static void dev_destroy(void *impl)
     dev_pc *p = impl;
     if (!p) return;
     if (p->pool) { /* host_build: one allocation holds them */
-        cudaFree(p->pool);
+        spk_cuda_free(p->e, p->pool);
         p->frp = p->fci = p->dpos = p->tcp = p->tri = NULL;
         p->v = p->tv = p->idiag = p->x0 = p->x1 = p->y = NULL;
         for (int t = 0; t < 2; t++) {
@@ -146,8 +146,8 @@ static void dev_destroy(void *impl)
         }
     }
     if (p->dpool || p->tpool) { /* build: two allocations hold most of them */
-        cudaFree(p->dpool);
-        cudaFree(p->tpool);
+        spk_cuda_free(p->e, p->dpool);
+        spk_cuda_free(p->e, p->tpool);
         p->fci = p->dpos = p->ctl = p->tcp = p->tri = p->dptr = p->dep = p->indeg = p->order = p->done = NULL;
         p->v0 = p->v = p->adiag = p->piv = p->idiag = p->x0 = p->x1 = p->y = p->tv = NULL;
         p->missing = p->flag = NULL;
@@ -155,7 +155,7 @@ static void dev_destroy(void *impl)
     }
     void *dev[] = {p->frp, p->fci,  p->dpos, p->v0,  p->v,   p->adiag, p->missing, p->flag, p->dptr, p->dep, p->indeg, p->order, p->done, p->ctl,
                    p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y, p->lmax};
-    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) spk_cuda_free(p->e, dev[i]);
     spk_spsv_pair_free(&p->sp);
     free(p);
 }
@@ -416,8 +416,8 @@ static void scratch_put(dev_pc *p, int nvec, double **w, double *part, double *n
     if (!owned) return;
     for (int i = 0; i < nvec; i++)
         if (w[i]) p->e->ops->free(p->e, w[i]);
-    cudaFree(part);
-    cudaFree(nrm);
+    spk_cuda_free(p->e, part);
+    spk_cuda_free(p->e, nrm);
 }
 
 static int apply_mode(dev_pc *p, int mode, const double *r, double *z);
@@ -783,8 +783,8 @@ static int settle(dev_pc *p)
         for (int t = 0; t < 2; t++) {
             p->lean = 0;
             if (!p->pool) {
-                cudaFree(p->scol[t]);
-                cudaFree(p->sval[t]);
+                spk_cuda_free(p->e, p->scol[t]);
+                spk_cuda_free(p->e, p->sval[t]);
             }
             p->scol[t] = NULL;
             p->sval[t] = NULL;
@@ -1134,8 +1134,8 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     int st = host ? host_build(p, A) : build(p, dA);
     if (!st) st = host ? settle(p) : run(p);
     /* the factorization's own arrays are not needed after it */
-    cudaFree(p->tpool);
-    cudaFree(p->scan);
+    spk_cuda_free(p->e, p->tpool);
+    spk_cuda_free(p->e, p->scan);
     p->tpool = NULL;
     p->dptr = p->dep = p->indeg = p->order = p->done = NULL;
     p->sw[0] = p->sw[1] = p->sw[2] = p->sw[3] = p->spart = p->snorm = NULL;
@@ -1178,8 +1178,8 @@ static int slice(dev_pc *p)
     p->small_ok = 0;
     p->lean = 0;
     for (int t = 0; t < 2; t++) {
-        cudaFree(p->scol[t]);
-        cudaFree(p->sval[t]);
+        spk_cuda_free(p->e, p->scol[t]);
+        spk_cuda_free(p->e, p->sval[t]);
         p->scol[t] = NULL;
         p->sval[t] = NULL;
     }
@@ -1222,7 +1222,7 @@ static int slice(dev_pc *p)
                                                      p->s), "cudaMemcpyAsync");
     }
     if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
-    cudaFree(temp);
+    spk_cuda_free(p->e, temp);
     SPK_TRY(st);
     /* the triangles' strict entries: IC(0) L's twice (L and L^T), ILU(0) F's off the diagonal */
     const double strict = (p->ic ? 2.0 : 1.0) * ((double)p->nnz - n);
@@ -1445,6 +1445,39 @@ static int dev_block(const void *impl, spk_block_prec *out)
     }
     out->shared_bytes = (unsigned)(2 * (size_t)p->n * sizeof(double));
     return 1;
+}
+
+int spk_precond_sweeps_cuda_warm(spk_exec *e)
+{
+    static const int rp[3] = {0, 2, 3}, ci[3] = {0, 1, 1};
+    static const double v[3] = {2, -1, 2};
+    cudaStream_t s;
+    cusparseHandle_t h;
+    spk_exec_cuda_handles(e, &s, NULL, &h);
+    void *d = NULL, *buf = NULL;
+    const size_t bytes = 2 * (3 * sizeof(int) + 3 * sizeof(int) + 3 * sizeof(double));
+    SPK_TRY(spk_cuda_alloc(e, bytes, "a 2 x 2 transpose", &d));
+    int *drp = d, *dci = drp + 3, *tcp = dci + 3, *tri = tcp + 3;
+    double *dv = (double *)(tri + 3), *tv = dv + 3;
+    size_t need = 0;
+    int st = spk_cuda_check(e->err, cudaMemcpyAsync(drp, rp, sizeof rp, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync");
+    if (!st) st = spk_cuda_check(e->err, cudaMemcpyAsync(dci, ci, sizeof ci, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync");
+    if (!st) st = spk_cuda_check(e->err, cudaMemcpyAsync(dv, v, sizeof v, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync");
+    if (!st)
+        st = spk_cusparse_check(e->err, cusparseCsr2cscEx2_bufferSize(h, 2, 2, 3, dv, drp, dci, tv, tcp, tri, CUDA_R_64F,
+                                                                      CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                                                      CUSPARSE_CSR2CSC_ALG1, &need),
+                                "cusparseCsr2cscEx2_bufferSize");
+    if (!st) st = spk_cuda_alloc(e, need ? need : 1, "a 2 x 2 transpose", &buf);
+    if (!st)
+        st = spk_cusparse_check(e->err, cusparseCsr2cscEx2(h, 2, 2, 3, dv, drp, dci, tv, tcp, tri, CUDA_R_64F,
+                                                           CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                                           CUSPARSE_CSR2CSC_ALG1, buf),
+                                "cusparseCsr2cscEx2");
+    if (!st) st = spk_cuda_check(e->err, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    spk_cuda_free(e, buf);
+    spk_cuda_free(e, d);
+    return st;
 }
 
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {

@@ -133,7 +133,7 @@ static void jacobi_destroy(void *impl)
     jacobi *J = impl;
     if (!J) return;
 #ifdef SPK_HAVE_CUDA
-    if (J->dev) cudaFree(J->dev);
+    spk_cuda_free(J->exec, J->dev);
 #endif
     free(J->inv);
     free(J);

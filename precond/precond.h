@@ -91,6 +91,10 @@ extern const struct spk_precond_ops spk_precond_ilu0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_cuda;
+/* Load ahead the library kernels the device's factorization launches (a
+ * transpose of a 2 x 2 factor): a kernel's first load may wait for all the
+ * device's work, a CG running alongside included (solver/api.c, the race). */
+int spk_precond_sweeps_cuda_warm(spk_exec *e);
 /* ILU(0) / IC(0) applying each factor's incomplete sparse approximate inverse
  * (one SpMV per factor, sweep.c), on the host and the GPU. */
 extern const struct spk_precond_ops spk_precond_ilu0_isai_host;

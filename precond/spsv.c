@@ -13,9 +13,9 @@ void spk_spsv_pair_free(spk_spsv_pair *p)
     if (p->vr) cusparseDestroyDnVec(p->vr);
     if (p->vt) cusparseDestroyDnVec(p->vt);
     if (p->vz) cusparseDestroyDnVec(p->vz);
-    cudaFree(p->buf1);
-    cudaFree(p->buf2);
-    cudaFree(p->t);
+    spk_cuda_free(p->e, p->buf1);
+    spk_cuda_free(p->e, p->buf2);
+    spk_cuda_free(p->e, p->t);
     memset(p, 0, sizeof *p);
 }
 

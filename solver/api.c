@@ -58,6 +58,12 @@ struct spk_solver {
                                  the SpMV format and the preconditioner (NULL: none) */
     spk_csr blockA;           /* SPK_VECTOR_BLOCK on a small system: that copy, kept for the
                                  block iterations (k.dA; rowptr NULL: none) */
+    int racing;               /* spk_options.race applies: each solve runs CG without the
+                                 preconditioner alongside (see race_applies) */
+    int deferred;             /* ... and the preconditioner is built by the first solve, while
+                                 that CG already iterates */
+    int race_init;            /* race.k's work vectors made */
+    spk_race race;
 };
 
 /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR when reorder_block is 0 */
@@ -452,6 +458,7 @@ void spk_options_default(spk_options *o)
     o->shift_max = 1.0;
     o->vector_ops = SPK_VECTOR_BLOCK;
     o->precond_sweeps = SPK_PRECOND_SWEEPS_AUTO;
+    o->race = 0; /* measured: see spk_options.race */
 }
 
 static int check_options(const spk_options *o, spk_err *e)
@@ -472,6 +479,8 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "precond_precision must be SPK_PRECISION_AUTO (0), SPK_PRECISION_DOUBLE (1) or "
                            "SPK_PRECISION_FLOAT (2) (got %d)", o->precond_precision);
+    if (o->race != 0 && o->race != 1)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "race must be 0 or 1 (got %d)", o->race);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
     if (o->vector_ops < SPK_VECTOR_CLASSIC || o->vector_ops > SPK_VECTOR_BLOCK)
@@ -581,9 +590,26 @@ static int with_original_row(spk_solver *s, int st)
                        s->perm[r]);
 }
 
+/* spk_options.race: on the GPU, with SPK_PRECOND_AUTO resolved to IC(0)
+ * for CG, on a system the block iterations take without a preconditioner
+ * (at most SPK_BLOCK_ROWS rows and SPK_BLOCK_CLUSTER_NNZ_MAX entries), not
+ * reordered, without a history or a monitor (which would see two solves). */
+static int race_applies(const spk_solver *s, spk_precond_kind asked)
+{
+    const spk_csr *A = work_matrix(s);
+    const spk_exec *ex = s->ctx->exec;
+    return s->opts.race && asked == SPK_PRECOND_AUTO && s->kind == SPK_SOLVER_CG && s->pkind == SPK_PRECOND_IC0 &&
+           !spk_exec_is_host(ex) && ex->ops->krylov && ex->ops->krylov->side_run &&
+           s->opts.vector_ops == SPK_VECTOR_BLOCK && A->nrows <= SPK_BLOCK_ROWS &&
+           A->nnz <= SPK_BLOCK_CLUSTER_NNZ_MAX && !s->perm && !s->opts.keep_history && !s->opts.monitor;
+}
+
+static int precond_setup(spk_solver *s);
+
 /* Resolve AUTO, check the matrix fits the method, build SpMV and preconditioner. */
 static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
 {
+    const spk_precond_kind pkind_asked = pkind;
     spk_err *e = &s->ctx->err;
     spk_exec *ex = s->ctx->exec;
     const spk_csr *A = work_matrix(s);
@@ -632,7 +658,20 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     SPK_TRY(ex->ops->sync(ex));
     s->t_split[2] = spk_time_now() - t;
 
-    t = spk_time_now();
+    s->racing = race_applies(s, pkind_asked);
+    s->deferred = s->racing;
+    if (s->deferred) return SPK_OK; /* the first solve builds the preconditioner */
+    return precond_setup(s);
+}
+
+/* Build the preconditioner of kind s->pkind (SPK_SOLVER_AUTO: BiCGStab +
+ * ILU(0) where IC(0) fails even with shifts); into s->t_split[3]. */
+static int precond_setup(spk_solver *s)
+{
+    spk_err *e = &s->ctx->err;
+    spk_exec *ex = s->ctx->exec;
+    const double t = spk_time_now();
+    s->deferred = 0;
     int st = with_original_row(s, setup_precond(s));
     if (st == SPK_ERR_ZERO_PIVOT && s->auto_kind && s->auto_precond && s->popts.allow_shift &&
         s->pkind == SPK_PRECOND_IC0) {
@@ -794,7 +833,7 @@ static int solver_refresh(spk_solver *s)
         s->k.A = NULL;
         SPK_TRY(s->k.A_ops->create(ex, A, &so, &s->k.A));
     }
-    SPK_TRY(with_original_row(s, s->k.M_ops->refactor(s->k.M, A)));
+    if (!s->deferred) SPK_TRY(with_original_row(s, s->k.M_ops->refactor(s->k.M, A)));
 #ifdef SPK_HAVE_CUDA
     if (s->k.dA)
         SPK_TRY(spk_cuda_upload(ex, s->blockA.val, A->val, (size_t)A->nnz * sizeof(double), "the matrix's new values"));
@@ -849,6 +888,42 @@ static int outcome(spk_solver *s, const spk_result *r)
     }
 }
 
+/* The preconditioner the first solve builds (spk_solver.deferred), from
+ * the copy of A the block iterations keep; its seconds into *t_setup. */
+static int deferred_setup(spk_solver *s, double *t_setup)
+{
+    const double t = spk_time_now();
+#ifdef SPK_HAVE_CUDA
+    s->dA = s->blockA.rowptr ? &s->blockA : NULL;
+#endif
+    const int st = precond_setup(s);
+    s->dA = NULL;
+    *t_setup += spk_time_now() - t;
+    return st;
+}
+
+/* Start the CG alongside this solve (spk_solver.race) from the executor
+ * copies b, x0; NULL where it did not start. */
+static spk_race *race_start(spk_solver *s, const double *db, const double *dx, int *st)
+{
+    spk_race *rc = &s->race;
+    *st = SPK_OK;
+    if (!s->racing || !s->b || s->kind != SPK_SOLVER_CG) return NULL;
+    if (!s->race_init) {
+        *st = spk_krylov_init(&rc->k, s->ctx->exec, s->k.n, 0, 0);
+#ifdef SPK_HAVE_CUDA
+        if (!*st && s->deferred) *st = spk_precond_sweeps_cuda_warm(s->ctx->exec);
+#endif
+        if (*st) return NULL;
+        s->race_init = 1;
+    }
+    rc->k.A_ops = s->k.A_ops; /* a refactorization may have rebuilt the format */
+    rc->k.A = s->k.A;
+    rc->k.dA = s->k.dA;
+    *st = spk_race_start(rc, db, dx, &s->opts);
+    return !*st && rc->running ? rc : NULL;
+}
+
 /* One run of the configured method from the executor copies b, x. */
 static int run_method(spk_solver *s, const double *b, double *x, spk_result *r)
 {
@@ -868,6 +943,8 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     double t0 = spk_time_now(), t_setup = 0;
     int n = s->M->A.nrows, st;
     size_t bytes = (size_t)n * sizeof(double);
+    spk_race *rc = NULL;
+    int alongside = 0; /* the answer is the CG alongside's (spk_options.race) */
     if (!b || !x) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solve: b and x are required");
     double *const xout = x;
     if (s->perm) { /* solve P A P^T (P x) = P b */
@@ -905,8 +982,20 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
             memcpy(x0_copy, x, bytes);
         }
     }
-    SPK_CHECK(st, run_method(s, db, dx, &r));
-    if (x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND)) {
+    /* the race: CG without the preconditioner alongside, from before the
+     * deferred preconditioner is built; the first to converge answers */
+    rc = race_start(s, db, dx, &st);
+    if (st) goto cleanup;
+    if (s->deferred) {
+        SPK_CHECK(st, deferred_setup(s, &t_setup));
+        s->t_setup += t_setup; /* this solve's setup: the solver's, then the preconditioner's */
+        t_setup = s->t_setup;
+    }
+    if (rc) SPK_CHECK(st, spk_race_poll(rc, &alongside));
+    s->k.race = rc;
+    if (!alongside) SPK_CHECK(st, run_method(s, db, dx, &r));
+    alongside = rc && rc->won;
+    if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND)) {
         spk_result first = r;
         s->kind = SPK_SOLVER_BICGSTAB;
         s->pkind = SPK_PRECOND_ILU0;
@@ -916,16 +1005,26 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         SPK_CHECK(st, ex->ops->upload(ex, dx, x0, bytes));
         memset(&r, 0, sizeof r);
         SPK_CHECK(st, run_method(s, db, dx, &r));
-        r.switched = 1;
+        alongside = rc && rc->won;
+        r.switched = !alongside;
         r.t_spmv += first.t_spmv;
         r.t_precond += first.t_precond;
         r.t_vector += first.t_vector;
         r.t_sync += first.t_sync;
     }
+    s->k.race = NULL;
+    if (rc) {
+        if (alongside) {
+            SPK_CHECK(st, spk_race_result(rc, db, dx, &r));
+        } else {
+            SPK_CHECK(st, spk_race_stop(rc)); /* a win of its found now comes too late */
+        }
+        r.race = alongside ? 2 : 1;
+    }
     if (s->b) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
     if (s->perm)
         for (int i = 0; i < n; i++) xout[s->perm[i]] = x[i];
-    r.shift = s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;
+    r.shift = !alongside && s->k.M_ops && s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;
     r.t_setup = t_setup > 0 ? t_setup : s->t_setup;
     r.t_setup_upload = s->t_split[0];
     r.t_setup_check = s->t_split[1];
@@ -934,6 +1033,8 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     r.t_total = spk_time_now() - t0;
     st = outcome(s, &r);
 cleanup:
+    s->k.race = NULL;
+    if (st && rc) spk_race_stop(rc); /* after a failure: the error already set is the one to report */
     free(x0_copy);
     if (res) *res = r;
     return st;
@@ -944,14 +1045,25 @@ const char *spk_solver_method(const spk_solver *s)
     return s ? spk_solver_kind_name(s->kind) : "";
 }
 
+/* A getter of the preconditioner before the first solve built it: build it
+ * now (a failure is the context's error, and the first solve's again). */
+static void settle(const spk_solver *cs)
+{
+    spk_solver *s = (spk_solver *)cs;
+    double t = 0;
+    if (s && s->deferred && deferred_setup(s, &t) == SPK_OK) s->t_setup += t;
+}
+
 const char *spk_solver_precond(const spk_solver *s)
 {
+    settle(s);
     if (!s || !s->k.M_ops) return "";
     return s->k.M_ops->describe ? s->k.M_ops->describe(s->k.M) : s->k.M_ops->name;
 }
 
 int spk_solver_precond_sweeps(const spk_solver *s)
 {
+    settle(s);
     return s && s->k.M_ops && s->k.M_ops->sweeps ? s->k.M_ops->sweeps(s->k.M) : 0;
 }
 
@@ -998,6 +1110,10 @@ void spk_solver_destroy(spk_solver *s)
     if (s->k.A_ops) s->k.A_ops->destroy(s->k.A);
     if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
     if (s->k.e) spk_krylov_free(&s->k);
+    if (s->race_init) {
+        spk_race_stop(&s->race);
+        spk_krylov_free(&s->race.k);
+    }
 #ifdef SPK_HAVE_CUDA
     spk_cuda_csr_free(&s->blockA);
 #endif

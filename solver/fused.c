@@ -325,6 +325,97 @@ static int block_done(spk_krylov *k, const blockrun *br, int it)
                        br->count - br->next);
 }
 
+/* ---- CG alongside (krylov.h, spk_race) ---------------------------------- */
+
+int spk_race_start(spk_race *rc, const double *b, const double *x0, const spk_options *o)
+{
+    spk_krylov *k = &rc->k;
+    rc->running = rc->won = 0;
+    rc->o = o;
+    memset(&rc->res, 0, sizeof rc->res);
+    if (!K(k) || !K(k)->side_run || o->vector_ops != SPK_VECTOR_BLOCK || o->maxit < 1) return SPK_OK;
+    double *x = k->w[4];
+    int done;
+    SPK_TRY(k->e->ops->copy(k->e, k->n, x0, x));
+    SPK_TRY(spk_krylov_start(k, b, x, k->w[0], o, &rc->res, &rc->bnorm, &done));
+    if (done) return SPK_OK;
+    blockrun br;
+    block_of(k, o, SPK_BLOCK_CG, x, &rc->res, rc->bnorm, &br);
+    if (!br.on) return SPK_OK;
+    spk_block_job *j = &br.job;
+    const int slot[7] = {CG_RZ1, CG_RZ0, CG_PQ, CG_RR};
+    memcpy(j->slot, slot, sizeof j->slot);
+    j->first = 1;
+    j->it = 0;
+    j->iters = o->maxit;
+    j->rnorm = rc->res.rnorm;
+    j->ring = 1;
+    SPK_TRY(K(k)->side_run(k->e, j));
+    rc->cluster = j->cluster;
+    rc->running = j->cluster > 0;
+    return SPK_OK;
+}
+
+/* It has ended: its last read through the host's tests (krylov_common.h). */
+static int race_end(spk_race *rc)
+{
+    spk_krylov *k = &rc->k;
+    double last[3];
+    int won = 0;
+    rc->running = 0;
+    SPK_TRY(K(k)->side_end(k->e, last, &rc->count, &won, &rc->seconds, rc->share));
+    const double rz = last[0], pq = last[1], rr = last[2];
+    spk_result *res = &rc->res;
+    rc->won = 0;
+    if (!(isfinite(rz) && rz > 0 && isfinite(pq) && pq > 0 && isfinite(rr) && rr >= 0)) return SPK_OK;
+    const double rnorm = sqrt(rr);
+    res->iterations = rc->count;
+    rc->won = spk_krylov_converged(rc->o, res, rnorm, rc->bnorm);
+    if (rc->won) {
+        res->rnorm = rnorm;
+        res->relres = rnorm / rc->bnorm;
+    }
+    return SPK_OK;
+}
+
+int spk_race_poll(spk_race *rc, int *won)
+{
+    *won = rc->won;
+    if (!rc->running) return SPK_OK;
+    int ended = 0;
+    SPK_TRY(K(&rc->k)->side_poll(rc->k.e, &ended));
+    if (ended) SPK_TRY(race_end(rc));
+    *won = rc->won;
+    return SPK_OK;
+}
+
+int spk_race_stop(spk_race *rc)
+{
+    return rc && rc->running ? race_end(rc) : SPK_OK;
+}
+
+int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res)
+{
+    spk_krylov *k = &rc->k;
+    if (!rc->won) return spk_err_set(k->e->err, SPK_ERR_INTERNAL, "spk_race_result: the CG alongside did not win");
+    *res = rc->res;
+    res->block_iterations = rc->count;
+    res->block_cluster = rc->cluster;
+    res->t_spmv = rc->seconds * rc->share[SPK_PHASE_SPMV];
+    res->t_precond = rc->seconds * rc->share[SPK_PHASE_PRECOND];
+    res->t_vector = rc->seconds * rc->share[SPK_PHASE_VECTOR];
+    SPK_TRY(spk_krylov_finish(k, b, k->w[4], k->w[3], res, rc->bnorm));
+    return k->e->ops->copy(k->e, k->n, k->w[4], x);
+}
+
+/* Has the CG alongside (if any) won?  Asked before the driver queues more
+ * work; *over = 1 when it has. */
+static int race_over(spk_krylov *k, int *over)
+{
+    *over = 0;
+    return k->race ? spk_race_poll(k->race, over) : SPK_OK;
+}
+
 /* CG's other rz slot */
 static int next_of(int cur)
 {
@@ -380,6 +471,9 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
         res->iterations = it;
         if (spk_krylov_end_step(k, o, res, it, rnorm, bnorm) || it == o->maxit) break;
         const int next = next_of(cur);
+        int over = 0;
+        if (!br.on || br.next == br.count) SPK_TRY(race_over(k, &over));
+        if (over) break;
         if (br.on) {
             const int slot[7] = {cur, next, CG_PQ, CG_RR};
             SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it, o->maxit - it, rnorm, h));
@@ -393,6 +487,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     }
     SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
+    if (k->race && k->race->won) return SPK_OK; /* the caller takes the answer alongside */
     return spk_krylov_finish(k, b, x, q, res, bnorm);
 }
 
@@ -454,6 +549,9 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
         double h[3];
         /* the block iterations start at a first half that is not a first step (p = r) */
         const int slot[7] = {cur, old, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR};
+        int over = 0;
+        if (!br.on || br.next == br.count) SPK_TRY(race_over(k, &over));
+        if (over) break;
         if (br.on && (br.next < br.count || !fresh)) {
             SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it - 1, o->maxit - it + 1, 0, h));
         } else {
@@ -517,6 +615,7 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
     }
     SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
+    if (k->race && k->race->won) return SPK_OK; /* the caller takes the answer alongside */
     return spk_krylov_finish(k, b, x, t, res, bnorm);
 }
 

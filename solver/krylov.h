@@ -32,7 +32,38 @@ typedef struct spk_krylov {
                                          (SPK_VECTOR_BLOCK; NULL: none) */
     double *hist;                     /* host, maxit + 2 entries when history is kept */
     int hist_cap;
+    struct spk_race *race;            /* a CG run alongside this solve (NULL: none): the fused
+                                         drivers stop, without their final steps, once it has
+                                         converged */
 } spk_krylov;
+
+/* CG without a preconditioner, run alongside a preconditioned solve on the
+ * executor's second stream (spk_exec_krylov_ops.side_run) in one block or a
+ * cluster, from the same x0; the host takes whichever converges first
+ * (spk_options.race, solver/api.c). */
+typedef struct spk_race {
+    spk_krylov k;          /* A (and k.dA), no M, its work vectors; its x is w[4] */
+    const spk_options *o;
+    double bnorm;
+    spk_result res;        /* from its start on: rnorm0, then the outcome when it won */
+    int running;           /* queued and not yet ended */
+    int won;               /* it ended converged (rtol or atol) */
+    int count, cluster;    /* its iterations, the blocks that ran them */
+    double seconds, share[SPK_PHASES];
+} spk_race;
+
+/* Start it for b and x0 (device vectors; x0 is copied): its initial
+ * residual on the executor's stream, then the iterations alongside.  It
+ * does not start (running 0) where the block iterations cannot take the
+ * system or the start decides the solve (zero b, NaN, x0 converged). */
+int spk_race_start(spk_race *rc, const double *b, const double *x0, const spk_options *o);
+/* Without waiting: has it won (*won; it has ended when it has)? */
+int spk_race_poll(spk_race *rc, int *won);
+/* End it (stopped at its current iteration if still running; NULL-safe). */
+int spk_race_stop(spk_race *rc);
+/* After it won: its outcome in *res (iterations, residuals, the true
+ * residual, its phase times) and its x copied into x. */
+int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res);
 
 /* Allocate the workspace for n unknowns (and the history for maxit when keep). */
 int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_history);

@@ -777,11 +777,123 @@ static void block_solves(void)
     spk_context_destroy(ctx);
 }
 
+/* spk_options.race: on the GPU, CG + IC(0) chosen by auto on a small system
+ * runs CG without a preconditioner alongside, and the first to converge
+ * answers.  Outcomes that do not hang on timing: plat362 (IC(0) takes more
+ * iterations than none: 2469 against 1523, each dearer) answers from the CG
+ * alongside; bcsstk21 with maxit 2000 (without a preconditioner CG needs
+ * 5766) from IC(0).  Each answer is the one the same method gives alone. */
+static void race_solves(void)
+{
+    spk_context *ctx = test_context();
+    const int gpu = strcmp(spk_context_device(ctx), "cuda") == 0;
+    spk_options o;
+    spk_options_default(&o);
+    CHECK(o.race == 0, "race off by default");
+    o.race = 1;
+    const struct {
+        const char *file;
+        int maxit, want; /* want: spk_result.race on the GPU */
+        spk_precond_kind alone;
+    } cases[] = {{"plat362.mtx.gz", 10000, 2, SPK_PRECOND_NONE}, {"bcsstk21.mtx.gz", 2000, 1, SPK_PRECOND_FACTOR}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", SPK_TEST_DATA, cases[c].file);
+        spk_matrix *A = NULL;
+        CHECK_OK(spk_matrix_read(ctx, path, &A), spk_last_error(ctx));
+        if (!A) continue;
+        int n = 0;
+        spk_matrix_csr(A, &n, NULL, NULL, NULL, NULL, NULL);
+        double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
+        double *x = malloc((size_t)n * sizeof(double)), *x1 = malloc((size_t)n * sizeof(double));
+        for (int i = 0; i < n; i++) xs[i] = 1.0 + 0.5 * sin(0.1 * i);
+        CHECK_OK(spk_matrix_multiply(A, xs, b), spk_last_error(ctx));
+        /* the method alone, without the race */
+        spk_options oa;
+        spk_options_default(&oa);
+        oa.maxit = cases[c].maxit;
+        oa.race = 0;
+        spk_solver *s = NULL;
+        spk_result ra, r;
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_CG, cases[c].alone, &oa, &s), spk_last_error(ctx));
+        memset(x1, 0, (size_t)n * sizeof(double));
+        CHECK_OK(spk_solve(s, b, x1, &ra), spk_last_error(ctx));
+        CHECK(ra.race == 0, "%s alone: race %d", cases[c].file, ra.race);
+        spk_solver_destroy(s);
+        /* auto with the race: twice with the same solver (the first builds
+         * IC(0) alongside; the second has it), then once after asking for
+         * the preconditioner's name before any solve (which builds it) */
+        o.maxit = cases[c].maxit;
+        s = NULL;
+        for (int round = 0; round < 3; round++) {
+            if (round != 1) { /* round 1 solves again with round 0's solver */
+                spk_solver_destroy(s);
+                s = NULL;
+                CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+                if (!s) break;
+            }
+            if (round == 2)
+                CHECK(strncmp(spk_solver_precond(s), "ic0", 3) == 0, "%s: the preconditioner before the solve: %s",
+                      cases[c].file, spk_solver_precond(s));
+            memset(x, 0, (size_t)n * sizeof(double));
+            const int st = spk_solve(s, b, x, &r);
+            CHECK(st == SPK_OK, "%s round %d: %s", cases[c].file, round, spk_last_error(ctx));
+            CHECK(r.race == (gpu ? cases[c].want : 0), "%s round %d: race %d (device %s)", cases[c].file, round,
+                  r.race, spk_context_device(ctx));
+            CHECK(strncmp(spk_solver_precond(s), "ic0", 3) == 0 && strcmp(spk_solver_method(s), "cg") == 0,
+                  "%s: %s + %s", cases[c].file, spk_solver_method(s), spk_solver_precond(s));
+            CHECK(r.reason == SPK_CONVERGED_RTOL && r.true_relres <= fmax(1e-7, 2 * ra.true_relres),
+                  "%s round %d: %s, true relres %g (alone %g)", cases[c].file, round, spk_reason_name(r.reason),
+                  r.true_relres, ra.true_relres);
+            if (gpu && cases[c].want == 2) {
+                /* the CG alongside is CG without a preconditioner, iteration for iteration */
+                double d = 0, m = 0;
+                for (int i = 0; i < n; i++) {
+                    d = fmax(d, fabs(x[i] - x1[i]));
+                    m = fmax(m, fabs(x1[i]));
+                }
+                CHECK(r.iterations == ra.iterations && d <= 1e-12 * m && r.shift == 0,
+                      "%s round %d: %d iterations alongside, %d alone; x differs by %g of %g", cases[c].file,
+                      round, r.iterations, ra.iterations, d, m);
+                CHECK(r.block_iterations == r.iterations && r.t_vector > 0 && r.t_precond == 0,
+                      "%s round %d: %d block iterations of %d, precond %g ms", cases[c].file, round,
+                      r.block_iterations, r.iterations, 1e3 * r.t_precond);
+            }
+            if (gpu && cases[c].want == 1)
+                CHECK(r.iterations == ra.iterations, "%s round %d: %d iterations with the race, %d without",
+                      cases[c].file, round, r.iterations, ra.iterations);
+        }
+        spk_solver_destroy(s);
+        free(xs);
+        free(b);
+        free(x);
+        free(x1);
+        spk_matrix_destroy(A);
+    }
+    /* a bad value */
+    spk_matrix *L = NULL;
+    int *rp, *ci;
+    double *v;
+    const int n = laplacian_unsorted(6, &rp, &ci, &v);
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, rp, ci, v, &L), spk_last_error(ctx));
+    o.race = 2;
+    spk_solver *s = NULL;
+    CHECK(spk_solver_create(ctx, L, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_INVALID_ARG && !s &&
+              strstr(spk_last_error(ctx), "race"),
+          "race = 2: %s", spk_last_error(ctx));
+    spk_matrix_destroy(L);
+    free(rp);
+    free(ci);
+    free(v);
+    spk_context_destroy(ctx);
+}
+
 int main(void)
 {
     matrices_and_solves();
     fused_solves();
     block_solves();
+    race_solves();
     format_name_copied();
     auto_switch();
     bad_input();

@@ -42,7 +42,7 @@ class _Options(ctypes.Structure):
                 ("keep_history", ctypes.c_int), ("monitor", ctypes.c_void_p), ("monitor_user", ctypes.c_void_p),
                 ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int), ("precond_isai", ctypes.c_int),
                 ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int), ("vector_ops", ctypes.c_int),
-                ("precond_precision", ctypes.c_int)]
+                ("precond_precision", ctypes.c_int), ("race", ctypes.c_int)]
 
 
 class _Result(ctypes.Structure):
@@ -55,7 +55,8 @@ class _Result(ctypes.Structure):
                 ("t_setup_upload", ctypes.c_double), ("t_setup_check", ctypes.c_double),
                 ("t_setup_format", ctypes.c_double), ("t_setup_precond", ctypes.c_double),
                 ("graph_iterations", ctypes.c_int),
-                ("block_iterations", ctypes.c_int), ("block_cluster", ctypes.c_int)]
+                ("block_iterations", ctypes.c_int), ("block_cluster", ctypes.c_int),
+                ("race", ctypes.c_int)]
 
 
 def _load():
@@ -161,6 +162,7 @@ class SolveInfo:
     block_iterations: int = 0  # iterations run inside one thread block or cluster (vector_ops "block")
     block_cluster: int = 0  # the blocks that ran them: 1 one block, 2-16 a cluster, 0 none
     precond_sweeps: int = 0  # Jacobi sweeps per triangular solve of IC(0)/ILU(0); 0: exact or none
+    race: int = 0  # 0 no race; 1 the preconditioned solve answered; 2 CG without one, run alongside
 
 
 def _csr_of(A):
@@ -299,7 +301,8 @@ class Solver:
                          format=_s(_lib.spk_solver_format(self._solver)),
                          format_detail=_s(_lib.spk_solver_format_detail(self._solver)), device=self.device,
                          history=hist, graph_iterations=r.graph_iterations, block_iterations=r.block_iterations,
-                         block_cluster=r.block_cluster, precond_sweeps=_lib.spk_solver_precond_sweeps(self._solver))
+                         block_cluster=r.block_cluster, precond_sweeps=_lib.spk_solver_precond_sweeps(self._solver),
+                         race=r.race)
         if st:
             raise SpkError(st, msg, info=info, x=x)
         return x, info
