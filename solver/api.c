@@ -889,8 +889,9 @@ static int outcome(spk_solver *s, const spk_result *r)
 }
 
 /* The preconditioner the first solve builds (spk_solver.deferred), from
- * the copy of A the block iterations keep; its seconds into *t_setup. */
-static int deferred_setup(spk_solver *s, double *t_setup)
+ * the copy of A the block iterations keep; its seconds added to s->t_setup
+ * (the setup this solve reports: the solver's or a refactorization's). */
+static int deferred_setup(spk_solver *s)
 {
     const double t = spk_time_now();
 #ifdef SPK_HAVE_CUDA
@@ -898,7 +899,7 @@ static int deferred_setup(spk_solver *s, double *t_setup)
 #endif
     const int st = precond_setup(s);
     s->dA = NULL;
-    *t_setup += spk_time_now() - t;
+    s->t_setup += spk_time_now() - t;
     return st;
 }
 
@@ -987,8 +988,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     rc = race_start(s, db, dx, &st);
     if (st) goto cleanup;
     if (s->deferred) {
-        SPK_CHECK(st, deferred_setup(s, &t_setup));
-        s->t_setup += t_setup; /* this solve's setup: the solver's, then the preconditioner's */
+        SPK_CHECK(st, deferred_setup(s));
         t_setup = s->t_setup;
     }
     if (rc) SPK_CHECK(st, spk_race_poll(rc, &alongside));
@@ -1050,8 +1050,7 @@ const char *spk_solver_method(const spk_solver *s)
 static void settle(const spk_solver *cs)
 {
     spk_solver *s = (spk_solver *)cs;
-    double t = 0;
-    if (s && s->deferred && deferred_setup(s, &t) == SPK_OK) s->t_setup += t;
+    if (s && s->deferred) deferred_setup(s);
 }
 
 const char *spk_solver_precond(const spk_solver *s)
