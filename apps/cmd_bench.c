@@ -548,7 +548,7 @@ static int parse_cfg(const char *spec, solve_cfg *c)
     memset(c, 0, sizeof *c);
     c->vector_ops = SPK_VECTOR_BLOCK; /* the library's defaults where a key is not given */
     c->sweeps = SPK_PRECOND_SWEEPS_AUTO;
-    c->race = 0;
+    c->race = 1;
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
     if (nl == 0 || nl >= sizeof c->name)

@@ -62,7 +62,7 @@ static void help(void)
            "  --race on|off       on: on the GPU, where auto gives CG + IC(0) on a system\n"
            "                      of at most 12288 rows and 524288 entries, run CG without a\n"
            "                      preconditioner alongside; the first to converge answers\n"
-           "                      (default off)\n"
+           "                      (default on)\n"
            "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
            "                      inverse (one SpMV each) instead of solving\n"
            "  --reorder R         none | multicolor | block-multicolor (default none): solve the\n"
@@ -208,6 +208,16 @@ static int parse(int argc, char **argv, solve_args *a)
     return CLI_OK;
 }
 
+/* ", K sweeps per triangular solve" where the preconditioner has them */
+static const char *sweeps_note(const spk_solver *s)
+{
+    static char sw[48];
+    sw[0] = 0;
+    if (spk_solver_precond_sweeps(s) > 0)
+        snprintf(sw, sizeof sw, ", %d sweeps per triangular solve", spk_solver_precond_sweeps(s));
+    return sw;
+}
+
 static void monitor_print(void *user, int it, double rnorm, double relres)
 {
     FILE *f = user;
@@ -316,11 +326,8 @@ int cmd_solve(int argc, char **argv)
     if (!a.json) {
         fprintf(out, "matrix    %s: %d x %d, %d nonzeros\n", a.matrix, n, n, nnz);
         fprintf(out, "device    %s%s\n", spk_context_device(ctx), device_note);
-        char sw[48] = "";
-        if (spk_solver_precond_sweeps(s) > 0)
-            snprintf(sw, sizeof sw, ", %d sweeps per triangular solve", spk_solver_precond_sweeps(s));
         fprintf(out, "method    %s + %s%s%s, SpMV format %s\n", spk_solver_method(s), spk_solver_precond(s),
-                a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", sw, spk_solver_format(s));
+                a.solver == SPK_SOLVER_AUTO ? " (auto)" : "", sweeps_note(s), spk_solver_format(s));
         if (strcmp(spk_solver_format(s), "auto") == 0)
             fprintf(out, "format    %s\n", spk_solver_format_detail(s));
         int lv[4] = {0, 0, 0, 0};
@@ -400,10 +407,10 @@ int cmd_solve(int argc, char **argv)
                          "BiCGStab + ILU(0)\n");
         if (res.race == 2)
             fprintf(out, "race      CG without a preconditioner, run alongside, converged first: its "
-                         "answer (%s was built)\n", spk_solver_precond(s));
+                         "answer\n");
         else if (res.race == 1)
-            fprintf(out, "race      %s converged first; CG without it, alongside, was stopped\n",
-                    spk_solver_precond(s));
+            fprintf(out, "race      %s converged first%s; CG without it, alongside, was stopped\n",
+                    spk_solver_precond(s), sweeps_note(s));
         if (res.shift > 0)
             fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
                     spk_solver_precond(s), res.shift);

@@ -51,7 +51,7 @@ module spk
      integer(c_int) :: vector_ops      ! 0 classic (one operation per dot product and update), 1 fused,
                                        ! 2 graph, 3 block (small systems: whole iterations in one block)
      integer(c_int) :: precond_precision ! factor values in the sweeps: 0 auto, 1 double, 2 float
-     integer(c_int) :: race             ! 1: on the GPU CG without a preconditioner alongside; 0 (default): never
+     integer(c_int) :: race             ! 1 (default): on the GPU CG without a preconditioner alongside; 0: never
   end type spk_options
 
   ! struct spk_result

@@ -208,14 +208,15 @@ typedef struct spk_options {
                                   second stream in one block or a cluster of blocks, and the
                                   first to converge gives the answer (spk_result.race); the
                                   first solve builds IC(0) while that CG already iterates, so
-                                  spk_solver_create does not (the preconditioner getters build
-                                  it when called before).  Whether IC(0) pays for itself is not
-                                  known before it runs: bcsstk16, plat362 and nos4 solve faster
-                                  without it, most SPD matrices 1.4-30x slower.  0 (default):
-                                  never; on the H100 the race answered plat362 in the time of CG
-                                  alone (12.1 against 88 ms) and bcsstk16 in 10.6 ms (18.6 with
-                                  IC(0) alone, 9.2 without), but cost most small systems 0.3-0.6
-                                  ms more than IC(0) alone and bcsstk13 20 % (docs/benchmarks.md) */
+                                  spk_solver_create does not (a build still running when that
+                                  CG has answered is stopped, and the next solve builds it).
+                                  Whether IC(0) pays for itself is not known before it runs:
+                                  bcsstk16, plat362 and nos4 solve faster without it, most SPD
+                                  matrices 1.4-30x slower.  1 is the default (measured on the
+                                  H100, docs/benchmarks.md: plat362 and bcsstk16 answered in
+                                  about the time of CG alone, against 7x and 2x that with
+                                  IC(0) alone; where IC(0) answers, a few per cent more than
+                                  IC(0) alone); 0: never */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -367,8 +368,11 @@ SPK_API int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind s
  * SPK_ERR_INDEFINITE or SPK_ERR_BREAKDOWN on breakdown; res (may be NULL) is
  * filled in every case in which the iteration ran. */
 SPK_API int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res);
-/* The solver and preconditioner actually used ("cg", "ic0", ...), the SpMV
- * format, and the shift the factorization needed. */
+/* The solver and preconditioner actually used ("cg", "ic0-sweeps", ...), the
+ * SpMV format, and the shift the factorization needed.  With the race
+ * (spk_options.race) the preconditioner is built by a solve: until one has
+ * built it, spk_solver_precond gives its kind only ("ic0") and
+ * spk_solver_precond_sweeps 0. */
 SPK_API const char *spk_solver_method(const spk_solver *s);
 SPK_API const char *spk_solver_precond(const spk_solver *s);
 /* The Jacobi sweeps per triangular solve of IC(0)/ILU(0) applied by sweeps

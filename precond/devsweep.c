@@ -728,6 +728,16 @@ static int fewer_sweeps(dev_pc *p)
     return st;
 }
 
+/* Is the build no longer wanted (spk_precond_opts.stop)? */
+static int stopped(const dev_pc *p)
+{
+    return p->opts.stop && p->opts.stop(p->opts.stop_arg);
+}
+#define STOP_POINT(p)                                                      \
+    do {                                                                   \
+        if (stopped(p)) return SPK_PRECOND_STOPPED;                        \
+    } while (0)
+
 static int check(dev_pc *p);
 
 /* Sweeps, or (sweeps_check > 0) K by the check above (and fewer by the test
@@ -735,9 +745,12 @@ static int check(dev_pc *p);
 static int choose(dev_pc *p)
 {
     if (!p->pool) SPK_TRY(check(p));
+    STOP_POINT(p);
     if (p->opts.sweeps_check > 0 && !p->exact && p->opts.sweeps_rho > 0 && p->n > SPK_DEV_SMALL_ROWS &&
-        p->k > SWEEPS_MIN)
+        p->k > SWEEPS_MIN) {
         SPK_TRY(fewer_sweeps(p));
+        STOP_POINT(p);
+    }
     return pick_mode(p);
 }
 
@@ -802,6 +815,7 @@ static int run(dev_pc *p)
     p->alpha = 0;
     int r = numeric(p, 0.0, &first);
     if (r > 0) return r;
+    STOP_POINT(p);
     double alpha = p->opts.shift_init;
     int tries = 0, hopeless = 0, st;
     spk_factor *sh = NULL;
@@ -816,7 +830,11 @@ static int run(dev_pc *p)
         for (;;) {
             tries++;
             r = numeric(p, alpha, &last);
-            if (r >= 0) break;
+            if (r > 0 || stopped(p)) {
+                spk_factor_free(sh);
+                return r > 0 ? r : SPK_PRECOND_STOPPED;
+            }
+            if (r == 0) break;
             hopeless = k->hopeless(sh, last.row);
             if (hopeless || alpha >= p->opts.shift_max) break;
             alpha = 2 * alpha < p->opts.shift_max ? 2 * alpha : p->opts.shift_max;
@@ -830,7 +848,9 @@ static int run(dev_pc *p)
         p->alpha = alpha;
     }
     SPK_TRY(transpose(p));
+    STOP_POINT(p);
     SPK_TRY(slice(p));
+    STOP_POINT(p);
     return settle(p);
 }
 
@@ -846,6 +866,12 @@ static int run(dev_pc *p)
  * check (the same probe, sweeps and norms) are made here, then every array
  * goes up in one copy to one allocation. */
 #define HOST_BUILD_NNZ 32768
+
+/* Is the factor of A built on the host (spk_precond_opts.build)? */
+static int built_on_host(const spk_csr *A, const spk_precond_opts *o)
+{
+    return o->build == 1 || (o->build != 2 && A->nnz <= HOST_BUILD_NNZ);
+}
 /* the most entries, padding included, of the sliced copies one block's
  * apply reads (slice) */
 #define SMALL_ENTRIES 65536
@@ -1130,9 +1156,12 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     p->opts = *o;
     spk_exec_cuda_handles(e, &p->s, NULL, &p->h);
     /* small: the host builds it (a refactor comes here again with the new values) */
-    const int host = o->build == 1 || (o->build != 2 && A->nnz <= HOST_BUILD_NNZ);
+    const int host = built_on_host(A, o);
     int st = host ? host_build(p, A) : build(p, dA);
+    if (!st && stopped(p)) st = SPK_PRECOND_STOPPED;
     if (!st) st = host ? settle(p) : run(p);
+    p->opts.stop = NULL; /* for this build only */
+    p->opts.stop_arg = NULL;
     /* the factorization's own arrays are not needed after it */
     spk_cuda_free(p->e, p->tpool);
     spk_cuda_free(p->e, p->scan);
@@ -1447,8 +1476,14 @@ static int dev_block(const void *impl, spk_block_prec *out)
     return 1;
 }
 
-int spk_precond_sweeps_cuda_warm(spk_exec *e)
+#define WARM_DEVICES 64
+int spk_precond_sweeps_cuda_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o)
 {
+    static int warm[WARM_DEVICES]; /* 1: done on that device */
+    int dev = 0;
+    if (built_on_host(A, o)) return SPK_OK;
+    SPK_CUDA_TRY(e->err, cudaGetDevice(&dev));
+    if (dev >= 0 && dev < WARM_DEVICES && __atomic_load_n(&warm[dev], __ATOMIC_ACQUIRE)) return SPK_OK;
     static const int rp[3] = {0, 2, 3}, ci[3] = {0, 1, 1};
     static const double v[3] = {2, -1, 2};
     cudaStream_t s;
@@ -1477,6 +1512,7 @@ int spk_precond_sweeps_cuda_warm(spk_exec *e)
     if (!st) st = spk_cuda_check(e->err, cudaStreamSynchronize(s), "cudaStreamSynchronize");
     spk_cuda_free(e, buf);
     spk_cuda_free(e, d);
+    if (!st && dev >= 0 && dev < WARM_DEVICES) __atomic_store_n(&warm[dev], 1, __ATOMIC_RELEASE);
     return st;
 }
 

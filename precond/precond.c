@@ -44,6 +44,8 @@ void spk_precond_opts_default(spk_precond_opts *o)
     o->dev_apply = 0;
     o->build = 0;
     o->block = 0;
+    o->stop = NULL;
+    o->stop_arg = NULL;
     o->format[0] = '\0';
     memset(&o->spmv, 0, sizeof o->spmv);
 }

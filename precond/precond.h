@@ -38,9 +38,18 @@ typedef struct spk_precond_opts {
                             block applies M are compared, by time, and the separate kernels
                             are not timed; 2 when in a cluster of blocks: the sweeps are
                             taken untimed (the cluster sweeps them itself) */
+    int (*stop)(void *arg); /* GPU sweeps (NULL: none): asked between the steps of the build;
+                            nonzero ends it, create returning SPK_PRECOND_STOPPED with nothing
+                            made (the CG alongside answered first: solver/api.c, the race);
+                            not kept for a refactor */
+    void *stop_arg;
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
+
+/* create's status where opts.stop ended the build (not an error: no message
+ * is set, and it never leaves the library) */
+#define SPK_PRECOND_STOPPED 100
 
 struct spk_precond_ops {
     const char *name;    /* "none", "jacobi", "ilu0", "ic0" */
@@ -93,8 +102,10 @@ extern const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_cuda;
 /* Load ahead the library kernels the device's factorization launches (a
  * transpose of a 2 x 2 factor): a kernel's first load may wait for all the
- * device's work, a CG running alongside included (solver/api.c, the race). */
-int spk_precond_sweeps_cuda_warm(spk_exec *e);
+ * device's work, a CG running alongside included (solver/api.c, the race).
+ * Only where the factor of A with options o is built on the device, and
+ * once per device in a process (a kernel once loaded stays loaded). */
+int spk_precond_sweeps_cuda_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o);
 /* ILU(0) / IC(0) applying each factor's incomplete sparse approximate inverse
  * (one SpMV per factor, sweep.c), on the host and the GPU. */
 extern const struct spk_precond_ops spk_precond_ilu0_isai_host;

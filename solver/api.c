@@ -458,7 +458,7 @@ void spk_options_default(spk_options *o)
     o->shift_max = 1.0;
     o->vector_ops = SPK_VECTOR_BLOCK;
     o->precond_sweeps = SPK_PRECOND_SWEEPS_AUTO;
-    o->race = 0; /* measured: see spk_options.race */
+    o->race = 1; /* measured: see spk_options.race */
 }
 
 static int check_options(const spk_options *o, spk_err *e)
@@ -900,6 +900,10 @@ static int deferred_setup(spk_solver *s)
     const int st = precond_setup(s);
     s->dA = NULL;
     s->t_setup += spk_time_now() - t;
+    /* not built (a failure, or stopped for the race's answer): the next
+     * solve builds it again, and reports a failure where it repeats (a
+     * getter called first must not leave a solver without it) */
+    if (st) s->deferred = 1;
     return st;
 }
 
@@ -913,7 +917,7 @@ static spk_race *race_start(spk_solver *s, const double *db, const double *dx, i
     if (!s->race_init) {
         *st = spk_krylov_init(&rc->k, s->ctx->exec, s->k.n, 0, 0);
 #ifdef SPK_HAVE_CUDA
-        if (!*st && s->deferred) *st = spk_precond_sweeps_cuda_warm(s->ctx->exec);
+        if (!*st && s->deferred) *st = spk_precond_sweeps_cuda_warm(s->ctx->exec, work_matrix(s), &s->popts);
 #endif
         if (*st) return NULL;
         s->race_init = 1;
@@ -921,8 +925,15 @@ static spk_race *race_start(spk_solver *s, const double *db, const double *dx, i
     rc->k.A_ops = s->k.A_ops; /* a refactorization may have rebuilt the format */
     rc->k.A = s->k.A;
     rc->k.dA = s->k.dA;
-    *st = spk_race_start(rc, db, dx, &s->opts);
+    *st = spk_race_start(rc, &s->k, db, dx, &s->opts);
     return !*st && rc->running ? rc : NULL;
+}
+
+/* spk_precond_opts.stop during the race: has the CG alongside answered? */
+static int race_answered(void *arg)
+{
+    int won = 0;
+    return spk_race_poll((spk_race *)arg, &won) == SPK_OK && won;
 }
 
 /* One run of the configured method from the executor copies b, x. */
@@ -988,7 +999,17 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     rc = race_start(s, db, dx, &st);
     if (st) goto cleanup;
     if (s->deferred) {
-        SPK_CHECK(st, deferred_setup(s));
+        if (rc) { /* the build ends early where the CG alongside has answered */
+            s->popts.stop = race_answered;
+            s->popts.stop_arg = rc;
+        }
+        st = deferred_setup(s);
+        s->popts.stop = NULL;
+        s->popts.stop_arg = NULL;
+        if (st == SPK_PRECOND_STOPPED) { /* not built: the next solve builds it */
+            st = rc && rc->won ? SPK_OK : spk_err_set(e, SPK_ERR_INTERNAL, "the preconditioner's build stopped early");
+        }
+        if (st) goto cleanup;
         t_setup = s->t_setup;
     }
     if (rc) SPK_CHECK(st, spk_race_poll(rc, &alongside));
@@ -1034,6 +1055,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     st = outcome(s, &r);
 cleanup:
     s->k.race = NULL;
+    s->k.begun.on = 0; /* a start made for the race and not taken (the CG alongside answered first) */
     if (st && rc) spk_race_stop(rc); /* after a failure: the error already set is the one to report */
     free(x0_copy);
     if (res) *res = r;
@@ -1045,24 +1067,18 @@ const char *spk_solver_method(const spk_solver *s)
     return s ? spk_solver_kind_name(s->kind) : "";
 }
 
-/* A getter of the preconditioner before the first solve built it: build it
- * now (a failure is the context's error, and the first solve's again). */
-static void settle(const spk_solver *cs)
-{
-    spk_solver *s = (spk_solver *)cs;
-    if (s && s->deferred) deferred_setup(s);
-}
-
+/* Before a solve has built a deferred preconditioner (the race), its kind
+ * only: building it here would take from the first solve the time the CG
+ * alongside runs in. */
 const char *spk_solver_precond(const spk_solver *s)
 {
-    settle(s);
+    if (s && s->deferred) return spk_precond_kind_name(s->pkind);
     if (!s || !s->k.M_ops) return "";
     return s->k.M_ops->describe ? s->k.M_ops->describe(s->k.M) : s->k.M_ops->name;
 }
 
 int spk_solver_precond_sweeps(const spk_solver *s)
 {
-    settle(s);
     return s && s->k.M_ops && s->k.M_ops->sweeps ? s->k.M_ops->sweeps(s->k.M) : 0;
 }
 

@@ -101,6 +101,75 @@ static int norm_of(spk_krylov *k, int n, const double *v, double vv, double *out
     return SPK_OK;
 }
 
+/* spk_krylov_start with one read: r = b - A x0, then b'b and r'r read
+ * together, the norms as norm_of takes them (cuBLAS's nrm2 where b'b or r'r
+ * is not finite or tiny), the decisions spk_krylov_started's.  A start made
+ * ahead for these b and x (k->begun) is taken instead, once. */
+static int fused_start(spk_krylov *k, const double *b, double *x, double *r, const spk_options *o,
+                       spk_result *res, double *bnorm, int *done)
+{
+    const int n = k->n;
+    double rnorm = 0;
+    if (k->begun.on && k->begun.b == b && k->begun.x == x && r == k->w[0]) {
+        k->begun.on = 0;
+        *bnorm = k->begun.bnorm;
+        res->t_spmv += k->begun.t_spmv;
+        res->t_vector += k->begun.t_vector;
+        return spk_krylov_started(k, o, res, x, *bnorm, k->begun.rnorm, done);
+    }
+    double h[2], sec[SPK_PHASES] = {0, 0, 0};
+    SPK_TRY(K(k)->mark(k->e, -1));
+    F_PLAIN(k, copy, n, b, r);
+    F_SPMV(k, -1.0, x, 1.0, r);
+    F_VEC(k, dot, n, b, b, CG_PQ);
+    F_VEC(k, dot, n, r, r, CG_RR);
+    const int want[2] = {CG_PQ, CG_RR};
+    F_VEC(k, read, want, 2, h);
+    SPK_TRY(K(k)->collect(k->e, sec));
+    res->t_spmv += sec[SPK_PHASE_SPMV];
+    res->t_vector += sec[SPK_PHASE_VECTOR];
+    SPK_TRY(norm_of(k, n, b, h[0], bnorm));
+    if (isfinite(*bnorm) && *bnorm != 0.0) SPK_TRY(norm_of(k, n, r, h[1], &rnorm));
+    return spk_krylov_started(k, o, res, x, *bnorm, rnorm, done);
+}
+
+int spk_krylov_begin(spk_krylov *k, const double *b, double *x, const spk_options *o, int *done)
+{
+    spk_result res;
+    double bnorm;
+    memset(&res, 0, sizeof res);
+    k->begun.on = 0;
+    SPK_TRY(fused_start(k, b, x, k->w[0], o, &res, &bnorm, done));
+    k->begun.on = !*done;
+    k->begun.b = b;
+    k->begun.x = x;
+    k->begun.bnorm = bnorm;
+    k->begun.rnorm = res.rnorm0;
+    k->begun.t_spmv = res.t_spmv;
+    k->begun.t_vector = res.t_vector;
+    return SPK_OK;
+}
+
+/* spk_krylov_finish with one read: t = b - A x, t't read, the norm as
+ * norm_of takes it, the decisions spk_krylov_finished's. */
+static int fused_finish(spk_krylov *k, const double *b, const double *x, double *t, spk_result *res, double bnorm)
+{
+    if (res->reason == SPK_INVALID_INPUT || res->reason == SPK_CONVERGED_ZERO_RHS)
+        return spk_krylov_finished(res, 0.0, bnorm);
+    double h, tn, sec[SPK_PHASES] = {0, 0, 0};
+    const int want = CG_RR;
+    SPK_TRY(K(k)->mark(k->e, -1));
+    F_PLAIN(k, copy, k->n, b, t);
+    F_SPMV(k, -1.0, x, 1.0, t);
+    F_VEC(k, dot, k->n, t, t, CG_RR);
+    F_VEC(k, read, &want, 1, &h);
+    SPK_TRY(K(k)->collect(k->e, sec));
+    res->t_spmv += sec[SPK_PHASE_SPMV];
+    res->t_vector += sec[SPK_PHASE_VECTOR];
+    SPK_TRY(norm_of(k, k->n, t, h, &tn));
+    return spk_krylov_finished(res, tn, bnorm);
+}
+
 /* A run of steps between two reads, and the slots it reads into h[3]. */
 enum { STEPS_CG, STEPS_BICG_HALF, STEPS_BICG_REST };
 typedef struct steps {
@@ -327,7 +396,7 @@ static int block_done(spk_krylov *k, const blockrun *br, int it)
 
 /* ---- CG alongside (krylov.h, spk_race) ---------------------------------- */
 
-int spk_race_start(spk_race *rc, const double *b, const double *x0, const spk_options *o)
+int spk_race_start(spk_race *rc, spk_krylov *main, const double *b, const double *x0, const spk_options *o)
 {
     spk_krylov *k = &rc->k;
     rc->running = rc->won = 0;
@@ -336,9 +405,14 @@ int spk_race_start(spk_race *rc, const double *b, const double *x0, const spk_op
     if (!K(k) || !K(k)->side_run || o->vector_ops != SPK_VECTOR_BLOCK || o->maxit < 1) return SPK_OK;
     double *x = k->w[4];
     int done;
-    SPK_TRY(k->e->ops->copy(k->e, k->n, x0, x));
-    SPK_TRY(spk_krylov_start(k, b, x, k->w[0], o, &rc->res, &rc->bnorm, &done));
+    /* main's start, once for both */
+    SPK_TRY(spk_krylov_begin(main, b, (double *)x0, o, &done));
     if (done) return SPK_OK;
+    SPK_TRY(k->e->ops->copy(k->e, k->n, x0, x));
+    SPK_TRY(k->e->ops->copy(k->e, k->n, main->w[0], k->w[0]));
+    rc->bnorm = main->begun.bnorm;
+    rc->res.rnorm0 = rc->res.rnorm = main->begun.rnorm;
+    rc->res.relres = main->begun.rnorm / main->begun.bnorm;
     blockrun br;
     block_of(k, o, SPK_BLOCK_CG, x, &rc->res, rc->bnorm, &br);
     if (!br.on) return SPK_OK;
@@ -404,7 +478,7 @@ int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res)
     res->t_spmv = rc->seconds * rc->share[SPK_PHASE_SPMV];
     res->t_precond = rc->seconds * rc->share[SPK_PHASE_PRECOND];
     res->t_vector = rc->seconds * rc->share[SPK_PHASE_VECTOR];
-    SPK_TRY(spk_krylov_finish(k, b, k->w[4], k->w[3], res, rc->bnorm));
+    SPK_TRY(fused_finish(k, b, k->w[4], k->w[3], res, rc->bnorm));
     return k->e->ops->copy(k->e, k->n, k->w[4], x);
 }
 
@@ -430,8 +504,8 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     double bnorm, rnorm;
     int done, cur = CG_RZ0; /* the slot of rz */
 
-    SPK_TRY(spk_krylov_start(k, b, x, r, o, res, &bnorm, &done));
-    if (done) return spk_krylov_finish(k, b, x, q, res, bnorm);
+    SPK_TRY(fused_start(k, b, x, r, o, res, &bnorm, &done));
+    if (done) return fused_finish(k, b, x, q, res, bnorm);
 
     const double t0 = spk_time_now();
     double marked = 0;
@@ -488,7 +562,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
     if (k->race && k->race->won) return SPK_OK; /* the caller takes the answer alongside */
-    return spk_krylov_finish(k, b, x, q, res, bnorm);
+    return fused_finish(k, b, x, q, res, bnorm);
 }
 
 /* with graphs (SPK_VECTOR_GRAPH, on an executor that has them) or without */
@@ -528,8 +602,8 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
     double bnorm, rnorm, snorm;
     int done, fresh = 1, seq = 0, cur = BI_RHO0;
 
-    SPK_TRY(spk_krylov_start(k, b, x, r, o, res, &bnorm, &done));
-    if (done) return spk_krylov_finish(k, b, x, t, res, bnorm);
+    SPK_TRY(fused_start(k, b, x, r, o, res, &bnorm, &done));
+    if (done) return fused_finish(k, b, x, t, res, bnorm);
 
     const double t0 = spk_time_now();
     double marked = 0;
@@ -616,7 +690,7 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
     SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
     if (k->race && k->race->won) return SPK_OK; /* the caller takes the answer alongside */
-    return spk_krylov_finish(k, b, x, t, res, bnorm);
+    return fused_finish(k, b, x, t, res, bnorm);
 }
 
 int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)

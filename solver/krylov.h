@@ -35,6 +35,13 @@ typedef struct spk_krylov {
     struct spk_race *race;            /* a CG run alongside this solve (NULL: none): the fused
                                          drivers stop, without their final steps, once it has
                                          converged */
+    struct {                          /* a start made ahead for b and x (spk_krylov_begin): r0 in
+                                         w[0]; the fused drivers' start takes it (once) */
+        int on;
+        const double *b, *x;
+        double bnorm, rnorm, t_spmv, t_vector;
+    } begun;
+    int pooled;                       /* w[] are parts of one allocation, w[0] */
 } spk_krylov;
 
 /* CG without a preconditioner, run alongside a preconditioned solve on the
@@ -52,11 +59,12 @@ typedef struct spk_race {
     double seconds, share[SPK_PHASES];
 } spk_race;
 
-/* Start it for b and x0 (device vectors; x0 is copied): its initial
- * residual on the executor's stream, then the iterations alongside.  It
- * does not start (running 0) where the block iterations cannot take the
- * system or the start decides the solve (zero b, NaN, x0 converged). */
-int spk_race_start(spk_race *rc, const double *b, const double *x0, const spk_options *o);
+/* Start it for b and x0 (device vectors; x0 is copied): the start of the
+ * solve `main` (spk_krylov_begin: r0 and the norms, read once and kept for
+ * main's driver), r0 and x0 copied, then the iterations alongside.  It does
+ * not start (running 0) where the block iterations cannot take the system
+ * or the start decides the solve (zero b, NaN, x0 converged). */
+int spk_race_start(spk_race *rc, spk_krylov *main, const double *b, const double *x0, const spk_options *o);
 /* Without waiting: has it won (*won; it has ended when it has)? */
 int spk_race_poll(spk_race *rc, int *won);
 /* End it (stopped at its current iteration if still running; NULL-safe). */
@@ -78,5 +86,10 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
  * o->vector_ops is SPK_VECTOR_FUSED and the executor has the steps. */
 int spk_cg_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
 int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
+/* The fused drivers' start made ahead for b and x (r0 into k->w[0], the
+ * norms kept in k->begun for the driver's start to take); *done: the
+ * start decides the solve (nothing kept: the driver's start decides it
+ * again). */
+int spk_krylov_begin(spk_krylov *k, const double *b, double *x, const spk_options *o, int *done);
 
 #endif

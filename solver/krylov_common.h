@@ -123,8 +123,16 @@ static inline int spk_krylov_residual(spk_krylov *k, spk_result *res, const doub
  * converged at x0). */
 int spk_krylov_start(spk_krylov *k, const double *b, double *x, double *r, const spk_options *o,
                      spk_result *res, double *bnorm, int *done);
+/* Its decisions, from ||b|| and ||r0|| found some other way (r = b - A x0
+ * already in place when ||b|| is finite and nonzero). */
+int spk_krylov_started(spk_krylov *k, const spk_options *o, spk_result *res, double *x, double bnorm,
+                       double rnorm, int *done);
 /* Common end: true residual into res (uses scratch vector t). */
 int spk_krylov_finish(spk_krylov *k, const double *b, const double *x, double *t,
                       spk_result *res, double bnorm);
+/* Its decisions, from ||b - A x|| = tn found some other way (not needed,
+ * and not looked at, when res->reason is SPK_INVALID_INPUT or
+ * SPK_CONVERGED_ZERO_RHS). */
+int spk_krylov_finished(spk_result *res, double tn, double bnorm);
 
 #endif

@@ -789,8 +789,7 @@ static void race_solves(void)
     const int gpu = strcmp(spk_context_device(ctx), "cuda") == 0;
     spk_options o;
     spk_options_default(&o);
-    CHECK(o.race == 0, "race off by default");
-    o.race = 1;
+    CHECK(o.race == 1, "race on by default");
     const struct {
         const char *file;
         int maxit, want; /* want: spk_result.race on the GPU */
@@ -822,7 +821,8 @@ static void race_solves(void)
         spk_solver_destroy(s);
         /* auto with the race: twice with the same solver (the first builds
          * IC(0) alongside; the second has it), then once after asking for
-         * the preconditioner's name before any solve (which builds it) */
+         * the preconditioner before any solve (its kind only: the solve
+         * builds it) */
         o.maxit = cases[c].maxit;
         s = NULL;
         for (int round = 0; round < 3; round++) {
@@ -833,8 +833,10 @@ static void race_solves(void)
                 if (!s) break;
             }
             if (round == 2)
-                CHECK(strncmp(spk_solver_precond(s), "ic0", 3) == 0, "%s: the preconditioner before the solve: %s",
-                      cases[c].file, spk_solver_precond(s));
+                CHECK(gpu ? strcmp(spk_solver_precond(s), "ic0") == 0 && spk_solver_precond_sweeps(s) == 0
+                          : strncmp(spk_solver_precond(s), "ic0", 3) == 0,
+                      "%s: the preconditioner before the solve: %s, %d sweeps", cases[c].file, spk_solver_precond(s),
+                      spk_solver_precond_sweeps(s));
             memset(x, 0, (size_t)n * sizeof(double));
             const int st = spk_solve(s, b, x, &r);
             CHECK(st == SPK_OK, "%s round %d: %s", cases[c].file, round, spk_last_error(ctx));
@@ -869,6 +871,46 @@ static void race_solves(void)
         free(x);
         free(x1);
         spk_matrix_destroy(A);
+    }
+    /* IC(0) that fails (plat362 without shifts): on the GPU the first solve
+     * builds it and reports the failure, and so does the next */
+    {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/plat362.mtx.gz", SPK_TEST_DATA);
+        spk_matrix *P = NULL;
+        CHECK_OK(spk_matrix_read(ctx, path, &P), spk_last_error(ctx));
+        int np = 0;
+        if (P) spk_matrix_csr(P, &np, NULL, NULL, NULL, NULL, NULL);
+        double *bp = calloc((size_t)np + 1, sizeof(double)), *xp = calloc((size_t)np + 1, sizeof(double));
+        for (int i = 0; i < np; i++) bp[i] = 1.0;
+        spk_options oz;
+        spk_options_default(&oz);
+        oz.allow_shift = 0;
+        for (int getter = 0; getter < 2 && P; getter++) {
+            spk_solver *s = NULL;
+            const int st = spk_solver_create(ctx, P, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &oz, &s);
+            if (!gpu) {
+                CHECK(st == SPK_ERR_ZERO_PIVOT && !s, "plat362 without shifts on the host: %d (%s)", st,
+                      spk_last_error(ctx));
+                spk_solver_destroy(s);
+                break;
+            }
+            CHECK(st == SPK_OK, "plat362 without shifts: create %d (%s)", st, spk_last_error(ctx));
+            if (!s) continue;
+            if (getter)
+                CHECK(strcmp(spk_solver_precond(s), "ic0") == 0, "plat362 without shifts: '%s' before the solve",
+                      spk_solver_precond(s));
+            for (int round = 0; round < 2; round++) {
+                spk_result r;
+                const int ss = spk_solve(s, bp, xp, &r);
+                CHECK(ss == SPK_ERR_ZERO_PIVOT && strstr(spk_last_error(ctx), "row"),
+                      "plat362 without shifts, getter %d, solve %d: %d (%s)", getter, round, ss, spk_last_error(ctx));
+            }
+            spk_solver_destroy(s);
+        }
+        free(bp);
+        free(xp);
+        spk_matrix_destroy(P);
     }
     /* a bad value */
     spk_matrix *L = NULL;

@@ -415,6 +415,81 @@ static void with_file(const char *file, const char *pc, int allow_shift)
     spk_csr_free(&A);
 }
 
+/* spk_precond_opts.stop: asked between the build's steps; stop on its
+ * k-th call, for k = 1, 2, ... until a build no longer asks that often:
+ * each stopped create returns SPK_PRECOND_STOPPED with nothing made and no
+ * error set; then the build that ran to its end applies as one made
+ * without the hook.  Where it is built and applied: g_build, g_apply. */
+typedef struct stop_count {
+    int calls, at;
+} stop_count;
+
+static int stop_at(void *arg)
+{
+    stop_count *c = arg;
+    return ++c->calls >= c->at;
+}
+
+static void stops(const char *what, const spk_csr *A, const char *pc)
+{
+    const struct spk_precond_ops *ops;
+    CHECK_OK(spk_precond_find(pc, g_dev, &ops, g_dev->err), g_dev->err->msg);
+    spk_precond_opts o;
+    spk_precond_opts_default(&o);
+    o.sweeps = 16;
+    o.sweeps_check = 0.01;
+    o.build = g_build;
+    o.dev_apply = 1; /* a kernel per sweep: no timed choice between builds */
+    void *ref = NULL;
+    CHECK_OK(ops->create(g_dev, A, &o, &ref), g_dev->err->msg);
+    const int n = A->nrows;
+    double *r = malloc((size_t)n * sizeof(double)), *z0 = malloc((size_t)n * sizeof(double));
+    double *z1 = malloc((size_t)n * sizeof(double));
+    double *dr = NULL, *dz = NULL;
+    for (int i = 0; i < n; i++) r[i] = 1.0 + 0.25 * cos(0.3 * i);
+    CHECK_OK(spk_exec_alloc_vec(g_dev, n, &dr), g_dev->err->msg);
+    CHECK_OK(spk_exec_alloc_vec(g_dev, n, &dz), g_dev->err->msg);
+    CHECK_OK(g_dev->ops->upload(g_dev, dr, r, (size_t)n * sizeof(double)), g_dev->err->msg);
+    CHECK_OK(ops->apply(ref, dr, dz), g_dev->err->msg);
+    CHECK_OK(g_dev->ops->download(g_dev, z0, dz, (size_t)n * sizeof(double)), g_dev->err->msg);
+    int stopped = 0, whole = 0;
+    for (int at = 1; at <= 64 && !whole; at++) {
+        stop_count c = {0, at};
+        o.stop = stop_at;
+        o.stop_arg = &c;
+        void *M = NULL;
+        spk_err_clear(g_dev->err);
+        const int st = ops->create(g_dev, A, &o, &M);
+        if (st == SPK_PRECOND_STOPPED) {
+            stopped++;
+            CHECK(M == NULL && c.calls == at && g_dev->err->code == 0 && g_dev->err->msg[0] == 0,
+                  "%s %s: stopped at call %d of %d: impl %p, error '%s'", what, pc, at, c.calls, M, g_dev->err->msg);
+            continue;
+        }
+        CHECK_OK(st, g_dev->err->msg);
+        if (!M) break;
+        whole = 1;
+        CHECK(c.calls < at, "%s %s: built whole after %d calls, stop asked at %d", what, pc, c.calls, at);
+        CHECK_OK(ops->apply(M, dr, dz), g_dev->err->msg);
+        CHECK_OK(g_dev->ops->download(g_dev, z1, dz, (size_t)n * sizeof(double)), g_dev->err->msg);
+        double d = 0, m = 0;
+        for (int i = 0; i < n; i++) {
+            d = fmax(d, fabs(z1[i] - z0[i]));
+            m = fmax(m, fabs(z0[i]));
+        }
+        CHECK(d <= 1e-12 * m, "%s %s: built after %d stops, applies %g away (of %g)", what, pc, stopped, d, m);
+        ops->destroy(M);
+    }
+    CHECK(whole && stopped >= 2, "%s %s: %d builds stopped, one whole: %d", what, pc, stopped, whole);
+    printf("%-22s %-11s stopped at each of its %d stop points, then built whole\n", what, pc, stopped);
+    ops->destroy(ref);
+    g_dev->ops->free(g_dev, dr);
+    g_dev->ops->free(g_dev, dz);
+    free(r);
+    free(z0);
+    free(z1);
+}
+
 /* Every case, with the sweeps' factor built where g_build says. */
 static void all_cases(void)
 {
@@ -538,6 +613,8 @@ static void all_cases(void)
     with_file("sherman3.mtx.gz", "ilu0-sweeps", 1);
     with_file("orsirr_1.mtx.gz", "ilu0-sweeps", 1);
     with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
+    stops("poisson3d-7:12", &P, "ic0-sweeps");
+    stops("convdiff3d-7:12", &C, "ilu0-sweeps");
     spk_csr_free(&P);
     spk_csr_free(&C);
     spk_csr_free(&Z);
