@@ -101,15 +101,33 @@ static int norm_of(spk_krylov *k, int n, const double *v, double vv, double *out
     return SPK_OK;
 }
 
-/* spk_krylov_start with one read: r = b - A x0, then b'b and r'r read
- * together, the norms as norm_of takes them (cuBLAS's nrm2 where b'b or r'r
- * is not finite or tiny), the decisions spk_krylov_started's.  A start made
- * ahead for these b and x (k->begun) is taken instead, once. */
+/* r = b - A x queued, then r'r (and b'b when bb) read back in one
+ * transfer: h[0] = r'r, h[1] = b'b; the time into res's phases. */
+static int residual_read(spk_krylov *k, spk_result *res, const double *b, const double *x, double *r, int bb,
+                         double h[2])
+{
+    double sec[SPK_PHASES] = {0, 0, 0};
+    const int want[2] = {CG_RR, CG_PQ};
+    SPK_TRY(K(k)->mark(k->e, -1));
+    F_PLAIN(k, copy, k->n, b, r);
+    F_SPMV(k, -1.0, x, 1.0, r);
+    F_VEC(k, dot, k->n, r, r, CG_RR);
+    if (bb) F_VEC(k, dot, k->n, b, b, CG_PQ);
+    F_VEC(k, read, want, bb ? 2 : 1, h);
+    SPK_TRY(K(k)->collect(k->e, sec));
+    res->t_spmv += sec[SPK_PHASE_SPMV];
+    res->t_vector += sec[SPK_PHASE_VECTOR];
+    return SPK_OK;
+}
+
+/* spk_krylov_start with one read (residual_read), the norms as norm_of
+ * takes them (cuBLAS's nrm2 where b'b or r'r is not finite or tiny), the
+ * decisions spk_krylov_started's.  A start made ahead for these b and x
+ * (k->begun) is taken instead, once. */
 static int fused_start(spk_krylov *k, const double *b, double *x, double *r, const spk_options *o,
                        spk_result *res, double *bnorm, int *done)
 {
-    const int n = k->n;
-    double rnorm = 0;
+    double rnorm = 0, h[2];
     if (k->begun.on && k->begun.b == b && k->begun.x == x && r == k->w[0]) {
         k->begun.on = 0;
         *bnorm = k->begun.bnorm;
@@ -117,19 +135,9 @@ static int fused_start(spk_krylov *k, const double *b, double *x, double *r, con
         res->t_vector += k->begun.t_vector;
         return spk_krylov_started(k, o, res, x, *bnorm, k->begun.rnorm, done);
     }
-    double h[2], sec[SPK_PHASES] = {0, 0, 0};
-    SPK_TRY(K(k)->mark(k->e, -1));
-    F_PLAIN(k, copy, n, b, r);
-    F_SPMV(k, -1.0, x, 1.0, r);
-    F_VEC(k, dot, n, b, b, CG_PQ);
-    F_VEC(k, dot, n, r, r, CG_RR);
-    const int want[2] = {CG_PQ, CG_RR};
-    F_VEC(k, read, want, 2, h);
-    SPK_TRY(K(k)->collect(k->e, sec));
-    res->t_spmv += sec[SPK_PHASE_SPMV];
-    res->t_vector += sec[SPK_PHASE_VECTOR];
-    SPK_TRY(norm_of(k, n, b, h[0], bnorm));
-    if (isfinite(*bnorm) && *bnorm != 0.0) SPK_TRY(norm_of(k, n, r, h[1], &rnorm));
+    SPK_TRY(residual_read(k, res, b, x, r, 1, h));
+    SPK_TRY(norm_of(k, k->n, b, h[1], bnorm));
+    if (isfinite(*bnorm) && *bnorm != 0.0) SPK_TRY(norm_of(k, k->n, r, h[0], &rnorm));
     return spk_krylov_started(k, o, res, x, *bnorm, rnorm, done);
 }
 
@@ -150,23 +158,15 @@ int spk_krylov_begin(spk_krylov *k, const double *b, double *x, const spk_option
     return SPK_OK;
 }
 
-/* spk_krylov_finish with one read: t = b - A x, t't read, the norm as
- * norm_of takes it, the decisions spk_krylov_finished's. */
+/* spk_krylov_finish with one read (residual_read), the norm as norm_of
+ * takes it, the decisions spk_krylov_finished's. */
 static int fused_finish(spk_krylov *k, const double *b, const double *x, double *t, spk_result *res, double bnorm)
 {
     if (res->reason == SPK_INVALID_INPUT || res->reason == SPK_CONVERGED_ZERO_RHS)
-        return spk_krylov_finished(res, 0.0, bnorm);
-    double h, tn, sec[SPK_PHASES] = {0, 0, 0};
-    const int want = CG_RR;
-    SPK_TRY(K(k)->mark(k->e, -1));
-    F_PLAIN(k, copy, k->n, b, t);
-    F_SPMV(k, -1.0, x, 1.0, t);
-    F_VEC(k, dot, k->n, t, t, CG_RR);
-    F_VEC(k, read, &want, 1, &h);
-    SPK_TRY(K(k)->collect(k->e, sec));
-    res->t_spmv += sec[SPK_PHASE_SPMV];
-    res->t_vector += sec[SPK_PHASE_VECTOR];
-    SPK_TRY(norm_of(k, k->n, t, h, &tn));
+        return spk_krylov_finished(res, 0.0, bnorm); /* nothing to compute */
+    double h[2], tn;
+    SPK_TRY(residual_read(k, res, b, x, t, 0, h));
+    SPK_TRY(norm_of(k, k->n, t, h[0], &tn));
     return spk_krylov_finished(res, tn, bnorm);
 }
 
