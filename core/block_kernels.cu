@@ -22,7 +22,7 @@
 // rows dealt over all the cluster's threads, barriers over the cluster, a
 // reduction's block sums added pairwise across a warp's lanes (the same bits
 // in every block, so all take the same branches), the sweeps' iterates in
-// global memory.
+// global memory, each block's rows of the factor in its shared memory.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -194,7 +194,31 @@ __device__ __forceinline__ void finish_out(int *count, long long *cycles, int re
     __shared__ red sh;                                                                                             \
     if (threadIdx.x == 0) sh.turn = 0;                                                                             \
     __syncthreads();                                                                                               \
-    double *const xs = G::kCluster ? (j).scratch : xs_dyn
+    double *const xs = G::kCluster ? (j).scratch : xs_dyn;                                                         \
+    __shared__ Staged staged_;                                                                                     \
+    const Staged *const stg = stage<G>(j, (char *)xs_dyn, &staged_)
+
+// The bytes of dynamic shared memory this launch has.
+__device__ __forceinline__ unsigned dynamic_smem_bytes()
+{
+    unsigned b;
+    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(b));
+    return b;
+}
+
+// A cluster's sweeps (sliced or on the factor as stored): the factor's
+// entries of the block's rows in its shared memory for the run (devtri.cuh,
+// stage_factor), where the launch gave it some (kStageBytes); NULL
+// otherwise.
+template <typename G>
+__device__ __forceinline__ const Staged *stage(const spk_block_job &j, char *smem, Staged *st)
+{
+    if (!G::kCluster || (j.M.kind != SPK_BLOCK_SWEEPS && j.M.kind != SPK_BLOCK_SWEEPS_CSR)) return nullptr;
+    const unsigned bytes = dynamic_smem_bytes();
+    if (bytes == 0) return nullptr;
+    stage_factor(j.n, j.M, smem, bytes, *st);
+    return st;
+}
 
 // CG from the state after a read: for each iteration, z = M^-1 r and rz' =
 // r'z (or ||r||^2), p = z + (rz'/rz) p, q = A p, pq = p'q, the update of x
@@ -218,7 +242,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         const int lead = j.stop && G::first() == 0;
         const int req = lead ? *j.stop : 0;
         if (prec) {
-            block_prec_apply<G>(n, j.M, r, z, xs);
+            block_prec_apply<G>(n, j.M, r, z, xs, stg);
             ck.mark(SPK_PHASE_PRECOND);
             rzn = block_dot<G>(n, r, z, sh);
         } else {
@@ -291,7 +315,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);
         if (prec) {
-            block_prec_apply<G>(n, j.M, p, ph, xs);
+            block_prec_apply<G>(n, j.M, p, ph, xs, stg);
             ck.mark(SPK_PHASE_PRECOND);
         }
         block_spmv<G>(j, ph, v);
@@ -305,7 +329,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         const double sn = fast_norm(ss);
         if (sn < 0 || sn <= j.conv || sn <= j.atol) break;
         if (prec) {
-            block_prec_apply<G>(n, j.M, r, shv, xs);
+            block_prec_apply<G>(n, j.M, r, shv, xs, stg);
             ck.mark(SPK_PHASE_PRECOND);
         }
         block_spmv<G>(j, shv, t);
@@ -403,6 +427,18 @@ extern "C" cudaError_t spk_block_allow(unsigned shared_bytes)
     return st;
 }
 
+// The shared memory a cluster's block gets for its share of the sweeps'
+// factor (stage; a triangle that does not fit is read from global memory,
+// the same arithmetic): both triangles of a block's rows of a regular
+// system near the cluster's limit with sweeps (exec.h; bcsstk15, 117,816
+// entries) take about 130 KB; the rest of the SM's 256 KB stays L1 for the
+// matrix of the product.  On the H100, 160 KB against 96: bcsstk15 93
+// against 99 us an iteration, the smaller systems the same.
+#ifndef SPK_BLOCK_STAGE_KB
+#define SPK_BLOCK_STAGE_KB 160
+#endif
+constexpr unsigned kStageBytes = (unsigned)SPK_BLOCK_STAGE_KB << 10;
+
 // A launch of one cluster of c blocks on stream s (at: its attribute).
 static cudaLaunchConfig_t cluster_config(int c, cudaStream_t s, cudaLaunchAttribute *at)
 {
@@ -431,10 +467,17 @@ extern "C" cudaError_t spk_block_cluster_max(int *out)
     st = cudaFuncSetAttribute(cg_block_kernel<Cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (st == cudaSuccess)
         st = cudaFuncSetAttribute(bicg_block_kernel<Cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (st == cudaSuccess)
+        st = cudaFuncSetAttribute(cg_block_kernel<Cluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)kStageBytes);
+    if (st == cudaSuccess)
+        st = cudaFuncSetAttribute(bicg_block_kernel<Cluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)kStageBytes);
     if (st != cudaSuccess) return st;
     for (int c = SPK_BLOCK_CLUSTER_MAX; c >= 2; c /= 2) {
         cudaLaunchAttribute at;
-        const cudaLaunchConfig_t cfg = cluster_config(c, 0, &at);
+        cudaLaunchConfig_t cfg = cluster_config(c, 0, &at);
+        cfg.dynamicSmemBytes = kStageBytes; /* as the preconditioned runs launch */
         int n1 = 0, n2 = 0;
         st = cudaOccupancyMaxActiveClusters(&n1, cg_block_kernel<Cluster>, &cfg);
         if (st == cudaSuccess) st = cudaOccupancyMaxActiveClusters(&n2, bicg_block_kernel<Cluster>, &cfg);
@@ -457,7 +500,8 @@ extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, dou
         if ((j->M.kind != SPK_BLOCK_IDENTITY && !j->scratch) || j->M.kind == SPK_BLOCK_SOLVE)
             return cudaErrorInvalidValue;
         cudaLaunchAttribute at;
-        const cudaLaunchConfig_t cfg = cluster_config(j->cluster, s, &at);
+        cudaLaunchConfig_t cfg = cluster_config(j->cluster, s, &at);
+        if (j->M.kind == SPK_BLOCK_SWEEPS || j->M.kind == SPK_BLOCK_SWEEPS_CSR) cfg.dynamicSmemBytes = kStageBytes;
         if (j->method == SPK_BLOCK_CG)
             return cudaLaunchKernelEx(&cfg, cg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
         return cudaLaunchKernelEx(&cfg, bicg_block_kernel<Cluster>, *j, slots, reads, count, cycles);

@@ -62,15 +62,19 @@ enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
  * blocks; 8 and 4 were slower on every system), time per iteration against
  * the graphs: without a preconditioner faster on every system measured up
  * to 290,378 entries (bcsstk16: 25 against 44-60 us); with IC(0)/ILU(0) sweeps
- * faster on every one from 17,319 to 27,520 entries (sherman3: 145 against
- * 215 us), slower from 83,883 (bcsstk13: 158 against 121 us; there a sweep
- * reads more than 16 SMs read fast). */
+ * faster on every one from 17,319 to 117,816 entries (sherman3: 113 against
+ * 215 us; bcsstk13, 83,883: 111 against 124-128; bcsstk15, 117,816: 93
+ * against 114-121), uneven beyond (bcsstk16, 290,378: 178-204 against 188;
+ * cage10, 150,645: 249-259 against 226-238).  The sweeps' limit was 32,768
+ * until a block kept its rows' entries of the factor in shared memory and
+ * its rows' positions, b_i and d_i in registers across the sweeps
+ * (devtri.cuh, one_round_sweeps; a sweep 1.3-1.9 us instead of 2-3.4). */
 #define SPK_BLOCK_CLUSTER_MAX 16
 #ifndef SPK_BLOCK_CLUSTER_NNZ_MAX
 #define SPK_BLOCK_CLUSTER_NNZ_MAX 524288
 #endif
 #ifndef SPK_BLOCK_CLUSTER_NNZ_PREC_MAX
-#define SPK_BLOCK_CLUSTER_NNZ_PREC_MAX 32768
+#define SPK_BLOCK_CLUSTER_NNZ_PREC_MAX 131072
 #endif
 enum { SPK_BLOCK_CG, SPK_BLOCK_BICGSTAB };
 typedef struct spk_block_job {

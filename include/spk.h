@@ -192,7 +192,7 @@ typedef struct spk_options {
                                   reductions) runs in one block, up to 64 iterations a
                                   launch, with the fused steps' arithmetic and the host's
                                   tests replayed on their scalars; beyond those entries, up
-                                  to 524288 (32768 with IC(0)/ILU(0) sweeps; not exact
+                                  to 524288 (131072 with IC(0)/ILU(0) sweeps; not exact
                                   solves), in a cluster of 16 blocks (sm_90; the sums added
                                   in another order); elsewhere SPK_VECTOR_GRAPH */
     int precond_precision;     /* the factor's values in the sweeps of precond_sweeps:

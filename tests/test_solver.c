@@ -70,6 +70,7 @@ static const struct spk_spmv_ops nan_ops_cuda = {"nan-after", "cuda", "test", na
 static spk_exec *g_host, *g_dev; /* the host executor and the one under test */
 static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, _FUSED, _GRAPH and _BLOCK */
 static int g_dev_apply;          /* spk_precond_opts.dev_apply of the runs (0: timed) */
+static int g_sweeps_float;       /* spk_precond_opts.sweeps_float of the runs */
 static int g_block_kind;         /* the last run's preconditioner in one block (spk_block_prec.kind, -1: none) */
 
 static void test_options(spk_options *o)
@@ -106,6 +107,7 @@ static int run_on(spk_exec *ex, const spk_csr *A, const struct spk_spmv_ops *aop
     k.A_ops = aops;
     SPK_CHECK(st, spk_precond_find(pc, ex, &k.M_ops, err));
     po.dev_apply = g_dev_apply;
+    po.sweeps_float = g_sweeps_float;
     SPK_CHECK(st, k.M_ops->create(ex, A, &po, &k.M));
     {
         spk_block_prec bp;
@@ -550,21 +552,34 @@ static void block_kinds(void)
 {
     struct {
         const char *spec, *pc;
-        int method, dev_apply, kind;
+        int method, dev_apply, kind, single;
     } cases[] = {
-        {"poisson3d-7:12", "ic0-sweeps", CG, 2, SPK_BLOCK_SWEEPS},       /* 1 + APPLY_SMALL_SWEEPS */
-        {"convdiff3d-7:12", "ilu0-sweeps", BICGSTAB, 2, SPK_BLOCK_SWEEPS},
-        {"poisson3d-7:12", "ic0-sweeps", CG, 3, SPK_BLOCK_SOLVE},        /* 1 + APPLY_SMALL_SOLVE */
-        {"convdiff3d-7:12", "ilu0-sweeps", BICGSTAB, 3, SPK_BLOCK_SOLVE},
-        {"powerlaw:1000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR}, /* rows too uneven to slice */
+        {"poisson3d-7:12", "ic0-sweeps", CG, 2, SPK_BLOCK_SWEEPS, 0},       /* 1 + APPLY_SMALL_SWEEPS */
+        {"convdiff3d-7:12", "ilu0-sweeps", BICGSTAB, 2, SPK_BLOCK_SWEEPS, 0},
+        {"poisson3d-7:12", "ic0-sweeps", CG, 3, SPK_BLOCK_SOLVE, 0},        /* 1 + APPLY_SMALL_SOLVE */
+        {"convdiff3d-7:12", "ilu0-sweeps", BICGSTAB, 3, SPK_BLOCK_SOLVE, 0},
+        {"powerlaw:1000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR, 0}, /* rows too uneven to slice */
+        /* the factor's values in float, in one block and in a cluster (27,136 entries) */
+        {"poisson3d-7:12", "ic0-sweeps", CG, 2, SPK_BLOCK_SWEEPS, 1},
+        {"poisson3d-7:16", "ic0-sweeps", CG, 2, SPK_BLOCK_SWEEPS, 1},
+        {"convdiff3d-7:16", "ilu0-sweeps", BICGSTAB, 2, SPK_BLOCK_SWEEPS, 1},
+        /* a cluster's sweeps on the factor as stored: at 56,387 entries every block keeps its rows of
+         * both triangles in its shared memory (about 43 KB a triangle); at 110,549 entries 7 of the 16
+         * blocks have rows of more than 80 KB a triangle and read the second from global memory
+         * (block_kernels.cu, stage: 160 KB) */
+        {"powerlaw:4000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR, 0},
+        {"powerlaw:8000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         g_dev_apply = cases[c].dev_apply;
+        g_sweeps_float = cases[c].single;
         known_solution(cases[c].spec, cases[c].method, cases[c].pc);
-        CHECK(g_block_kind == cases[c].kind, "%s %s (apply %d): block kind %d, want %d", cases[c].spec, cases[c].pc,
-              cases[c].dev_apply, g_block_kind, cases[c].kind);
+        CHECK(g_block_kind == cases[c].kind, "%s %s (apply %d%s): block kind %d, want %d", cases[c].spec,
+              cases[c].pc, cases[c].dev_apply, cases[c].single ? ", float values" : "", g_block_kind,
+              cases[c].kind);
     }
     g_dev_apply = 0;
+    g_sweeps_float = 0;
 }
 
 int main(void)
@@ -597,8 +612,7 @@ int main(void)
         known_solution("poisson3d-7:12", CG, "ic0-sweeps");
         known_solution("poisson3d-27:8", CG, "ic0-sweeps");
         known_solution("convdiff3d-7:12", BICGSTAB, "ilu0-sweeps");
-        /* more entries than one block takes (27,136-53,600): in block mode a cluster of blocks, except
-         * for the sweeps on poisson3d-27:12 (39,304 entries: graphs) */
+        /* more entries than one block takes (27,136-53,600): in block mode a cluster of blocks */
         known_solution("poisson3d-27:12", CG, "none");
         known_solution("poisson3d-27:12", CG, "ic0-sweeps");
         known_solution("poisson3d-7:16", CG, "ic0-sweeps");

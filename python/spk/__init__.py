@@ -205,7 +205,7 @@ class Solver:
     vector_ops ("block", the default: on the GPU a small system's whole
     iterations in one thread block, up to 64 a launch (at most 12288 rows
     and 32768 entries, 16384 with a preconditioner; beyond that, in a
-    cluster of 16 blocks up to 524288 entries, 32768 with IC(0)/ILU(0)
+    cluster of 16 blocks up to 524288 entries, 131072 with IC(0)/ILU(0)
     sweeps: SolveInfo.block_cluster), elsewhere as "graph";
     "graph": the fused steps below between two
     reads, with the SpMV and the preconditioner, recorded once as CUDA
