@@ -196,7 +196,9 @@ __device__ __forceinline__ void finish_out(int *count, long long *cycles, int re
     __syncthreads();                                                                                               \
     double *const xs = G::kCluster ? (j).scratch : xs_dyn;                                                         \
     __shared__ Staged staged_;                                                                                     \
-    const Staged *const stg = stage<G>(j, (char *)xs_dyn, &staged_)
+    const Staged *const stg = stage<G>(j, (char *)xs_dyn, &staged_);                                               \
+    __shared__ LongRows long_;                                                                                     \
+    const LongRows *const lrs = uneven<G>(j, &long_)
 
 // The bytes of dynamic shared memory this launch has.
 __device__ __forceinline__ unsigned dynamic_smem_bytes()
@@ -218,6 +220,16 @@ __device__ __forceinline__ const Staged *stage(const spk_block_job &j, char *sme
     if (bytes == 0) return nullptr;
     stage_factor(j.n, j.M, smem, bytes, *st);
     return st;
+}
+
+// One block's sweeps on the factor as stored: its long rows, listed once
+// for the run (devtri.cuh, long_rows); NULL otherwise.
+template <typename G>
+__device__ __forceinline__ const LongRows *uneven(const spk_block_job &j, LongRows *lr)
+{
+    if (G::kCluster || j.M.kind != SPK_BLOCK_SWEEPS_CSR) return nullptr;
+    long_rows(j.n, j.M, *lr);
+    return lr;
 }
 
 // CG from the state after a read: for each iteration, z = M^-1 r and rz' =
@@ -242,7 +254,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         const int lead = j.stop && G::first() == 0;
         const int req = lead ? *j.stop : 0;
         if (prec) {
-            block_prec_apply<G>(n, j.M, r, z, xs, stg);
+            block_prec_apply<G>(n, j.M, r, z, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
             rzn = block_dot<G>(n, r, z, sh);
         } else {
@@ -315,7 +327,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);
         if (prec) {
-            block_prec_apply<G>(n, j.M, p, ph, xs, stg);
+            block_prec_apply<G>(n, j.M, p, ph, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
         }
         block_spmv<G>(j, ph, v);
@@ -329,7 +341,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         const double sn = fast_norm(ss);
         if (sn < 0 || sn <= j.conv || sn <= j.atol) break;
         if (prec) {
-            block_prec_apply<G>(n, j.M, r, shv, xs, stg);
+            block_prec_apply<G>(n, j.M, r, shv, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
         }
         block_spmv<G>(j, shv, t);

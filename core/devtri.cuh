@@ -417,6 +417,80 @@ __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &
     });
 }
 
+/* One block's sweeps on a triangle as stored where a few rows are much
+ * longer than the rest.  A thread a row waits on its row's entries one
+ * after another, and every sweep waits for the longest row: bcsstk08 (1074
+ * rows, 5 entries in a median row of a triangle, 334 in the longest) took
+ * about 150 us an iteration in its sweeps on the H100.  So rows of more
+ * than kLongLen entries are listed once per launch (long_rows) and swept
+ * by a warp each (32 lanes a row, added pairwise), the others by a thread
+ * each as in csr_tri_sweeps, in the same sweep (no barrier between the
+ * two: they write different rows).  A triangle whose long rows would not
+ * fit the list (kLongMax; one block's systems have at most 16,384 entries,
+ * so at most 963 such rows) lists none and is swept a thread a row. */
+constexpr int kLongLen = 16, kLongMax = 1024;
+struct LongRows {
+    int count[2];
+    int row[2][kLongMax];
+};
+
+/* List each triangle's long rows (in no particular order: a long row's sum
+ * does not depend on which warp adds it); all threads of the block call it. */
+__device__ __forceinline__ void long_rows(int n, const spk_block_prec &M, LongRows &lr)
+{
+    if (threadIdx.x < 2) lr.count[threadIdx.x] = 0;
+    __syncthreads();
+    for (int t = 0; t < 2; t++) {
+        const spk_dev_tri &tr = M.tri[t];
+        for (int i = threadIdx.x; i < n; i += kSmallBlock)
+            if ((tr.end[i] + tr.eoff) - (tr.beg[i] + tr.boff) > kLongLen) {
+                const int at = atomicAdd(&lr.count[t], 1);
+                if (at < kLongMax) lr.row[t][at] = i;
+            }
+    }
+    __syncthreads();
+    if (threadIdx.x < 2 && lr.count[threadIdx.x] > kLongMax) lr.count[threadIdx.x] = 0;
+    __syncthreads();
+}
+
+/* K sweeps on triangle t as stored in one block, its `nlong` long rows
+ * (rows) a warp each; x_0 = D^-1 b, x_{j+1} = D^-1 (b - S x_j), x_K into out. */
+__device__ __forceinline__ void uneven_csr_sweeps(int n, int k, const spk_dev_tri &t, const double *b, double *xa,
+                                                  double *xb, double *out, const int *rows, int nlong)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int i = threadIdx.x; i < n; i += kSmallBlock) xa[i] = t.id ? t.id[i] * b[i] : b[i];
+    __syncthreads();
+    double *cur = xa, *nxt = xb;
+    for (int j = 0; j < k; j++) {
+        double *dst = j == k - 1 ? out : nxt;
+        for (int i = threadIdx.x; i < n; i += kSmallBlock) {
+            const int k0 = t.beg[i] + t.boff, k1 = t.end[i] + t.eoff;
+            if (k1 - k0 > kLongLen) continue; /* a warp's, below */
+            double s = 0;
+#pragma unroll 4
+            for (int q = k0; q < k1; q++) s += __ldg(t.val + q) * cur[__ldg(t.col + q)];
+            const double r = b[i] - s;
+            dst[i] = t.id ? r * t.id[i] : r;
+        }
+        for (int w = warp; w < nlong; w += kSmallBlock / 32) {
+            const int i = rows[w];
+            double s = 0;
+#pragma unroll 2
+            for (int q = t.beg[i] + t.boff + lane, e = t.end[i] + t.eoff; q < e; q += 32)
+                s += __ldg(t.val + q) * cur[__ldg(t.col + q)];
+            for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+            if (lane == 0) {
+                const double r = b[i] - s;
+                dst[i] = t.id ? r * t.id[i] : r;
+            }
+        }
+        __syncthreads();
+        nxt = cur;
+        cur = dst;
+    }
+}
+
 /* A cluster's sweeps on triangle t as stored (out of line, as cluster_tri). */
 static __device__ __noinline__ void cluster_csr_tri(int n, int k, const spk_dev_tri &t, const double *b,
                                                     double *xa, double *xb, double *out, const Staged *st, int which)
@@ -429,10 +503,11 @@ static __device__ __noinline__ void cluster_csr_tri(int n, int k, const spk_dev_
  * M.shared_bytes (a cluster: 2 n doubles of global memory); all threads of
  * the block (of the cluster) take part.  A cluster runs the sweeps only:
  * exact solves wait row on row, which one block's shared memory serves;
- * st: the entries stage_factor copied (a cluster's sliced sweeps). */
+ * st: the entries stage_factor copied (a cluster's sliced sweeps); lr: one
+ * block's long rows of the factor as stored (long_rows). */
 template <typename G = OneBlock>
 __device__ __forceinline__ void block_prec_apply(int n, const spk_block_prec &M, const double *r, double *z, double *xs,
-                                                 const Staged *st = nullptr)
+                                                 const Staged *st = nullptr, const LongRows *lr = nullptr)
 {
     if (M.kind == SPK_BLOCK_SOLVE) {
         if (G::kCluster) __trap(); /* never asked for (fused.c) */
@@ -442,8 +517,14 @@ __device__ __forceinline__ void block_prec_apply(int n, const spk_block_prec &M,
         cluster_csr_tri(n, M.k, M.tri[0], r, xs, xs + n, M.y, st, 0);
         cluster_csr_tri(n, M.k, M.tri[1], M.y, xs, xs + n, z, st, 1);
     } else if (M.kind == SPK_BLOCK_SWEEPS_CSR) {
-        csr_tri_sweeps<G>(n, M.k, M.tri[0], r, xs, xs + n, M.y);
-        csr_tri_sweeps<G>(n, M.k, M.tri[1], M.y, xs, xs + n, z);
+        if (!G::kCluster && lr && lr->count[0] > 0)
+            uneven_csr_sweeps(n, M.k, M.tri[0], r, xs, xs + n, M.y, lr->row[0], lr->count[0]);
+        else
+            csr_tri_sweeps<G>(n, M.k, M.tri[0], r, xs, xs + n, M.y);
+        if (!G::kCluster && lr && lr->count[1] > 0)
+            uneven_csr_sweeps(n, M.k, M.tri[1], M.y, xs, xs + n, z, lr->row[1], lr->count[1]);
+        else
+            csr_tri_sweeps<G>(n, M.k, M.tri[1], M.y, xs, xs + n, z);
     } else if (G::kCluster && M.single) {
         cluster_tri(n, M.k, M.sp[0], M.scol[0], (const float *)M.sval[0], M.id[0], r, xs, xs + n, M.y, st, 0);
         cluster_tri(n, M.k, M.sp[1], M.scol[1], (const float *)M.sval[1], M.id[1], M.y, xs, xs + n, z, st, 1);
