@@ -428,7 +428,7 @@ __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &
  * two: they write different rows).  A triangle whose long rows would not
  * fit the list (kLongMax; one block's systems have at most 16,384 entries,
  * so at most 963 such rows) lists none and is swept a thread a row. */
-constexpr int kLongLen = 16, kLongMax = 1024;
+constexpr int kLongLen = SPK_DEV_LONG_ROW, kLongMax = 1024;
 struct LongRows {
     int count[2];
     int row[2][kLongMax];

@@ -9,6 +9,10 @@
 /* Rows per slice of the sliced copies of a triangle (devtri.cuh). */
 #define SPK_DEV_SLICE 32
 
+/* One block's sweeps on a triangle as stored give a row of more than this
+ * many entries a warp (devtri.cuh, long_rows). */
+#define SPK_DEV_LONG_ROW 16
+
 /* A triangle for the solves: row i's strict entries at [beg[i] + boff,
  * end[i] + eoff) of col and val, D^-1 = id (NULL: I). */
 typedef struct spk_dev_tri {

@@ -570,9 +570,9 @@ static void block_kinds(void)
         {"powerlaw:4000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR, 0},
         {"powerlaw:8000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR, 0},
     };
-    /* one block's sweeps on the factor as stored give rows of more than 16 entries a
-     * triangle a warp each (devtri.cuh, kLongLen): powerlaw:1000 has such rows in both
-     * triangles (ILU(0)'s pattern is A's), and rows of at most 16 too */
+    /* one block's sweeps on the factor as stored give rows of more than
+     * SPK_DEV_LONG_ROW entries a triangle a warp each: powerlaw:1000 has such rows in
+     * both triangles (ILU(0)'s pattern is A's), and shorter rows too */
     {
         spk_err err;
         spk_csr A;
@@ -582,11 +582,11 @@ static void block_kinds(void)
             int cnt[2] = {0, 0};
             for (int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
                 if (A.colind[k] != i) cnt[A.colind[k] > i]++;
-            for (int t = 0; t < 2; t++) (cnt[t] > 16 ? longer : shorter)[t]++;
+            for (int t = 0; t < 2; t++) (cnt[t] > SPK_DEV_LONG_ROW ? longer : shorter)[t]++;
         }
         CHECK(longer[0] > 0 && longer[1] > 0 && shorter[0] > 0 && shorter[1] > 0,
-              "powerlaw:1000: rows of more than 16 entries %d and %d, of at most 16 %d and %d (lower, upper)",
-              longer[0], longer[1], shorter[0], shorter[1]);
+              "powerlaw:1000: rows of more than %d entries %d and %d, of at most %d %d and %d (lower, upper)",
+              SPK_DEV_LONG_ROW, longer[0], longer[1], SPK_DEV_LONG_ROW, shorter[0], shorter[1]);
         spk_csr_free(&A);
     }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
