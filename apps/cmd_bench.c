@@ -77,7 +77,7 @@ static void help(void)
            "                      sweeps=K|auto, factor=auto|double|float (the sweeps' factor\n"
            "                      values, see spk solve --precond-precision), isai=0|1,\n"
            "                      reorder=none|multicolor|block-multicolor,\n"
-           "                      block=B, precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1 (spk solve\n"
+           "                      block=B, precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1|2 (spk solve\n"
            "                      --race)); reports each one's\n"
            "                      time to solution (setup + solve),\n"
            "                      iterations, true residual and split, and its speedup over the\n"
@@ -589,14 +589,14 @@ static int parse_cfg(const char *spec, solve_cfg *c)
             c->precision = iv;
         } else if (strcmp(key, "precond") == 0 && (iv = precond_of(val)) >= 0) {
             c->precond = iv;
-        } else if (strcmp(key, "race") == 0 && !cli_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
+        } else if (strcmp(key, "race") == 0 && !cli_parse_int(val, &iv) && (iv >= 0 && iv <= 2)) {
             c->race = iv;
         } else {
             return cli_usage_error("bench",
                                    "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused|graph, "
                                    "sweeps=K|auto, factor=auto|double|float, isai=0|1, "
                                    "reorder=none|multicolor|block-multicolor, block=B, "
-                                   "precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1)",
+                                   "precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1|2)",
                                    c->name, key, val);
         }
     }

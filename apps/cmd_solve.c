@@ -59,10 +59,10 @@ static void help(void)
            "  --precond-precision P  the factor's values in the sweeps: auto (default: float with\n"
            "                      --precond-sweeps auto on the GPU, else double), double, or\n"
            "                      float (rounded to float, on the GPU stored so; sums in double)\n"
-           "  --race on|off       on: on the GPU, where auto gives CG + IC(0) on a system\n"
+           "  --race on|cg|off    on: on the GPU, where auto gives CG + IC(0) on a system\n"
            "                      of at most 12288 rows and 524288 entries, run CG without a\n"
-           "                      preconditioner alongside; the first to converge answers\n"
-           "                      (default on)\n"
+           "                      preconditioner and CG with Jacobi alongside; the first to\n"
+           "                      converge answers (default on); cg: CG without one only\n"
            "  --precond-isai      IC(0)/ILU(0): apply each factor's incomplete sparse approximate\n"
            "                      inverse (one SpMV each) instead of solving\n"
            "  --reorder R         none | multicolor | block-multicolor (default none): solve the\n"
@@ -174,9 +174,9 @@ static int parse(int argc, char **argv, solve_args *a)
             if (r < 0 || (a->o.precond_precision = cli_precision_of(v)) < 0)
                 return cli_usage_error("solve", "--precond-precision needs auto, double or float");
         } else if ((r = cli_opt_value(argc, argv, &i, "race", &v))) {
-            if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
-                return cli_usage_error("solve", "--race needs on or off");
-            a->o.race = strcmp(v, "on") == 0;
+            if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 && strcmp(v, "cg") != 0))
+                return cli_usage_error("solve", "--race needs on, cg or off");
+            a->o.race = strcmp(v, "on") == 0 ? 1 : strcmp(v, "cg") == 0 ? 2 : 0;
         } else if (cli_flag(argv[i], "precond-isai")) {
             a->o.precond_isai = 1;
         } else if ((r = cli_vector_ops_option("solve", argc, argv, &i, &a->o.vector_ops))) {
@@ -408,8 +408,10 @@ int cmd_solve(int argc, char **argv)
         if (res.race == 2)
             fprintf(out, "race      CG without a preconditioner, run alongside, converged first: its "
                          "answer\n");
+        else if (res.race == 3)
+            fprintf(out, "race      CG with Jacobi, run alongside, converged first: its answer\n");
         else if (res.race == 1)
-            fprintf(out, "race      %s converged first%s; CG without it, alongside, was stopped\n",
+            fprintf(out, "race      %s converged first%s; the CGs alongside were stopped\n",
                     spk_solver_precond(s), sweeps_note(s));
         if (res.shift > 0)
             fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",

@@ -244,6 +244,16 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
     double *x = j.x, *r = j.v[0], *p = j.v[1], *q = j.v[2], *z = prec ? j.v[3] : r;
     int cur = j.slot[0], next = j.slot[1];
     double rz = j.first ? 1.0 : slots[cur], rn = j.rnorm, rzn = 0, pq = 0, rr = 0;
+    if (prec && j.diag_of_A) /* Jacobi's 1 / a_ii, for this thread's rows only: no barrier */
+        for (int i = G::first(); i < n; i += G::stride()) {
+            double a = 0;
+            for (int k = j.rp[i], e = j.rp[i + 1]; k < e; k++)
+                if (j.ci[k] == i) {
+                    a = j.val[k];
+                    break;
+                }
+            ((double *)j.M.id[0])[i] = a != 0 ? 1.0 / a : 0.0;
+        }
     clock3 ck;
     ck.start();
     int done = 0;
@@ -251,10 +261,14 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
     for (int it = j.it + 1; done < j.iters; it++) {
         /* the request is loaded here and used after the product, so its
          * latency (host memory: about a microsecond) hides behind the work */
-        const int lead = j.stop && G::first() == 0;
-        const int req = lead ? *j.stop : 0;
+        const int lead = (j.stop || j.over) && G::first() == 0;
+        const int req = lead && j.stop ? *j.stop : 0;
+        const int over = lead && j.over ? *(const volatile int *)j.over == j.race : 0;
         if (prec) {
-            block_prec_apply<G>(n, j.M, r, z, xs, stg, lrs);
+            if (j.M.kind == SPK_BLOCK_DIAG) /* the dot below reads only this thread's rows: no barrier */
+                diag_apply<G>(n, j.M.id[0], r, z);
+            else
+                block_prec_apply<G>(n, j.M, r, z, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
             rzn = block_dot<G>(n, r, z, sh);
         } else {
@@ -269,7 +283,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         ck.mark(SPK_PHASE_VECTOR);
         block_spmv<G>(j, p, q);
         ck.mark(SPK_PHASE_SPMV);
-        if (lead) sh.stop[it & 1] = req;
+        if (lead) sh.stop[it & 1] = req | over;
         pq = block_dot<G>(n, p, q, sh); /* its barrier publishes the request */
         const double a = rzn / pq;
         rr = residual_step<G>(rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a), n, a, q, r, sh,
@@ -283,10 +297,10 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         if (!(fin(rzn) && rzn > 0) || !(fin(pq) && pq > 0)) break;
         rn = fast_norm(rr);
         met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
-        const bool halt = j.stop && G::remote(&sh.stop[it & 1], 0) != 0;
+        const bool halt = (j.stop || j.over) && G::remote(&sh.stop[it & 1], 0) != 0;
         if (rn < 0 || end_test(j, rn) || it >= j.maxit || halt) break;
     }
-    if (met && j.won && G::first() == 0) *(volatile int *)j.won = 1;
+    if (met && j.over && j.signal && G::first() == 0) *(volatile int *)j.over = j.race;
     if (G::first() == 0) {
         slots[cur] = rz;
         slots[j.slot[2]] = pq;
@@ -506,10 +520,11 @@ extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, dou
                                      int *count, long long *cycles)
 {
     if (j->n < 1 || j->n > SPK_BLOCK_ROWS || j->iters < 1 || j->cluster < 1 || j->cluster > SPK_BLOCK_CLUSTER_MAX ||
-        ((j->stop || j->won) && j->method != SPK_BLOCK_CG) || j->ring < 0)
+        ((j->stop || j->over) && j->method != SPK_BLOCK_CG) || j->ring < 0)
         return cudaErrorInvalidValue;
     if (j->cluster > 1) {
-        if ((j->M.kind != SPK_BLOCK_IDENTITY && !j->scratch) || j->M.kind == SPK_BLOCK_SOLVE)
+        if ((j->M.kind != SPK_BLOCK_IDENTITY && j->M.kind != SPK_BLOCK_DIAG && !j->scratch) ||
+            j->M.kind == SPK_BLOCK_SOLVE)
             return cudaErrorInvalidValue;
         cudaLaunchAttribute at;
         cudaLaunchConfig_t cfg = cluster_config(j->cluster, s, &at);
@@ -518,7 +533,7 @@ extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, dou
             return cudaLaunchKernelEx(&cfg, cg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
         return cudaLaunchKernelEx(&cfg, bicg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
     }
-    const unsigned bytes = j->M.kind == SPK_BLOCK_IDENTITY ? 0 : j->M.shared_bytes;
+    const unsigned bytes = j->M.kind == SPK_BLOCK_IDENTITY || j->M.kind == SPK_BLOCK_DIAG ? 0 : j->M.shared_bytes;
     if (j->method == SPK_BLOCK_CG)
         cg_block_kernel<OneBlock><<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
     else

@@ -498,6 +498,15 @@ static __device__ __noinline__ void cluster_csr_tri(int n, int k, const spk_dev_
     csr_tri_sweeps<Cluster>(n, k, t, b, xa, xb, out, st, which);
 }
 
+// Jacobi: z_i = d_i r_i for the rows of this thread, the product of the
+// separate kernel (d_i = 1 / a_ii from the host); no barrier (CG's dot that
+// follows reads only the thread's own rows).
+template <typename G>
+__device__ __forceinline__ void diag_apply(int n, const double *d, const double *r, double *z)
+{
+    for (int i = G::first(); i < n; i += G::stride()) z[i] = G::ld(r + i) * d[i];
+}
+
 /* z = M^-1 r for a block-applicable preconditioner (core/devtri.h), y =
  * M.y the first triangle's result, xs the shared memory of
  * M.shared_bytes (a cluster: 2 n doubles of global memory); all threads of
@@ -509,7 +518,10 @@ template <typename G = OneBlock>
 __device__ __forceinline__ void block_prec_apply(int n, const spk_block_prec &M, const double *r, double *z, double *xs,
                                                  const Staged *st = nullptr, const LongRows *lr = nullptr)
 {
-    if (M.kind == SPK_BLOCK_SOLVE) {
+    if (M.kind == SPK_BLOCK_DIAG) {
+        diag_apply<G>(n, M.id[0], r, z);
+        G::sync();
+    } else if (M.kind == SPK_BLOCK_SOLVE) {
         if (G::kCluster) __trap(); /* never asked for (fused.c) */
         small_solve_tri(n, 0, M.tri[0], r, xs, M.y);
         small_solve_tri(n, 1, M.tri[1], M.y, xs, z);

@@ -27,10 +27,12 @@ typedef struct spk_dev_tri {
  *     scol, sval: float when single, else double; D^-1 = id[t]);
  *   SPK_BLOCK_SWEEPS_CSR: K Jacobi sweeps on tri[0], tri[1] as stored
  *     (where there are no sliced copies);
- *   SPK_BLOCK_SOLVE: exact solves of tri[0], tri[1].
+ *   SPK_BLOCK_SOLVE: exact solves of tri[0], tri[1];
+ *   SPK_BLOCK_DIAG: Jacobi, z_i = id[0][i] r_i (no triangles, no y, no
+ *     shared memory).
  * y (n doubles, device) holds the first triangle's result; shared_bytes is
  * the shared memory the apply needs. */
-enum { SPK_BLOCK_IDENTITY, SPK_BLOCK_SWEEPS, SPK_BLOCK_SWEEPS_CSR, SPK_BLOCK_SOLVE };
+enum { SPK_BLOCK_IDENTITY, SPK_BLOCK_SWEEPS, SPK_BLOCK_SWEEPS_CSR, SPK_BLOCK_SOLVE, SPK_BLOCK_DIAG };
 typedef struct spk_block_prec {
     int kind;
     int k, single;

@@ -39,6 +39,7 @@ enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
  * there either way. */
 #define SPK_BLOCK_ROWS 12288 /* the most rows: the sweeps' iterates (2 n doubles) in shared memory */
 #define SPK_BLOCK_ITERS 64   /* the most iterations of one launch */
+#define SPK_EXEC_SIDES 2     /* jobs alongside at a time (spk_exec_krylov_ops.side_run) */
 /* The most entries of A for the block iterations, without and with a
  * preconditioner: one SM reads A (and the factor, K times per sweep pair)
  * from L2 every iteration, where the separate kernels spread it over the GPU.
@@ -93,13 +94,19 @@ typedef struct spk_block_job {
                                 residual (p = z, no beta; rz's slot is slot[1]) */
     double rnorm;            /* CG without M: ||r|| after iteration it */
     double conv, atol, div;  /* the tests: ||r|| <= conv (rtol ||b||), <= atol, > div (when div > 0) */
-    /* Stopping from outside (the race of api.c; set by the executor, NULL:
-     * none): the kernel reads *stop once an iteration and ends after the
-     * iteration where it saw it nonzero; CG only. */
+    /* Stopping from outside (the race of api.c; set by the executor; CG
+     * only): the kernel reads *stop (NULL: none; mapped host memory) and
+     * *over (NULL: none; device memory) once an iteration and ends after the
+     * iteration where *stop was nonzero or *over was `race`; with `signal`
+     * (a job alongside) it sets *over to `race` when its last iteration met
+     * conv or atol, which ends the other jobs of the race. */
     const volatile int *stop;
-    int *won;                /* CG: set to 1 when the last iteration met conv or atol (NULL: none) */
+    int *over;
+    int race, signal;
     int ring;                /* reads kept: 0 all (iters at most SPK_BLOCK_ITERS), r > 0 read i at
                                 i mod r (a job alongside, whose host reads only its last) */
+    int diag_of_A;           /* CG with SPK_BLOCK_DIAG: the launch first writes M.id[0][i] =
+                                1 / a_ii from rp, ci, val (0 where a_ii is 0 or not stored) */
 } spk_block_job;
 struct spk_exec_krylov_ops {
     /* s[o] = x'y */
@@ -162,23 +169,24 @@ struct spk_exec_krylov_ops {
      * time is marked as vector work (the caller moves the shares).
      * job->cluster becomes the blocks that ran them. */
     int (*block)(spk_exec *e, spk_block_job *job, double *reads, int *count, double *share);
-    /* A CG job alongside the work of this executor (NULL where the executor
-     * has none; one at a time): side_run queues it on a second stream, to
-     * start when the work queued so far is done, with its own scalar slots
-     * (the job's ring is 1, its iters up to its maxit); while it runs, the
-     * block iterations queued by `block` stop when it has converged
-     * (spk_block_job.won), and device memory freed through spk_exec_ops.free
-     * is freed when it ends (cudaFree would wait for it).  side_poll: has it
+    /* CG jobs alongside the work of this executor (NULL where the executor
+     * has none; up to SPK_EXEC_SIDES at a time, `which` naming one):
+     * side_run queues job `which` on a stream of its own, to start when the
+     * work queued so far is done, with its own scalar slots (the job's ring
+     * is 1, its iters up to its maxit; M none or SPK_BLOCK_DIAG).  The jobs
+     * running share one flag: the first to converge sets it, and the other
+     * jobs and the block iterations queued by `block` stop on it.  While any
+     * runs, device memory freed through spk_exec_ops.free is freed when the
+     * last ends (cudaFree would wait for them).  side_poll: has job `which`
      * ended (no wait)?  side_end: stop it (at the end of its current
      * iteration) unless it has ended, wait, and give its last read, the
-     * iterations it ran, the blocks it ran in, whether it met conv or atol
-     * (won), its seconds and their shares by phase.  side_run sets
-     * job->cluster to the blocks it runs in, 0 where it cannot run one (the
-     * kernels cannot be loaded ahead, and a kernel's first load would wait
-     * for the job). */
-    int (*side_run)(spk_exec *e, spk_block_job *job);
-    int (*side_poll)(spk_exec *e, int *ended);
-    int (*side_end)(spk_exec *e, double last[3], int *count, int *won, double *seconds, double *share);
+     * iterations it ran, its seconds and their shares by phase.  side_run
+     * sets job->cluster to the blocks it runs in, 0 where it cannot run one
+     * (the kernels cannot be loaded ahead, and a kernel's first load would
+     * wait for the job). */
+    int (*side_run)(spk_exec *e, int which, spk_block_job *job);
+    int (*side_poll)(spk_exec *e, int which, int *ended);
+    int (*side_end)(spk_exec *e, int which, double last[3], int *count, double *seconds, double *share);
 };
 
 struct spk_exec_ops {

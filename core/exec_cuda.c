@@ -4,6 +4,7 @@
  * Traffic per operation as in exec_host.c. */
 #include "exec_cuda.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,16 +52,24 @@ typedef struct krylov_state {
 #define STAGE_MIN ((size_t)16 << 20) /* smaller uploads: one plain copy */
 #define STAGE_THREADS 8
 
-/* A CG job alongside the executor's work (exec.h, side_run), made at its
- * first use: its stream, its events, its scalars, last read, cycles, count
- * and won flag in one device buffer (and a pinned copy), the stopping
- * request in mapped host memory, and the frees deferred while it runs. */
-typedef struct side_state {
+/* CG jobs alongside the executor's work (exec.h, side_run), made at the
+ * first use: each job's stream, events, scalars, last read, cycles and count
+ * in one device buffer (and a pinned copy), and its stopping request in
+ * mapped host memory; in device memory the flag the first to converge sets
+ * to the race's number (`over`, never reset: each race has a number of its
+ * own); the frees deferred while any runs. */
+typedef struct side_job {
     cudaStream_t stream;
     cudaEvent_t go, start, end;
     void *dbuf, *hbuf;
-    int *stop, *dstop;         /* host memory and the device's address of it */
     int running, iters;
+} side_job;
+typedef struct side_state {
+    side_job job[SPK_EXEC_SIDES];
+    int *flags, *dflags;       /* host memory and the device's address of it: the jobs'
+                                  requests */
+    int *over;                 /* device memory */
+    int race;                  /* the number of the race running or last run */
     int loaded;                /* 1: the kernels preloaded; -1: they cannot be (no job runs) */
     void **later;
     int nlater, caplater;
@@ -68,8 +77,16 @@ typedef struct side_state {
 #define SIDE_READS 0                                   /* in doubles */
 #define SIDE_SLOTS 3
 #define SIDE_CYCLES (SIDE_SLOTS + SPK_KRYLOV_SLOTS)     /* SPK_PHASES long longs */
-#define SIDE_COUNT (SIDE_CYCLES + SPK_PHASES)          /* two ints: count, won */
+#define SIDE_COUNT (SIDE_CYCLES + SPK_PHASES)          /* an int: count */
 #define SIDE_BYTES ((SIDE_COUNT + 1) * sizeof(double))
+
+/* Is a job alongside running? */
+static int side_busy(const side_state *sd)
+{
+    for (int w = 0; sd && w < SPK_EXEC_SIDES; w++)
+        if (sd->job[w].running) return 1;
+    return 0;
+}
 
 typedef struct cuda_impl {
     cudaStream_t stream;
@@ -299,7 +316,7 @@ void spk_cuda_free(spk_exec *e, void *p)
 {
     if (!p) return;
     side_state *sd = e && spk_exec_is_cuda(e) ? impl_of(e)->side : NULL;
-    if (sd && sd->running) {
+    if (side_busy(sd)) {
         if (sd->nlater == sd->caplater) {
             const int cap = sd->caplater ? 2 * sd->caplater : 16;
             void **l = realloc(sd->later, (size_t)cap * sizeof *l);
@@ -422,20 +439,27 @@ static void cu_destroy(spk_exec *e)
     if (c) {
         side_state *sd = c->side;
         if (sd) {
-            if (sd->running && sd->stop) {
-                __atomic_store_n(sd->stop, 1, __ATOMIC_SEQ_CST);
-                cudaStreamSynchronize(sd->stream);
+            for (int w = 0; w < SPK_EXEC_SIDES; w++) {
+                side_job *jb = &sd->job[w];
+                if (jb->running && sd->flags) {
+                    __atomic_store_n(&sd->flags[w], 1, __ATOMIC_SEQ_CST);
+                    cudaStreamSynchronize(jb->stream);
+                }
+                jb->running = 0;
             }
-            sd->running = 0;
             for (int i = 0; i < sd->nlater; i++) cudaFree(sd->later[i]);
             free(sd->later);
-            if (sd->go) cudaEventDestroy(sd->go);
-            if (sd->start) cudaEventDestroy(sd->start);
-            if (sd->end) cudaEventDestroy(sd->end);
-            cudaFree(sd->dbuf);
-            if (sd->hbuf) cudaFreeHost(sd->hbuf);
-            if (sd->stop) cudaFreeHost(sd->stop);
-            if (sd->stream) cudaStreamDestroy(sd->stream);
+            for (int w = 0; w < SPK_EXEC_SIDES; w++) {
+                side_job *jb = &sd->job[w];
+                if (jb->go) cudaEventDestroy(jb->go);
+                if (jb->start) cudaEventDestroy(jb->start);
+                if (jb->end) cudaEventDestroy(jb->end);
+                cudaFree(jb->dbuf);
+                if (jb->hbuf) cudaFreeHost(jb->hbuf);
+                if (jb->stream) cudaStreamDestroy(jb->stream);
+            }
+            if (sd->flags) cudaFreeHost(sd->flags);
+            cudaFree(sd->over);
             free(sd);
         }
         if (c->ks) {
@@ -779,10 +803,13 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
     int *dcount = (int *)(dcyc + SPK_PHASES);
     const side_state *sd = impl_of(e)->side;
     job->stop = NULL;
-    job->won = NULL;
     job->ring = 0;
-    if (sd && sd->running && job->method == SPK_BLOCK_CG) /* stop once the job alongside has converged */
-        job->stop = (const volatile int *)((int *)((double *)sd->dbuf + SIDE_COUNT) + 1);
+    job->over = NULL;
+    job->signal = 0;
+    if (side_busy(sd) && job->method == SPK_BLOCK_CG) { /* stop once a job alongside has converged */
+        job->over = sd->over;
+        job->race = sd->race;
+    }
     KLAUNCH(e, spk_block_run(s, job, k->d.slots, dreads, dcount, dcyc));
     SPK_TRY(ck_mark(e, SPK_PHASE_VECTOR));
     SPK_CUDA_TRY(e->err, cudaMemcpyAsync(k->hblk, k->blk, BLOCK_BYTES, cudaMemcpyDeviceToHost, s));
@@ -801,43 +828,58 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
     return SPK_OK;
 }
 
-/* The job alongside (exec.h, side_run), its state made at the first. */
+const int *spk_exec_cuda_side_over(const spk_exec *e, int *race)
+{
+    const side_state *sd = e && spk_exec_is_cuda(e) ? impl_of(e)->side : NULL;
+    *race = sd ? sd->race : 0;
+    return side_busy(sd) ? sd->over : NULL;
+}
+
+/* The jobs alongside (exec.h, side_run), their state made at the first. */
 static side_state *side_of(spk_exec *e)
 {
     cuda_impl *c = impl_of(e);
     if (c->side) return c->side;
     side_state *sd = calloc(1, sizeof *sd);
     if (!sd) {
-        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (the job alongside)");
+        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (the jobs alongside)");
         return NULL;
     }
     c->side = sd; /* freed with the executor, also when made in part */
     int st;
-    SPK_CUDA_CHECK(st, e->err, cudaStreamCreateWithFlags(&sd->stream, cudaStreamNonBlocking));
-    SPK_CUDA_CHECK(st, e->err, cudaEventCreateWithFlags(&sd->go, cudaEventDisableTiming));
-    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&sd->start));
-    SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&sd->end));
-    SPK_CHECK(st, spk_cuda_alloc(e, SIDE_BYTES, "the job alongside's scalars", &sd->dbuf));
-    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc(&sd->hbuf, SIDE_BYTES, cudaHostAllocDefault));
-    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc((void **)&sd->stop, sizeof(int), cudaHostAllocMapped));
-    SPK_CUDA_CHECK(st, e->err, cudaHostGetDevicePointer((void **)&sd->dstop, sd->stop, 0));
-    *sd->stop = 0;
+    for (int w = 0; w < SPK_EXEC_SIDES; w++) {
+        side_job *jb = &sd->job[w];
+        SPK_CUDA_CHECK(st, e->err, cudaStreamCreateWithFlags(&jb->stream, cudaStreamNonBlocking));
+        SPK_CUDA_CHECK(st, e->err, cudaEventCreateWithFlags(&jb->go, cudaEventDisableTiming));
+        SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&jb->start));
+        SPK_CUDA_CHECK(st, e->err, cudaEventCreate(&jb->end));
+        SPK_CHECK(st, spk_cuda_alloc(e, SIDE_BYTES, "the job alongside's scalars", &jb->dbuf));
+        SPK_CUDA_CHECK(st, e->err, cudaHostAlloc(&jb->hbuf, SIDE_BYTES, cudaHostAllocDefault));
+    }
+    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc((void **)&sd->flags, SPK_EXEC_SIDES * sizeof(int), cudaHostAllocMapped));
+    SPK_CUDA_CHECK(st, e->err, cudaHostGetDevicePointer((void **)&sd->dflags, sd->flags, 0));
+    for (int w = 0; w < SPK_EXEC_SIDES; w++) sd->flags[w] = 0;
+    SPK_CHECK(st, spk_cuda_alloc(e, sizeof(int), "the race's flag", (void **)&sd->over));
+    SPK_CUDA_CHECK(st, e->err, cudaMemset(sd->over, 0, sizeof(int)));
     return sd;
 cleanup:
     return NULL;
 }
 
-static int ck_side_run(spk_exec *e, spk_block_job *job)
+static int ck_side_run(spk_exec *e, int which, spk_block_job *job)
 {
     KS(e, k);
-    if (job->method != SPK_BLOCK_CG || job->M.kind != SPK_BLOCK_IDENTITY || job->ring != 1 || job->iters < 1 ||
+    if (which < 0 || which >= SPK_EXEC_SIDES || job->method != SPK_BLOCK_CG ||
+        (job->M.kind != SPK_BLOCK_IDENTITY && job->M.kind != SPK_BLOCK_DIAG) || job->ring != 1 || job->iters < 1 ||
         job->n > SPK_BLOCK_ROWS || job->cluster < 1 || job->cluster > SPK_BLOCK_CLUSTER_MAX)
         return spk_err_set(e->err, SPK_ERR_INTERNAL,
-                           "the job alongside: CG without a preconditioner, one read kept, at most %d rows",
-                           SPK_BLOCK_ROWS);
+                           "job alongside %d (of %d): CG without a preconditioner or with Jacobi, one read kept, "
+                           "at most %d rows",
+                           which, SPK_EXEC_SIDES, SPK_BLOCK_ROWS);
     side_state *sd = side_of(e);
     if (!sd) return e->err->code ? e->err->code : SPK_ERR_DEVICE;
-    if (sd->running) return spk_err_set(e->err, SPK_ERR_INTERNAL, "a job alongside is already running");
+    side_job *jb = &sd->job[which];
+    if (jb->running) return spk_err_set(e->err, SPK_ERR_INTERNAL, "job alongside %d is already running", which);
     if (!sd->loaded) { /* the kernels a solve may launch first, loaded before the job runs */
         const void *probe[] = {spk_block_kernels_probe(), spk_krylov_kernels_probe(), spk_cuda_kernels_probe(),
                                spk_devfactor_probe()};
@@ -854,30 +896,34 @@ static int ck_side_run(spk_exec *e, spk_block_job *job)
     }
     if (job->cluster > 1 && !k->cluster_max) SPK_CUDA_TRY(e->err, spk_block_cluster_max(&k->cluster_max));
     while (job->cluster > 1 && job->cluster > k->cluster_max) job->cluster /= 2;
-    double *d = sd->dbuf;
-    int *dcount = (int *)(d + SIDE_COUNT);
-    __atomic_store_n(sd->stop, 0, __ATOMIC_SEQ_CST);
-    job->stop = sd->dstop;
-    job->won = dcount + 1;
-    job->scratch = NULL; /* no preconditioner: no sweeps' iterates */
-    cudaStream_t s = sd->stream;
-    SPK_CUDA_TRY(e->err, cudaEventRecord(sd->go, impl_of(e)->stream));
-    SPK_CUDA_TRY(e->err, cudaStreamWaitEvent(s, sd->go, 0));
-    SPK_CUDA_TRY(e->err, cudaMemsetAsync(dcount, 0, 2 * sizeof(int), s));
-    SPK_CUDA_TRY(e->err, cudaEventRecord(sd->start, s));
-    KLAUNCH(e, spk_block_run(s, job, d + SIDE_SLOTS, d + SIDE_READS, dcount, (long long *)(d + SIDE_CYCLES)));
-    SPK_CUDA_TRY(e->err, cudaEventRecord(sd->end, s));
-    sd->running = 1;
-    sd->iters = job->iters;
+    /* no job runs: a new race, a new number (never 0, the flag's first value) */
+    if (!side_busy(sd)) sd->race = sd->race == INT_MAX ? 1 : sd->race + 1;
+    __atomic_store_n(&sd->flags[which], 0, __ATOMIC_SEQ_CST);
+    double *d = jb->dbuf;
+    job->stop = &sd->dflags[which];
+    job->over = sd->over;
+    job->race = sd->race;
+    job->signal = 1;
+    job->scratch = NULL; /* no sweeps: no sweeps' iterates */
+    cudaStream_t s = jb->stream;
+    SPK_CUDA_TRY(e->err, cudaEventRecord(jb->go, impl_of(e)->stream));
+    SPK_CUDA_TRY(e->err, cudaStreamWaitEvent(s, jb->go, 0));
+    SPK_CUDA_TRY(e->err, cudaEventRecord(jb->start, s));
+    /* the kernel writes the count at its end: no reset before it */
+    KLAUNCH(e, spk_block_run(s, job, d + SIDE_SLOTS, d + SIDE_READS, (int *)(d + SIDE_COUNT),
+                             (long long *)(d + SIDE_CYCLES)));
+    SPK_CUDA_TRY(e->err, cudaEventRecord(jb->end, s));
+    jb->running = 1;
+    jb->iters = job->iters;
     return SPK_OK;
 }
 
-static int ck_side_poll(spk_exec *e, int *ended)
+static int ck_side_poll(spk_exec *e, int which, int *ended)
 {
     const side_state *sd = impl_of(e)->side;
     *ended = 1;
-    if (!sd || !sd->running) return SPK_OK;
-    const cudaError_t q = cudaEventQuery(sd->end);
+    if (!sd || which < 0 || which >= SPK_EXEC_SIDES || !sd->job[which].running) return SPK_OK;
+    const cudaError_t q = cudaEventQuery(sd->job[which].end);
     if (q == cudaErrorNotReady) {
         *ended = 0;
         return SPK_OK;
@@ -886,38 +932,39 @@ static int ck_side_poll(spk_exec *e, int *ended)
     return SPK_OK;
 }
 
-static int ck_side_end(spk_exec *e, double last[3], int *count, int *won, double *seconds, double *share)
+static int ck_side_end(spk_exec *e, int which, double last[3], int *count, double *seconds, double *share)
 {
     side_state *sd = impl_of(e)->side;
-    if (!sd || !sd->running) return spk_err_set(e->err, SPK_ERR_INTERNAL, "no job alongside to end");
-    __atomic_store_n(sd->stop, 1, __ATOMIC_SEQ_CST);
+    if (!sd || which < 0 || which >= SPK_EXEC_SIDES || !sd->job[which].running)
+        return spk_err_set(e->err, SPK_ERR_INTERNAL, "no job alongside %d to end", which);
+    side_job *jb = &sd->job[which];
+    __atomic_store_n(&sd->flags[which], 1, __ATOMIC_SEQ_CST);
     int st = SPK_OK;
-    SPK_CUDA_CHECK(st, e->err, cudaMemcpyAsync(sd->hbuf, sd->dbuf, SIDE_BYTES, cudaMemcpyDeviceToHost, sd->stream));
-    /* count and won back to 0: a stale won would stop the next job's block iterations */
-    SPK_CUDA_CHECK(st, e->err, cudaMemsetAsync((double *)sd->dbuf + SIDE_COUNT, 0, 2 * sizeof(int), sd->stream));
-    SPK_CUDA_CHECK(st, e->err, cudaStreamSynchronize(sd->stream));
+    SPK_CUDA_CHECK(st, e->err, cudaMemcpyAsync(jb->hbuf, jb->dbuf, SIDE_BYTES, cudaMemcpyDeviceToHost, jb->stream));
+    SPK_CUDA_CHECK(st, e->err, cudaStreamSynchronize(jb->stream));
     float ms = 0;
-    SPK_CUDA_CHECK(st, e->err, cudaEventElapsedTime(&ms, sd->start, sd->end));
-    const double *h = sd->hbuf;
+    SPK_CUDA_CHECK(st, e->err, cudaEventElapsedTime(&ms, jb->start, jb->end));
+    const double *h = jb->hbuf;
     const long long *cyc = (const long long *)(h + SIDE_CYCLES);
     const int *hc = (const int *)(h + SIDE_COUNT);
-    if (hc[0] < 1 || hc[0] > sd->iters) {
-        st = spk_err_set(e->err, SPK_ERR_INTERNAL, "the job alongside: %d iterations back for at most %d", hc[0],
-                         sd->iters);
+    if (hc[0] < 1 || hc[0] > jb->iters) {
+        st = spk_err_set(e->err, SPK_ERR_INTERNAL, "job alongside %d: %d iterations back for at most %d", which,
+                         hc[0], jb->iters);
         goto cleanup;
     }
     memcpy(last, h + SIDE_READS, 3 * sizeof(double));
     *count = hc[0];
-    *won = hc[1] != 0;
     *seconds = 1e-3 * ms;
     double total = 0;
     for (int p = 0; p < SPK_PHASES; p++) total += (double)cyc[p];
     for (int p = 0; p < SPK_PHASES; p++) share[p] = total > 0 ? (double)cyc[p] / total : p == SPK_PHASE_VECTOR;
 cleanup:
-    sd->running = 0;
-    __atomic_store_n(sd->stop, 0, __ATOMIC_SEQ_CST);
-    for (int i = 0; i < sd->nlater; i++) cudaFree(sd->later[i]);
-    sd->nlater = 0;
+    jb->running = 0;
+    __atomic_store_n(&sd->flags[which], 0, __ATOMIC_SEQ_CST);
+    if (!side_busy(sd)) {
+        for (int i = 0; i < sd->nlater; i++) cudaFree(sd->later[i]);
+        sd->nlater = 0;
+    }
     return st;
 }
 

@@ -27,6 +27,10 @@ int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p);
 /* cudaFree, or, while a job runs alongside (exec.h, side_run), when it ends:
  * cudaFree waits for all the device's work, the job's included.  NULL-safe. */
 void spk_cuda_free(spk_exec *e, void *p);
+/* While jobs run alongside: the flag in device memory that the first of
+ * them to converge sets to *race, the race's number (exec.h, side_run);
+ * NULL when none runs. */
+const int *spk_exec_cuda_side_over(const spk_exec *e, int *race);
 /* cudaMemcpy host -> device on the executor's stream, synchronously. */
 int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what);
 

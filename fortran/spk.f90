@@ -51,7 +51,7 @@ module spk
      integer(c_int) :: vector_ops      ! 0 classic (one operation per dot product and update), 1 fused,
                                        ! 2 graph, 3 block (small systems: whole iterations in one block)
      integer(c_int) :: precond_precision ! factor values in the sweeps: 0 auto, 1 double, 2 float
-     integer(c_int) :: race             ! 1 (default): on the GPU CG without a preconditioner alongside; 0: never
+     integer(c_int) :: race             ! 1 (default): on the GPU CG without a preconditioner and CG + Jacobi alongside; 2: the first only; 0: never
   end type spk_options
 
   ! struct spk_result
@@ -72,7 +72,7 @@ module spk
      integer(c_int) :: graph_iterations ! iterations run as a replayed CUDA graph (vector_ops 2)
      integer(c_int) :: block_iterations ! iterations run inside one thread block or cluster (vector_ops 3)
      integer(c_int) :: block_cluster    ! the blocks that ran them: 1 one block, 2-16 a cluster, 0 none
-     integer(c_int) :: race             ! 0 none ran; 1 the preconditioned solve answered; 2 CG alongside
+     integer(c_int) :: race             ! 0 none ran; 1 the preconditioned solve answered; 2 CG alongside; 3 CG + Jacobi alongside
   end type spk_result
 
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &

@@ -185,9 +185,10 @@ typedef struct spk_options {
                                   carries timing nodes, and its phase times stand for the
                                   replays after it in t_spmv, t_precond and t_vector;
                                   SPK_VECTOR_BLOCK (default): on the GPU, for systems of at most
-                                  12288 rows and 32768 entries (16384 with a preconditioner)
+                                  12288 rows and 32768 entries (16384 with IC(0)/ILU(0))
                                   whose preconditioner one thread block can apply (none,
-                                  IC(0)/ILU(0) sweeps or exact solves of the device factor),
+                                  Jacobi, IC(0)/ILU(0) sweeps or exact solves of the device
+                                  factor),
                                   the whole iteration (product, preconditioner, updates and
                                   reductions) runs in one block, up to 64 iterations a
                                   launch, with the fused steps' arithmetic and the host's
@@ -204,9 +205,11 @@ typedef struct spk_options {
     int race;                  /* 1: on the GPU, where SPK_PRECOND_AUTO gives CG +
                                   IC(0) on a system of at most 12288 rows and 524288 entries
                                   (not reordered, no history, no monitor), each solve also runs
-                                  CG without a preconditioner from the same x0, alongside on a
-                                  second stream in one block or a cluster of blocks, and the
-                                  first to converge gives the answer (spk_result.race); the
+                                  CG without a preconditioner and CG with Jacobi (diagonal
+                                  scaling) from the same x0, alongside, each on a stream of its
+                                  own in one block or a cluster of blocks, and the first to
+                                  converge gives the answer (spk_result.race); 2: the same
+                                  with CG without a preconditioner only; the
                                   first solve builds IC(0) while that CG already iterates, so
                                   spk_solver_create does not (a build still running when that
                                   CG has answered is stopped, and the next solve builds it).
@@ -216,7 +219,8 @@ typedef struct spk_options {
                                   H100, docs/benchmarks.md: plat362 and bcsstk16 answered in
                                   about the time of CG alone, against 7x and 2x that with
                                   IC(0) alone; where IC(0) answers, a few per cent more than
-                                  IC(0) alone); 0: never */
+                                  IC(0) alone; Jacobi added for bcsstk16, where it takes 197
+                                  iterations against 314 without); 0: never */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -270,9 +274,10 @@ typedef struct spk_result {
     int block_cluster;         /* ... the blocks that ran them: 1 one block, 2-16 a cluster
                                   (0: none ran) */
     int race;                  /* spk_options.race: 0 none ran; 1 the preconditioned solve gave
-                                  the answer; 2 CG without a preconditioner alongside did (the
-                                  iterations, residuals and phase times are then its; it ran
-                                  from the start of spk_solve) */
+                                  the answer; 2 CG without a preconditioner alongside did, 3 CG
+                                  with Jacobi alongside did (the iterations, residuals and
+                                  phase times are then its; it ran from the start of
+                                  spk_solve) */
 } spk_result;
 
 /* Properties of a matrix, as spk_matrix_info reports them. */

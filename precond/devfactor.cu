@@ -33,6 +33,13 @@ __device__ __forceinline__ int lower_bound(const int *ci, int lo, int hi, int c)
     return lo;
 }
 
+/* The stopping request of a factorization (spk_dev_factor): *flag == value. */
+struct stop_req {
+    const int *flag;
+    int value;
+    __device__ __forceinline__ int seen() const { return flag && *(const volatile int *)flag == value; }
+};
+
 /* A group of G lanes (G a power of two, <= 32) works on one row: its lanes
  * within the warp, and reductions over them. */
 template <int G>
@@ -61,12 +68,26 @@ struct group {
         for (int o = G / 2; o > 0; o >>= 1) v &= __shfl_xor_sync(mask, v, o, G);
         return v;
     }
-    /* the next slot of the ready-row queue, by ticket */
-    __device__ int next(int *ticket) const
+    /* the next slot of the ready-row queue, by ticket; n (the end) when
+     * the request `req` (lane 0's) is nonzero, after marking ctl[2] */
+    __device__ int next(int *ctl, int req, int n) const
     {
         int i = 0;
-        if (lane == 0) i = atomicAdd(ticket, 1);
+        if (lane == 0) {
+            if (req) {
+                *(volatile int *)(ctl + 2) = 1;
+                i = n;
+            } else {
+                i = atomicAdd(ctl, 1);
+            }
+        }
         return __shfl_sync(mask, i, 0, G);
+    }
+    /* lane 0: the stopping request, loaded at the start of a row and used at
+     * its end */
+    __device__ int request(const stop_req &stop) const
+    {
+        return lane == 0 && stop.seen();
     }
 };
 
@@ -122,12 +143,19 @@ __device__ __forceinline__ int row_done(int *done, int j)
     return cuda::atomic_ref<int, cuda::thread_scope_device>(done[j]).load(cuda::memory_order_acquire) != 0;
 }
 
-/* Wait until row j is published (polls as in take_slot, then acquire). */
-__device__ __forceinline__ void wait_row(int *done, int j)
+/* Wait until row j is published (polls as in take_slot, then acquire), or
+ * until the stopping request is seen: then ctl[2] = 1 and the row is taken
+ * as it stands (the factor is not wanted; every row ends soon, published
+ * with whatever it holds, and so does every wait on it). */
+__device__ __forceinline__ void wait_row(int *done, int j, const stop_req &stop, int *ctl)
 {
     cuda::atomic_ref<int, cuda::thread_scope_device> flag(done[j]);
     unsigned ns = 8;
     while (flag.load(cuda::memory_order_relaxed) == 0) {
+        if (stop.seen()) {
+            *(volatile int *)(ctl + 2) = 1;
+            return;
+        }
         __nanosleep(ns);
         if (ns < 256) ns *= 2;
     }
@@ -288,12 +316,14 @@ template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
                                                            double *v, double alpha, const int *__restrict__ order,
                                                            int *done, int *ctl, double *piv, double *idiag,
-                                                           unsigned char *flag)
+                                                           unsigned char *flag, stop_req stop)
 {
     __shared__ row_buf<G> buf;
     const group<G> g;
     const int sl = threadIdx.x / G;
-    for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
+    int req = 0;
+    for (int slot = g.next(ctl, 0, n); slot < n; slot = g.next(ctl, req, n)) {
+        req = g.request(stop);
         const int i = order ? order[slot] : slot;
         const int b = rp[i], d = rp[i + 1] - 1, len = d - b;
         const int *rc;
@@ -318,7 +348,7 @@ __global__ void __launch_bounds__(kFactorBlock) ic0_kernel(int n, const int *__r
             if (fits && buf.rdy[sl][p]) {
                 lo = buf.lo[sl][p], dj = buf.hi[sl][p], ljj = buf.piv[sl][p];
             } else {
-                wait_row(done, j);
+                wait_row(done, j, stop, ctl);
                 lo = __ldg(rp + j), dj = __ldg(rp + j + 1) - 1, ljj = __ldcg(v + dj);
             }
             double acc = 0;
@@ -361,12 +391,15 @@ template <int G>
 __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
                                                             const int *__restrict__ dpos, double *v, double alpha,
                                                             const int *__restrict__ order, int *done, int *ctl,
-                                                            double *piv, double *idiag, unsigned char *flag)
+                                                            double *piv, double *idiag, unsigned char *flag,
+                                                            stop_req stop)
 {
     __shared__ row_buf<G> buf;
     const group<G> g;
     const int sl = threadIdx.x / G;
-    for (int slot = g.next(ctl); slot < n; slot = g.next(ctl)) {
+    int req = 0;
+    for (int slot = g.next(ctl, 0, n); slot < n; slot = g.next(ctl, req, n)) {
+        req = g.request(stop);
         const int i = order ? order[slot] : slot;
         const int b = rp[i], len = rp[i + 1] - b, dl = dpos[i] - b;
         const int *rc;
@@ -393,7 +426,7 @@ __global__ void __launch_bounds__(kFactorBlock) ilu0_kernel(int n, const int *__
                 lo = buf.lo[sl][p], hi = buf.hi[sl][p], ukk = buf.piv[sl][p];
             } else {
                 const int dk = __ldg(dpos + k);
-                wait_row(done, k);
+                wait_row(done, k, stop, ctl);
                 lo = dk + 1, hi = __ldg(rp + k + 1), ukk = __ldcg(v + dk);
             }
             const double l = rv[p] / ukk;
@@ -743,13 +776,14 @@ extern "C" cudaError_t spk_dev_pattern_fill(cudaStream_t s, int n, int lower, co
 template <int G>
 cudaError_t launch_factor(cudaStream_t s, unsigned grid, int n, int ic, const int *frp, const int *fci,
                           const int *dpos, double *fval, double alpha, const int *order, int *done, int *ctl,
-                          double *piv, double *idiag, unsigned char *flag)
+                          double *piv, double *idiag, unsigned char *flag, stop_req stop)
 {
     if (ic)
-        ic0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, order, done, ctl, piv, idiag, flag);
+        ic0_kernel<G>
+            <<<grid, kFactorBlock, 0, s>>>(n, frp, fci, fval, alpha, order, done, ctl, piv, idiag, flag, stop);
     else
         ilu0_kernel<G><<<grid, kFactorBlock, 0, s>>>(n, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag,
-                                                     flag);
+                                                     flag, stop);
     return cudaGetLastError();
 }
 
@@ -799,16 +833,20 @@ extern "C" cudaError_t spk_dev_order(cudaStream_t s, int n, int ic, const int *f
 
 extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci,
                                       const int *dpos, double *fval, double alpha, const int *order, int *done,
-                                      int *ctl, double *piv, double *idiag, unsigned char *flag)
+                                      int *ctl, double *piv, double *idiag, unsigned char *flag,
+                                      const int *stop_flag, int stop_value)
 {
     if (n == 0) return cudaSuccess;
+    const stop_req stop = {stop_flag, stop_value};
     unsigned grid = 0;
     cudaError_t st = resident_grid(n, kFactorBlock / (group > 0 ? group : 1), &grid);
     if (st == cudaSuccess) st = cudaMemsetAsync(done, 0, (size_t)n * sizeof(int), s);
     if (st != cudaSuccess) return st;
     switch (group) { /* the sizes devsweep.c chooses */
-    case 4: return launch_factor<4>(s, grid, n, ic, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag, flag);
-    case 8: return launch_factor<8>(s, grid, n, ic, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag, flag);
+    case 4:
+        return launch_factor<4>(s, grid, n, ic, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag, flag, stop);
+    case 8:
+        return launch_factor<8>(s, grid, n, ic, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag, flag, stop);
     default: return cudaErrorInvalidValue;
     }
 }

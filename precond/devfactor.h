@@ -58,11 +58,14 @@ cudaError_t spk_dev_order(cudaStream_t s, int n, int ic, const int *frp, const i
 /* Factorize F's values in place for A + alpha*diag(A) (ic: IC(0), else
  * ILU(0)) in the order of spk_dev_order (NULL: row order, also a dependency
  * order, and as fast where every row fits in the groups in flight); flag[n] zero and ctl = {0, INT_MAX,
- * 0} (ticket, first failing row, unused) on entry; done (n ints) is set here.
- * idiag[i] = 1 / pivot (ILU(0): 1/u_ii; IC(0): 1/l_ii). */
+ * 0} (ticket, first failing row, stopped) on entry; done (n ints) is set here.
+ * idiag[i] = 1 / pivot (ILU(0): 1/u_ii; IC(0): 1/l_ii).  stop_flag (NULL:
+ * none; device memory): read by the waits and once a row; once it holds
+ * stop_value the kernel ends within the rows in flight, ctl[2] becomes 1 and
+ * the factor is not one. */
 cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, const int *frp, const int *fci, const int *dpos,
                            double *fval, double alpha, const int *order, int *done, int *ctl, double *piv,
-                           double *idiag, unsigned char *flag);
+                           double *idiag, unsigned char *flag, const int *stop_flag, int stop_value);
 /* out[i] = d_i (b[i] - sum_k val[k] x[col[k]]) over positions [beg[i] + boff,
  * end[i] + eoff) of row i, with d_i = idiag[i] (1 when idiag is NULL) and,
  * when x is NULL, x = D^-1 b (the sweeps' starting point).  threads: 1, 2,

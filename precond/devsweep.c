@@ -282,7 +282,8 @@ static int build(dev_pc *p, const spk_csr *dA)
     return SPK_OK;
 }
 
-/* Factorize A + alpha*diag(A): 0, -1 with the failure, or an error. */
+/* Factorize A + alpha*diag(A): 0, -1 with the failure, SPK_PRECOND_STOPPED
+ * (opts.stop_dev), or an error. */
 static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
 {
     spk_err *err = p->e->err;
@@ -293,9 +294,11 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
     SPK_CUDA_TRY(err, spk_dev_factor(p->s, n, p->ic, p->group, p->frp, p->fci, p->dpos, p->v, alpha, p->order,
-                                     p->done, p->ctl, p->piv, p->idiag, p->flag));
+                                     p->done, p->ctl, p->piv, p->idiag, p->flag, p->opts.stop_dev,
+                                     p->opts.stop_race));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(ctl, p->ctl, sizeof ctl, cudaMemcpyDeviceToHost, p->s));
     SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
+    if (ctl[2]) return SPK_PRECOND_STOPPED; /* ended early by opts.stop_dev: no factor */
     if (ctl[1] == INT_MAX) return 0;
     const int row = ctl[1];
     double pv = 0;
@@ -1162,6 +1165,7 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     if (!st) st = host ? settle(p) : run(p);
     p->opts.stop = NULL; /* for this build only */
     p->opts.stop_arg = NULL;
+    p->opts.stop_dev = NULL;
     /* the factorization's own arrays are not needed after it */
     spk_cuda_free(p->e, p->tpool);
     spk_cuda_free(p->e, p->scan);

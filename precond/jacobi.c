@@ -167,8 +167,19 @@ static int jacobi_cuda_apply(void *impl, const double *r, double *z)
     return SPK_OK;
 }
 
+/* One block applies it (precond.h, block; core/devtri.h, SPK_BLOCK_DIAG) */
+static int jacobi_block(const void *impl, spk_block_prec *out)
+{
+    const jacobi *J = impl;
+    memset(out, 0, sizeof *out);
+    if (!J || !J->dev || J->n < 1 || J->n > SPK_BLOCK_ROWS) return 0;
+    out->kind = SPK_BLOCK_DIAG;
+    out->id[0] = J->dev;
+    return 1;
+}
+
 const struct spk_precond_ops spk_precond_jacobi_cuda = {
     "jacobi", "cuda", jacobi_cuda_create, jacobi_cuda_apply, jacobi_refactor, jacobi_destroy,
-    jacobi_shift, NULL, NULL, NULL, NULL,
+    jacobi_shift, NULL, NULL, jacobi_block, NULL,
 };
 #endif

@@ -46,6 +46,7 @@ void spk_precond_opts_default(spk_precond_opts *o)
     o->block = 0;
     o->stop = NULL;
     o->stop_arg = NULL;
+    o->stop_dev = NULL;
     o->format[0] = '\0';
     memset(&o->spmv, 0, sizeof o->spmv);
 }

@@ -43,6 +43,11 @@ typedef struct spk_precond_opts {
                             made (the CG alongside answered first: solver/api.c, the race);
                             not kept for a refactor */
     void *stop_arg;
+    const int *stop_dev; /* GPU sweeps (NULL: none): a flag in device memory that holds
+                            stop_race once the build is no longer wanted: the
+                            factorization's kernel ends early, and the build ends as by stop;
+                            not kept for a refactor */
+    int stop_race;
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;

@@ -62,7 +62,7 @@ struct spk_solver {
                                  preconditioner alongside (see race_applies) */
     int deferred;             /* ... and the preconditioner is built by the first solve, while
                                  that CG already iterates */
-    int race_init;            /* race.k's work vectors made */
+    int race_init;            /* the race's sides' work vectors made */
     spk_race race;
 };
 
@@ -479,8 +479,8 @@ static int check_options(const spk_options *o, spk_err *e)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "precond_precision must be SPK_PRECISION_AUTO (0), SPK_PRECISION_DOUBLE (1) or "
                            "SPK_PRECISION_FLOAT (2) (got %d)", o->precond_precision);
-    if (o->race != 0 && o->race != 1)
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "race must be 0 or 1 (got %d)", o->race);
+    if (o->race < 0 || o->race > 2)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "race must be 0, 1 or 2 (got %d)", o->race);
     if (o->precond_isai != 0 && o->precond_isai != 1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_isai must be 0 or 1 (got %d)", o->precond_isai);
     if (o->vector_ops < SPK_VECTOR_CLASSIC || o->vector_ops > SPK_VECTOR_BLOCK)
@@ -907,26 +907,45 @@ static int deferred_setup(spk_solver *s)
     return st;
 }
 
-/* Start the CG alongside this solve (spk_solver.race) from the executor
- * copies b, x0; NULL where it did not start. */
+/* The race's sides' work vectors (spk_krylov_init), made once. */
+static void race_free(spk_solver *s)
+{
+    for (int w = 0; w < SPK_RACE_SIDES; w++)
+        if (s->race.side[w].k.e) spk_krylov_free(&s->race.side[w].k);
+    s->race_init = 0;
+}
+
+/* Start the CGs alongside this solve (spk_solver.race) from the executor
+ * copies b, x0; NULL where none started. */
 static spk_race *race_start(spk_solver *s, const double *db, const double *dx, int *st)
 {
     spk_race *rc = &s->race;
+    spk_exec *ex = s->ctx->exec;
     *st = SPK_OK;
     if (!s->racing || !s->b || s->kind != SPK_SOLVER_CG) return NULL;
     if (!s->race_init) {
-        *st = spk_krylov_init(&rc->k, s->ctx->exec, s->k.n, 0, 0);
+        for (int w = 0; w < SPK_RACE_SIDES && !*st; w++) *st = spk_krylov_init(&rc->side[w].k, ex, s->k.n, 0, 0);
 #ifdef SPK_HAVE_CUDA
-        if (!*st && s->deferred) *st = spk_precond_sweeps_cuda_warm(s->ctx->exec, work_matrix(s), &s->popts);
+        if (!*st && s->deferred) *st = spk_precond_sweeps_cuda_warm(ex, work_matrix(s), &s->popts);
 #endif
-        if (*st) return NULL;
         s->race_init = 1;
+        if (*st) {
+            race_free(s);
+            return NULL;
+        }
     }
-    rc->k.A_ops = s->k.A_ops; /* a refactorization may have rebuilt the format */
-    rc->k.A = s->k.A;
-    rc->k.dA = s->k.dA;
+    for (int w = 0; w < SPK_RACE_SIDES; w++) {
+        spk_krylov *k = &rc->side[w].k;
+        k->A_ops = s->k.A_ops; /* a refactorization may have rebuilt the format */
+        k->A = s->k.A;
+        k->dA = s->k.dA;
+    }
+    /* side 1: CG with Jacobi (where a diagonal entry is not positive it breaks
+     * down or converges all the same: its tests keep a wrong answer out) */
+    rc->sides = s->opts.race == 2 ? 1 : SPK_RACE_SIDES;
+    rc->side[1].jacobi = 1;
     *st = spk_race_start(rc, &s->k, db, dx, &s->opts);
-    return !*st && rc->running ? rc : NULL;
+    return !*st && spk_race_running(rc) ? rc : NULL;
 }
 
 /* spk_precond_opts.stop during the race: has the CG alongside answered? */
@@ -994,20 +1013,39 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
             memcpy(x0_copy, x, bytes);
         }
     }
-    /* the race: CG without the preconditioner alongside, from before the
-     * deferred preconditioner is built; the first to converge answers */
+    /* the race: CGs alongside, from before the deferred preconditioner is
+     * built; the first to converge answers */
     rc = race_start(s, db, dx, &st);
     if (st) goto cleanup;
     if (s->deferred) {
-        if (rc) { /* the build ends early where the CG alongside has answered */
+        if (rc) { /* the build ends early where a CG alongside has answered */
             s->popts.stop = race_answered;
             s->popts.stop_arg = rc;
+#ifdef SPK_HAVE_CUDA
+            s->popts.stop_dev = spk_exec_cuda_side_over(ex, &s->popts.stop_race);
+#endif
         }
         st = deferred_setup(s);
         s->popts.stop = NULL;
         s->popts.stop_arg = NULL;
-        if (st == SPK_PRECOND_STOPPED) { /* not built: the next solve builds it */
-            st = rc && rc->won ? SPK_OK : spk_err_set(e, SPK_ERR_INTERNAL, "the preconditioner's build stopped early");
+        s->popts.stop_dev = NULL;
+        /* stopped on the device's flag: the side that set it ends within an
+         * iteration */
+        if (st == SPK_PRECOND_STOPPED && rc) {
+            const int ss = spk_race_settle(rc);
+            if (ss) {
+                st = ss;
+                goto cleanup;
+            }
+        }
+        if (st == SPK_PRECOND_STOPPED) {
+            if (rc && rc->winner >= 0) {
+                st = SPK_OK; /* not built: the next solve builds it */
+            } else { /* no side won after all (their ends' tests are the host's): built whole */
+                st = deferred_setup(s);
+                if (st == SPK_PRECOND_STOPPED)
+                    st = spk_err_set(e, SPK_ERR_INTERNAL, "the preconditioner's build stopped early");
+            }
         }
         if (st) goto cleanup;
         t_setup = s->t_setup;
@@ -1015,7 +1053,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     if (rc) SPK_CHECK(st, spk_race_poll(rc, &alongside));
     s->k.race = rc;
     if (!alongside) SPK_CHECK(st, run_method(s, db, dx, &r));
-    alongside = rc && rc->won;
+    alongside = rc && rc->winner >= 0;
     if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND)) {
         spk_result first = r;
         s->kind = SPK_SOLVER_BICGSTAB;
@@ -1026,7 +1064,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         SPK_CHECK(st, ex->ops->upload(ex, dx, x0, bytes));
         memset(&r, 0, sizeof r);
         SPK_CHECK(st, run_method(s, db, dx, &r));
-        alongside = rc && rc->won;
+        alongside = rc && rc->winner >= 0;
         r.switched = !alongside;
         r.t_spmv += first.t_spmv;
         r.t_precond += first.t_precond;
@@ -1040,7 +1078,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         } else {
             SPK_CHECK(st, spk_race_stop(rc)); /* a win of its found now comes too late */
         }
-        r.race = alongside ? 2 : 1;
+        r.race = alongside ? 2 + rc->winner : 1;
     }
     if (s->b) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
     if (s->perm)
@@ -1127,7 +1165,7 @@ void spk_solver_destroy(spk_solver *s)
     if (s->k.e) spk_krylov_free(&s->k);
     if (s->race_init) {
         spk_race_stop(&s->race);
-        spk_krylov_free(&s->race.k);
+        race_free(s);
     }
 #ifdef SPK_HAVE_CUDA
     spk_cuda_csr_free(&s->blockA);

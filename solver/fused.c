@@ -329,13 +329,14 @@ static void block_of(spk_krylov *k, const spk_options *o, int method, double *x,
 {
     memset(br, 0, sizeof *br);
     const int ident = spk_krylov_identity(k);
-    if (o->vector_ops != SPK_VECTOR_BLOCK || !K(k)->block || !k->dA || k->n < 1 || k->n > SPK_BLOCK_ROWS ||
-        k->dA->nnz > (ident ? SPK_BLOCK_CLUSTER_NNZ_MAX : SPK_BLOCK_CLUSTER_NNZ_PREC_MAX))
-        return;
+    if (o->vector_ops != SPK_VECTOR_BLOCK || !K(k)->block || !k->dA || k->n < 1 || k->n > SPK_BLOCK_ROWS) return;
     spk_block_job *j = &br->job;
     if (!ident && (!k->M_ops->block || !k->M_ops->block(k->M, &j->M))) return;
+    /* Jacobi costs a product per entry of a vector: the limits without M */
+    const int light = ident || j->M.kind == SPK_BLOCK_DIAG;
+    if (k->dA->nnz > (light ? SPK_BLOCK_CLUSTER_NNZ_MAX : SPK_BLOCK_CLUSTER_NNZ_PREC_MAX)) return;
     j->cluster = 1;
-    if (k->dA->nnz > (ident ? SPK_BLOCK_NNZ_MAX : SPK_BLOCK_NNZ_PREC_MAX)) {
+    if (k->dA->nnz > (light ? SPK_BLOCK_NNZ_MAX : SPK_BLOCK_NNZ_PREC_MAX)) {
         if (!ident && j->M.kind == SPK_BLOCK_SOLVE) return;
         j->cluster = SPK_BLOCK_CLUSTER_MAX;
     }
@@ -398,88 +399,128 @@ static int block_done(spk_krylov *k, const blockrun *br, int it)
 
 int spk_race_start(spk_race *rc, spk_krylov *main, const double *b, const double *x0, const spk_options *o)
 {
-    spk_krylov *k = &rc->k;
-    rc->running = rc->won = 0;
     rc->o = o;
-    memset(&rc->res, 0, sizeof rc->res);
-    if (!K(k) || !K(k)->side_run || o->vector_ops != SPK_VECTOR_BLOCK || o->maxit < 1) return SPK_OK;
-    double *x = k->w[4];
+    rc->winner = -1;
+    for (int w = 0; w < SPK_RACE_SIDES; w++) {
+        spk_race_side *sd = &rc->side[w];
+        sd->running = sd->won = 0;
+        memset(&sd->res, 0, sizeof sd->res);
+    }
+    spk_krylov *k0 = &rc->side[0].k;
+    if (rc->sides < 1 || !K(k0) || !K(k0)->side_run || o->vector_ops != SPK_VECTOR_BLOCK || o->maxit < 1)
+        return SPK_OK;
     int done;
-    /* main's start, once for both */
+    /* main's start, once for all */
     SPK_TRY(spk_krylov_begin(main, b, (double *)x0, o, &done));
     if (done) return SPK_OK;
-    SPK_TRY(k->e->ops->copy(k->e, k->n, x0, x));
-    SPK_TRY(k->e->ops->copy(k->e, k->n, main->w[0], k->w[0]));
     rc->bnorm = main->begun.bnorm;
-    rc->res.rnorm0 = rc->res.rnorm = main->begun.rnorm;
-    rc->res.relres = main->begun.rnorm / main->begun.bnorm;
-    blockrun br;
-    block_of(k, o, SPK_BLOCK_CG, x, &rc->res, rc->bnorm, &br);
-    if (!br.on) return SPK_OK;
-    spk_block_job *j = &br.job;
-    const int slot[7] = {CG_RZ1, CG_RZ0, CG_PQ, CG_RR};
-    memcpy(j->slot, slot, sizeof j->slot);
-    j->first = 1;
-    j->it = 0;
-    j->iters = o->maxit;
-    j->rnorm = rc->res.rnorm;
-    j->ring = 1;
-    SPK_TRY(K(k)->side_run(k->e, j));
-    rc->cluster = j->cluster;
-    rc->running = j->cluster > 0;
+    for (int w = 0; w < rc->sides && w < SPK_RACE_SIDES; w++) {
+        spk_race_side *sd = &rc->side[w];
+        spk_krylov *k = &sd->k;
+        double *x = k->w[4];
+        sd->res.rnorm0 = sd->res.rnorm = main->begun.rnorm;
+        sd->res.relres = main->begun.rnorm / main->begun.bnorm;
+        blockrun br;
+        block_of(k, o, SPK_BLOCK_CG, x, &sd->res, rc->bnorm, &br);
+        if (!br.on) continue;
+        SPK_TRY(k->e->ops->copy(k->e, k->n, x0, x));
+        SPK_TRY(k->e->ops->copy(k->e, k->n, main->w[0], k->w[0]));
+        spk_block_job *j = &br.job;
+        if (sd->jacobi) {
+            j->M.kind = SPK_BLOCK_DIAG;
+            j->M.id[0] = k->w[5];
+            j->diag_of_A = 1;
+        }
+        const int slot[7] = {CG_RZ1, CG_RZ0, CG_PQ, CG_RR};
+        memcpy(j->slot, slot, sizeof j->slot);
+        j->first = 1;
+        j->it = 0;
+        j->iters = o->maxit;
+        j->rnorm = sd->res.rnorm;
+        j->ring = 1;
+        SPK_TRY(K(k)->side_run(k->e, w, j));
+        sd->cluster = j->cluster;
+        sd->running = j->cluster > 0;
+    }
     return SPK_OK;
 }
 
-/* It has ended: its last read through the host's tests (krylov_common.h). */
-static int race_end(spk_race *rc)
+int spk_race_running(const spk_race *rc)
 {
-    spk_krylov *k = &rc->k;
+    for (int w = 0; rc && w < SPK_RACE_SIDES; w++)
+        if (rc->side[w].running) return 1;
+    return 0;
+}
+
+/* Side w has ended: its last read through the host's tests (krylov_common.h). */
+static int race_end(spk_race *rc, int w)
+{
+    spk_race_side *sd = &rc->side[w];
+    spk_krylov *k = &sd->k;
     double last[3];
-    int won = 0;
-    rc->running = 0;
-    SPK_TRY(K(k)->side_end(k->e, last, &rc->count, &won, &rc->seconds, rc->share));
+    sd->running = 0;
+    SPK_TRY(K(k)->side_end(k->e, w, last, &sd->count, &sd->seconds, sd->share));
     const double rz = last[0], pq = last[1], rr = last[2];
-    spk_result *res = &rc->res;
-    rc->won = 0;
+    spk_result *res = &sd->res;
+    sd->won = 0;
     if (!(isfinite(rz) && rz > 0 && isfinite(pq) && pq > 0 && isfinite(rr) && rr >= 0)) return SPK_OK;
     const double rnorm = sqrt(rr);
-    res->iterations = rc->count;
-    rc->won = spk_krylov_converged(rc->o, res, rnorm, rc->bnorm);
-    if (rc->won) {
+    res->iterations = sd->count;
+    sd->won = spk_krylov_converged(rc->o, res, rnorm, rc->bnorm);
+    if (sd->won) {
         res->rnorm = rnorm;
         res->relres = rnorm / rc->bnorm;
+        if (rc->winner < 0) rc->winner = w;
     }
     return SPK_OK;
 }
 
 int spk_race_poll(spk_race *rc, int *won)
 {
-    *won = rc->won;
-    if (!rc->running) return SPK_OK;
-    int ended = 0;
-    SPK_TRY(K(&rc->k)->side_poll(rc->k.e, &ended));
-    if (ended) SPK_TRY(race_end(rc));
-    *won = rc->won;
+    for (int w = 0; w < SPK_RACE_SIDES && rc->winner < 0; w++) {
+        if (!rc->side[w].running) continue;
+        int ended = 0;
+        SPK_TRY(K(&rc->side[w].k)->side_poll(rc->side[w].k.e, w, &ended));
+        if (ended) SPK_TRY(race_end(rc, w));
+    }
+    *won = rc->winner >= 0;
+    return SPK_OK;
+}
+
+int spk_race_settle(spk_race *rc)
+{
+    int won = 0;
+    while (spk_race_running(rc) && !won) SPK_TRY(spk_race_poll(rc, &won));
     return SPK_OK;
 }
 
 int spk_race_stop(spk_race *rc)
 {
-    return rc && rc->running ? race_end(rc) : SPK_OK;
+    int st = SPK_OK;
+    for (int w = 0; rc && w < SPK_RACE_SIDES; w++)
+        if (rc->side[w].running) {
+            const int s = race_end(rc, w);
+            if (!st) st = s;
+        }
+    return st;
 }
 
 int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res)
 {
-    spk_krylov *k = &rc->k;
-    if (!rc->won) return spk_err_set(k->e->err, SPK_ERR_INTERNAL, "spk_race_result: the CG alongside did not win");
-    *res = rc->res;
-    res->block_iterations = rc->count;
-    res->block_cluster = rc->cluster;
-    res->t_spmv = rc->seconds * rc->share[SPK_PHASE_SPMV];
-    res->t_precond = rc->seconds * rc->share[SPK_PHASE_PRECOND];
-    res->t_vector = rc->seconds * rc->share[SPK_PHASE_VECTOR];
+    if (rc->winner < 0)
+        return spk_err_set(rc->side[0].k.e->err, SPK_ERR_INTERNAL, "spk_race_result: no CG alongside won");
+    spk_race_side *sd = &rc->side[rc->winner];
+    spk_krylov *k = &sd->k;
+    *res = sd->res;
+    res->block_iterations = sd->count;
+    res->block_cluster = sd->cluster;
+    res->t_spmv = sd->seconds * sd->share[SPK_PHASE_SPMV];
+    res->t_precond = sd->seconds * sd->share[SPK_PHASE_PRECOND];
+    res->t_vector = sd->seconds * sd->share[SPK_PHASE_VECTOR];
     SPK_TRY(fused_finish(k, b, k->w[4], k->w[3], res, rc->bnorm));
-    return k->e->ops->copy(k->e, k->n, k->w[4], x);
+    SPK_TRY(k->e->ops->copy(k->e, k->n, k->w[4], x));
+    /* the others have seen the winner's flag and stopped, or stop within an iteration */
+    return spk_race_stop(rc);
 }
 
 /* Has the CG alongside (if any) won?  Asked before the driver queues more
@@ -561,7 +602,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     }
     SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
-    if (k->race && k->race->won) return SPK_OK; /* the caller takes the answer alongside */
+    if (k->race && k->race->winner >= 0) return SPK_OK; /* the caller takes the answer alongside */
     return fused_finish(k, b, x, q, res, bnorm);
 }
 
@@ -689,7 +730,7 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
     }
     SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
-    if (k->race && k->race->won) return SPK_OK; /* the caller takes the answer alongside */
+    if (k->race && k->race->winner >= 0) return SPK_OK; /* the caller takes the answer alongside */
     return fused_finish(k, b, x, t, res, bnorm);
 }
 

@@ -44,33 +44,48 @@ typedef struct spk_krylov {
     int pooled;                       /* w[] are parts of one allocation, w[0] */
 } spk_krylov;
 
-/* CG without a preconditioner, run alongside a preconditioned solve on the
- * executor's second stream (spk_exec_krylov_ops.side_run) in one block or a
- * cluster, from the same x0; the host takes whichever converges first
- * (spk_options.race, solver/api.c). */
-typedef struct spk_race {
+/* CG runs alongside a preconditioned solve, each on a stream of the
+ * executor's own (spk_exec_krylov_ops.side_run) in one block or a cluster,
+ * from the same x0: side 0 without a preconditioner, side 1 (where asked)
+ * with Jacobi; the host takes whichever converges first (spk_options.race,
+ * solver/api.c). */
+#define SPK_RACE_SIDES 2
+typedef struct spk_race_side {
     spk_krylov k;          /* A (and k.dA), no M, its work vectors; its x is w[4] */
-    const spk_options *o;
-    double bnorm;
+    int jacobi;            /* with Jacobi (1 / a_ii made by the kernel in w[5]) */
     spk_result res;        /* from its start on: rnorm0, then the outcome when it won */
     int running;           /* queued and not yet ended */
     int won;               /* it ended converged (rtol or atol) */
     int count, cluster;    /* its iterations, the blocks that ran them */
     double seconds, share[SPK_PHASES];
+} spk_race_side;
+typedef struct spk_race {
+    spk_race_side side[SPK_RACE_SIDES];
+    int sides;             /* the sides that take part (1: CG without a preconditioner only) */
+    const spk_options *o;
+    double bnorm;
+    int winner;            /* the side that won, -1: none */
 } spk_race;
 
 /* Start it for b and x0 (device vectors; x0 is copied): the start of the
  * solve `main` (spk_krylov_begin: r0 and the norms, read once and kept for
- * main's driver), r0 and x0 copied, then the iterations alongside.  It does
- * not start (running 0) where the block iterations cannot take the system
- * or the start decides the solve (zero b, NaN, x0 converged). */
+ * main's driver), then for each side r0 and x0 copied and its iterations
+ * alongside.  A side does not start (running 0) where the block iterations
+ * cannot take the system or the start decides the solve (zero b, NaN, x0
+ * converged). */
 int spk_race_start(spk_race *rc, spk_krylov *main, const double *b, const double *x0, const spk_options *o);
-/* Without waiting: has it won (*won; it has ended when it has)? */
+/* Is any side running? */
+int spk_race_running(const spk_race *rc);
+/* Without waiting: has a side won (*won; rc->winner is the side)? */
 int spk_race_poll(spk_race *rc, int *won);
-/* End it (stopped at its current iteration if still running; NULL-safe). */
+/* Wait until a side has won or none runs (a side set the race's flag, and
+ * ends within an iteration). */
+int spk_race_settle(spk_race *rc);
+/* End every side still running (stopped at its current iteration; NULL-safe). */
 int spk_race_stop(spk_race *rc);
-/* After it won: its outcome in *res (iterations, residuals, the true
- * residual, its phase times) and its x copied into x. */
+/* After a side won: its outcome in *res (iterations, residuals, the true
+ * residual, its phase times) and its x copied into x; the other sides
+ * ended. */
 int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res);
 
 /* Allocate the workspace for n unknowns (and the history for maxit when keep). */

@@ -482,6 +482,40 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
     }
     CHECK(whole && stopped >= 2, "%s %s: %d builds stopped, one whole: %d", what, pc, stopped, whole);
     printf("%-22s %-11s stopped at each of its %d stop points, then built whole\n", what, pc, stopped);
+    /* stop_dev: a flag in device memory; holding stop_race it ends the
+     * device's factorization kernel, and the build ends as by stop; any
+     * other value changes nothing */
+    int *flag = NULL;
+    const int five = 5;
+    o.stop = NULL;
+    o.stop_arg = NULL;
+    CHECK_OK(g_dev->ops->alloc(g_dev, sizeof(int), (void **)&flag), g_dev->err->msg);
+    CHECK_OK(g_dev->ops->upload(g_dev, flag, &five, sizeof five), g_dev->err->msg);
+    for (int v = 5; v <= 6 && flag; v++) {
+        o.stop_dev = flag;
+        o.stop_race = v;
+        void *M = NULL;
+        spk_err_clear(g_dev->err);
+        const int st = ops->create(g_dev, A, &o, &M);
+        if (v == 5 && g_build == 2) {
+            CHECK(st == SPK_PRECOND_STOPPED && !M && g_dev->err->code == 0,
+                  "%s %s: the device's flag set: %d, impl %p, error '%s'", what, pc, st, M, g_dev->err->msg);
+            continue;
+        }
+        CHECK_OK(st, g_dev->err->msg);
+        if (!M) continue;
+        CHECK_OK(ops->apply(M, dr, dz), g_dev->err->msg);
+        CHECK_OK(g_dev->ops->download(g_dev, z1, dz, (size_t)n * sizeof(double)), g_dev->err->msg);
+        double d = 0, m = 0;
+        for (int i = 0; i < n; i++) {
+            d = fmax(d, fabs(z1[i] - z0[i]));
+            m = fmax(m, fabs(z0[i]));
+        }
+        CHECK(d <= 1e-12 * m, "%s %s: the device's flag %s: applies %g away (of %g)", what, pc,
+              v == 5 ? "set (built on the host)" : "set for another race", d, m);
+        ops->destroy(M);
+    }
+    g_dev->ops->free(g_dev, flag);
     ops->destroy(ref);
     g_dev->ops->free(g_dev, dr);
     g_dev->ops->free(g_dev, dz);

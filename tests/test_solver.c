@@ -211,10 +211,10 @@ static void known_solution(const char *spec, int method, const char *pc)
     printf("%-16s %-8s %-6s %4d iterations, true relres %.2e, error %.2e\n", spec, mname, pc,
            r.iterations, r.true_relres, e);
     if (g_vector_ops == SPK_VECTOR_BLOCK && g_dev != g_host) {
-        /* one block (a cluster beyond its entries) runs the iterations with no preconditioner and with the
-         * device factor's sweeps; the others (cuSPARSE's factor, Jacobi, ISAI), and the sweeps beyond a
-         * cluster's entries, go on with graphs */
-        const int none = !strcmp(pc, "none"), sweeps = strstr(pc, "-sweeps") != NULL;
+        /* one block (a cluster beyond its entries) runs the iterations with no preconditioner, with
+         * Jacobi (the same entry limits) and with the device factor's sweeps; the others (cuSPARSE's
+         * factor, ISAI), and the sweeps beyond a cluster's entries, go on with graphs */
+        const int none = !strcmp(pc, "none") || !strcmp(pc, "jacobi"), sweeps = strstr(pc, "-sweeps") != NULL;
         const int blk = n <= SPK_BLOCK_ROWS && ((none && A.nnz <= SPK_BLOCK_CLUSTER_NNZ_MAX) ||
                                                 (sweeps && A.nnz <= SPK_BLOCK_CLUSTER_NNZ_PREC_MAX));
         const int first = strcmp(mname, "cg") != 0; /* BiCGStab's first iteration: the ordinary path */
@@ -546,8 +546,8 @@ static void fused_vs_classic(const char *spec, int method, const char *pc)
 }
 
 /* SPK_VECTOR_BLOCK on the GPU: each way a block applies the device factor
- * (sliced sweeps, sweeps on the factor as stored, exact solves), checked by
- * known_solution against the host and the known answer. */
+ * (sliced sweeps, sweeps on the factor as stored, exact solves) and Jacobi,
+ * checked by known_solution against the host and the known answer. */
 static void block_kinds(void)
 {
     struct {
@@ -569,6 +569,11 @@ static void block_kinds(void)
          * (block_kernels.cu, stage: 160 KB) */
         {"powerlaw:4000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR, 0},
         {"powerlaw:8000:2.2", "ilu0-sweeps", BICGSTAB, 1, SPK_BLOCK_SWEEPS_CSR, 0},
+        /* Jacobi, in one block and in a cluster (39,304 and 53,600 entries) */
+        {"poisson3d-7:12", "jacobi", CG, 0, SPK_BLOCK_DIAG, 0},
+        {"convdiff3d-7:12", "jacobi", BICGSTAB, 0, SPK_BLOCK_DIAG, 0},
+        {"poisson3d-27:12", "jacobi", CG, 0, SPK_BLOCK_DIAG, 0},
+        {"convdiff3d-7:20", "jacobi", BICGSTAB, 0, SPK_BLOCK_DIAG, 0},
     };
     /* one block's sweeps on the factor as stored give rows of more than
      * SPK_DEV_LONG_ROW entries a triangle a warp each: powerlaw:1000 has such rows in

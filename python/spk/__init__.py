@@ -162,7 +162,7 @@ class SolveInfo:
     block_iterations: int = 0  # iterations run inside one thread block or cluster (vector_ops "block")
     block_cluster: int = 0  # the blocks that ran them: 1 one block, 2-16 a cluster, 0 none
     precond_sweeps: int = 0  # Jacobi sweeps per triangular solve of IC(0)/ILU(0); 0: exact or none
-    race: int = 0  # 0 no race; 1 the preconditioned solve answered; 2 CG without one, run alongside
+    race: int = 0  # 0 no race; 1 the preconditioned solve answered; 2 CG without one, run alongside; 3 CG with Jacobi, alongside
 
 
 def _csr_of(A):
