@@ -32,6 +32,15 @@ __global__ void scale_kernel(int n, const double *__restrict__ d, const double *
         z[i] = d[i] * r[i];
 }
 
+__global__ void copy2_kernel(int n, const double *__restrict__ a, double *__restrict__ x,
+                             const double *__restrict__ b, double *__restrict__ y)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        x[i] = a[i];
+        y[i] = b[i];
+    }
+}
+
 __global__ void pivots_kernel(int n, const int *__restrict__ rowptr, const int *__restrict__ diag,
                               const double *__restrict__ val, double *__restrict__ piv,
                               unsigned char *__restrict__ bad)
@@ -120,6 +129,14 @@ extern "C" cudaError_t spk_cuda_scale(cudaStream_t s, int n, const double *d, co
 {
     if (n <= 0) return cudaSuccess;
     scale_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, d, r, z);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_cuda_copy2(cudaStream_t s, int n, const double *a, double *x, const double *b,
+                                      double *y)
+{
+    if (n <= 0) return cudaSuccess;
+    copy2_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, a, x, b, y);
     return cudaGetLastError();
 }
 

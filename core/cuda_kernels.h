@@ -16,6 +16,8 @@ cudaError_t spk_cuda_axpby(cudaStream_t s, int n, double a, const double *x, dou
 cudaError_t spk_cuda_fill(cudaStream_t s, int n, double a, double *x);
 /* z[i] = d[i] * r[i]  (2 reads, 1 write) */
 cudaError_t spk_cuda_scale(cudaStream_t s, int n, const double *d, const double *r, double *z);
+/* x = a and y = b in one launch (n entries each) */
+cudaError_t spk_cuda_copy2(cudaStream_t s, int n, const double *a, double *x, const double *b, double *y);
 /* piv[i] = val[diag[i]]; bad[i] = 1 when row i of (rowptr, val) holds a
  * non-finite value, else 0  (one pass over the values) */
 cudaError_t spk_cuda_pivots(cudaStream_t s, int n, const int *rowptr, const int *diag,

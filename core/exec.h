@@ -107,6 +107,8 @@ typedef struct spk_block_job {
                                 i mod r (a job alongside, whose host reads only its last) */
     int diag_of_A;           /* CG with SPK_BLOCK_DIAG: the launch first writes M.id[0][i] =
                                 1 / a_ii from rp, ci, val (0 where a_ii is 0 or not stored) */
+    const double *x0, *r0;   /* a job alongside (side_run): copied into x and v[0] before it
+                                starts, in the executor's order (NULL: x and v[0] hold them) */
 } spk_block_job;
 struct spk_exec_krylov_ops {
     /* s[o] = x'y */

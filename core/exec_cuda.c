@@ -906,6 +906,8 @@ static int ck_side_run(spk_exec *e, int which, spk_block_job *job)
     job->signal = 1;
     job->scratch = NULL; /* no sweeps: no sweeps' iterates */
     cudaStream_t s = jb->stream;
+    if (job->x0 && job->r0) /* one launch for both, before anything later on the stream may change them */
+        KLAUNCH(e, spk_cuda_copy2(impl_of(e)->stream, job->n, job->x0, job->x, job->r0, job->v[0]));
     SPK_CUDA_TRY(e->err, cudaEventRecord(jb->go, impl_of(e)->stream));
     SPK_CUDA_TRY(e->err, cudaStreamWaitEvent(s, jb->go, 0));
     SPK_CUDA_TRY(e->err, cudaEventRecord(jb->start, s));

@@ -423,9 +423,9 @@ int spk_race_start(spk_race *rc, spk_krylov *main, const double *b, const double
         blockrun br;
         block_of(k, o, SPK_BLOCK_CG, x, &sd->res, rc->bnorm, &br);
         if (!br.on) continue;
-        SPK_TRY(k->e->ops->copy(k->e, k->n, x0, x));
-        SPK_TRY(k->e->ops->copy(k->e, k->n, main->w[0], k->w[0]));
         spk_block_job *j = &br.job;
+        j->x0 = x0; /* copied in by side_run */
+        j->r0 = main->w[0];
         if (sd->jacobi) {
             j->M.kind = SPK_BLOCK_DIAG;
             j->M.id[0] = k->w[5];

@@ -137,9 +137,13 @@ def test_cuda_device_when_present():
             pytest.skip("no usable GPU: %s" % e)
         raise
     with s:
-        x, info = s.solve(A @ np.ones(A.shape[0]))
+        b = A @ np.ones(A.shape[0])
+        x, info = s.solve(b)
         assert info.converged and info.device.startswith("cuda")
-        assert np.allclose(x, 1.0, rtol=1e-4)
+        # the tolerance is on the residual; the error it leaves depends on the
+        # method that answered (IC(0) 6e-5, CG with Jacobi 1.5e-4, plain CG 9e-4)
+        assert np.linalg.norm(b - A @ x) <= 1.01e-8 * np.linalg.norm(b)
+        assert np.allclose(x, 1.0, rtol=1e-3)
 
 
 SHARED_FILES = sorted(glob.glob(os.path.join(SHARED, "*.mtx.gz"))) if SHARED and os.path.isdir(SHARED) else []
