@@ -48,7 +48,7 @@ __device__ __forceinline__ bool fin(double v)
 // block's sum in one of two slots used in turn, which the other blocks read.
 // A block writes a slot again two sums later, after the barrier of the sum
 // between, which no block passes before it has read the slot.
-// stop: the stopping request (spk_block_job.stop) thread 0 of block 0 read
+// stop: whether the race is over (spk_block_job.over) as thread 0 of block 0 read it
 // in an iteration, there for the others after a barrier, in two slots by
 // the iteration's parity (the next write to a slot comes two iterations
 // later, after barriers no block passes before reading it).
@@ -258,12 +258,21 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
     ck.start();
     int done = 0;
     bool met = false;
+    /* The race's flag: a job alongside (CG without a preconditioner or with
+     * Jacobi, whose product takes less than the load) loads it an iteration
+     * before it uses it, so that its latency hides behind a whole iteration
+     * (the end is seen an iteration later); the solve with IC(0)/ILU(0)
+     * loads it at the start of the iteration, to use after the product. */
+    const int lead = j.over && G::first() == 0;
+    int ahead = lead && j.signal ? *(const volatile int *)j.over : 0;
     for (int it = j.it + 1; done < j.iters; it++) {
-        /* the request is loaded here and used after the product, so its
-         * latency (host memory: about a microsecond) hides behind the work */
-        const int lead = (j.stop || j.over) && G::first() == 0;
-        const int req = lead && j.stop ? *j.stop : 0;
-        const int over = lead && j.over ? *(const volatile int *)j.over == j.race : 0;
+        int seen;
+        if (j.signal) {
+            seen = ahead;
+            ahead = lead ? *(const volatile int *)j.over : 0;
+        } else {
+            seen = lead ? *(const volatile int *)j.over : 0;
+        }
         if (prec) {
             if (j.M.kind == SPK_BLOCK_DIAG) /* the dot below reads only this thread's rows: no barrier */
                 diag_apply<G>(n, j.M.id[0], r, z);
@@ -283,7 +292,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         ck.mark(SPK_PHASE_VECTOR);
         block_spmv<G>(j, p, q);
         ck.mark(SPK_PHASE_SPMV);
-        if (lead) sh.stop[it & 1] = req | over;
+        if (lead) sh.stop[it & 1] = seen == j.race;
         pq = block_dot<G>(n, p, q, sh); /* its barrier publishes the request */
         const double a = rzn / pq;
         rr = residual_step<G>(rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a), n, a, q, r, sh,
@@ -297,7 +306,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         if (!(fin(rzn) && rzn > 0) || !(fin(pq) && pq > 0)) break;
         rn = fast_norm(rr);
         met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
-        const bool halt = (j.stop || j.over) && G::remote(&sh.stop[it & 1], 0) != 0;
+        const bool halt = j.over && G::remote(&sh.stop[it & 1], 0) != 0;
         if (rn < 0 || end_test(j, rn) || it >= j.maxit || halt) break;
     }
     if (met && j.over && j.signal && G::first() == 0) *(volatile int *)j.over = j.race;
@@ -520,7 +529,7 @@ extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, dou
                                      int *count, long long *cycles)
 {
     if (j->n < 1 || j->n > SPK_BLOCK_ROWS || j->iters < 1 || j->cluster < 1 || j->cluster > SPK_BLOCK_CLUSTER_MAX ||
-        ((j->stop || j->over) && j->method != SPK_BLOCK_CG) || j->ring < 0)
+        (j->over && j->method != SPK_BLOCK_CG) || j->ring < 0)
         return cudaErrorInvalidValue;
     if (j->cluster > 1) {
         if ((j->M.kind != SPK_BLOCK_IDENTITY && j->M.kind != SPK_BLOCK_DIAG && !j->scratch) ||

@@ -95,12 +95,11 @@ typedef struct spk_block_job {
     double rnorm;            /* CG without M: ||r|| after iteration it */
     double conv, atol, div;  /* the tests: ||r|| <= conv (rtol ||b||), <= atol, > div (when div > 0) */
     /* Stopping from outside (the race of api.c; set by the executor; CG
-     * only): the kernel reads *stop (NULL: none; mapped host memory) and
-     * *over (NULL: none; device memory) once an iteration and ends after the
-     * iteration where *stop was nonzero or *over was `race`; with `signal`
+     * only): the kernel reads *over (NULL: none; device memory) once an
+     * iteration and ends an iteration after it held `race`; with `signal`
      * (a job alongside) it sets *over to `race` when its last iteration met
-     * conv or atol, which ends the other jobs of the race. */
-    const volatile int *stop;
+     * conv or atol, which ends the other jobs of the race (the host ends
+     * them by writing `race` there too). */
     int *over;
     int race, signal;
     int ring;                /* reads kept: 0 all (iters at most SPK_BLOCK_ITERS), r > 0 read i at

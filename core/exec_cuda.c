@@ -54,10 +54,12 @@ typedef struct krylov_state {
 
 /* CG jobs alongside the executor's work (exec.h, side_run), made at the
  * first use: each job's stream, events, scalars, last read, cycles and count
- * in one device buffer (and a pinned copy), and its stopping request in
- * mapped host memory; in device memory the flag the first to converge sets
- * to the race's number (`over`, never reset: each race has a number of its
- * own); the frees deferred while any runs. */
+ * in one device buffer (and a pinned copy); in device memory the flag the
+ * first to converge sets to the race's number (`over`, never reset: each
+ * race has a number of its own), which the host also writes, through the
+ * executor's stream, to stop them (read by the kernels every iteration, it
+ * stays in device memory: from mapped host memory a read costs a small
+ * system's iteration); the frees deferred while any runs. */
 typedef struct side_job {
     cudaStream_t stream;
     cudaEvent_t go, start, end;
@@ -66,10 +68,9 @@ typedef struct side_job {
 } side_job;
 typedef struct side_state {
     side_job job[SPK_EXEC_SIDES];
-    int *flags, *dflags;       /* host memory and the device's address of it: the jobs'
-                                  requests */
     int *over;                 /* device memory */
-    int race;                  /* the number of the race running or last run */
+    int *race;                 /* pinned: the number of the race running or last run */
+    int ended;                 /* the host has written *race to *over since the race began */
     int loaded;                /* 1: the kernels preloaded; -1: they cannot be (no job runs) */
     void **later;
     int nlater, caplater;
@@ -439,12 +440,11 @@ static void cu_destroy(spk_exec *e)
     if (c) {
         side_state *sd = c->side;
         if (sd) {
+            if (side_busy(sd) && sd->over && sd->race)
+                cudaMemcpyAsync(sd->over, sd->race, sizeof(int), cudaMemcpyHostToDevice, c->stream);
             for (int w = 0; w < SPK_EXEC_SIDES; w++) {
                 side_job *jb = &sd->job[w];
-                if (jb->running && sd->flags) {
-                    __atomic_store_n(&sd->flags[w], 1, __ATOMIC_SEQ_CST);
-                    cudaStreamSynchronize(jb->stream);
-                }
+                if (jb->running) cudaStreamSynchronize(jb->stream);
                 jb->running = 0;
             }
             for (int i = 0; i < sd->nlater; i++) cudaFree(sd->later[i]);
@@ -458,7 +458,7 @@ static void cu_destroy(spk_exec *e)
                 if (jb->hbuf) cudaFreeHost(jb->hbuf);
                 if (jb->stream) cudaStreamDestroy(jb->stream);
             }
-            if (sd->flags) cudaFreeHost(sd->flags);
+            if (sd->race) cudaFreeHost(sd->race);
             cudaFree(sd->over);
             free(sd);
         }
@@ -802,13 +802,12 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
     long long *dcyc = (long long *)(dreads + 3 * BLOCK_READS);
     int *dcount = (int *)(dcyc + SPK_PHASES);
     const side_state *sd = impl_of(e)->side;
-    job->stop = NULL;
     job->ring = 0;
     job->over = NULL;
     job->signal = 0;
     if (side_busy(sd) && job->method == SPK_BLOCK_CG) { /* stop once a job alongside has converged */
         job->over = sd->over;
-        job->race = sd->race;
+        job->race = *sd->race;
     }
     KLAUNCH(e, spk_block_run(s, job, k->d.slots, dreads, dcount, dcyc));
     SPK_TRY(ck_mark(e, SPK_PHASE_VECTOR));
@@ -831,7 +830,7 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
 const int *spk_exec_cuda_side_over(const spk_exec *e, int *race)
 {
     const side_state *sd = e && spk_exec_is_cuda(e) ? impl_of(e)->side : NULL;
-    *race = sd ? sd->race : 0;
+    *race = sd ? *sd->race : 0;
     return side_busy(sd) ? sd->over : NULL;
 }
 
@@ -856,9 +855,8 @@ static side_state *side_of(spk_exec *e)
         SPK_CHECK(st, spk_cuda_alloc(e, SIDE_BYTES, "the job alongside's scalars", &jb->dbuf));
         SPK_CUDA_CHECK(st, e->err, cudaHostAlloc(&jb->hbuf, SIDE_BYTES, cudaHostAllocDefault));
     }
-    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc((void **)&sd->flags, SPK_EXEC_SIDES * sizeof(int), cudaHostAllocMapped));
-    SPK_CUDA_CHECK(st, e->err, cudaHostGetDevicePointer((void **)&sd->dflags, sd->flags, 0));
-    for (int w = 0; w < SPK_EXEC_SIDES; w++) sd->flags[w] = 0;
+    SPK_CUDA_CHECK(st, e->err, cudaHostAlloc((void **)&sd->race, sizeof(int), cudaHostAllocDefault));
+    *sd->race = 0;
     SPK_CHECK(st, spk_cuda_alloc(e, sizeof(int), "the race's flag", (void **)&sd->over));
     SPK_CUDA_CHECK(st, e->err, cudaMemset(sd->over, 0, sizeof(int)));
     return sd;
@@ -896,13 +894,16 @@ static int ck_side_run(spk_exec *e, int which, spk_block_job *job)
     }
     if (job->cluster > 1 && !k->cluster_max) SPK_CUDA_TRY(e->err, spk_block_cluster_max(&k->cluster_max));
     while (job->cluster > 1 && job->cluster > k->cluster_max) job->cluster /= 2;
-    /* no job runs: a new race, a new number (never 0, the flag's first value) */
-    if (!side_busy(sd)) sd->race = sd->race == INT_MAX ? 1 : sd->race + 1;
-    __atomic_store_n(&sd->flags[which], 0, __ATOMIC_SEQ_CST);
+    /* no job runs: a new race, a new number (never 0, the flag's first
+     * value; the pinned copy is read by a copy queued before this, done by
+     * now: the last race's jobs have ended) */
+    if (!side_busy(sd)) {
+        *sd->race = *sd->race == INT_MAX ? 1 : *sd->race + 1;
+        sd->ended = 0;
+    }
     double *d = jb->dbuf;
-    job->stop = &sd->dflags[which];
     job->over = sd->over;
-    job->race = sd->race;
+    job->race = *sd->race;
     job->signal = 1;
     job->scratch = NULL; /* no sweeps: no sweeps' iterates */
     cudaStream_t s = jb->stream;
@@ -940,7 +941,14 @@ static int ck_side_end(spk_exec *e, int which, double last[3], int *count, doubl
     if (!sd || which < 0 || which >= SPK_EXEC_SIDES || !sd->job[which].running)
         return spk_err_set(e->err, SPK_ERR_INTERNAL, "no job alongside %d to end", which);
     side_job *jb = &sd->job[which];
-    __atomic_store_n(&sd->flags[which], 1, __ATOMIC_SEQ_CST);
+    /* still running: the race's flag set through the executor's stream (its
+     * work, the solve's, is done: the copy runs at once), which ends every
+     * job of the race within an iteration */
+    if (!sd->ended && cudaEventQuery(jb->end) == cudaErrorNotReady) {
+        SPK_CUDA_TRY(e->err,
+                     cudaMemcpyAsync(sd->over, sd->race, sizeof(int), cudaMemcpyHostToDevice, impl_of(e)->stream));
+        sd->ended = 1;
+    }
     int st = SPK_OK;
     SPK_CUDA_CHECK(st, e->err, cudaMemcpyAsync(jb->hbuf, jb->dbuf, SIDE_BYTES, cudaMemcpyDeviceToHost, jb->stream));
     SPK_CUDA_CHECK(st, e->err, cudaStreamSynchronize(jb->stream));
@@ -962,7 +970,6 @@ static int ck_side_end(spk_exec *e, int which, double last[3], int *count, doubl
     for (int p = 0; p < SPK_PHASES; p++) share[p] = total > 0 ? (double)cyc[p] / total : p == SPK_PHASE_VECTOR;
 cleanup:
     jb->running = 0;
-    __atomic_store_n(&sd->flags[which], 0, __ATOMIC_SEQ_CST);
     if (!side_busy(sd)) {
         for (int i = 0; i < sd->nlater; i++) cudaFree(sd->later[i]);
         sd->nlater = 0;
