@@ -78,7 +78,7 @@ static void help(void)
            "                      reads, with the SpMV and the preconditioner, recorded once as\n"
            "                      CUDA graphs and replayed (CG with a preconditioner, BiCGStab;\n"
            "                      elsewhere as fused); block (default): on the GPU, systems of at\n"
-           "                      most 12288 rows and 32768 entries (16384 with IC(0)/ILU(0)) run\n"
+           "                      most 12288 rows and 14336 entries (16384 with IC(0)/ILU(0)) run\n"
            "                      whole iterations in one thread block, up to 524288 entries (131072\n"
            "                      with IC(0)/ILU(0) sweeps) in a cluster of 16 blocks (sm_90),\n"
            "                      elsewhere as graph; same iterations and outcome (to rounding)\n"

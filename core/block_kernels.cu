@@ -56,6 +56,8 @@ struct red {
     double w[kWarps];
     double part[2];
     double stop[2];
+    double2 w2[kWarps]; /* block_sum2's */
+    double2 part2[2];
     int turn;
 };
 
@@ -80,6 +82,41 @@ __device__ __forceinline__ double block_sum(double v, red &sh)
     for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(kFull, c, o);
     if (threadIdx.x == 0) sh.turn = slot ^ 1; /* read again only after the next barrier */
     return c;
+}
+
+// Two sums at once, each with block_sum's additions in block_sum's order
+// (the same bits), over one set of barriers.
+template <typename G>
+__device__ __forceinline__ double2 block_sum2(double a, double b, red &sh)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(kFull, a, o);
+        b += __shfl_xor_sync(kFull, b, o);
+    }
+    __syncthreads(); // sh may still be read by the previous sum
+    if ((threadIdx.x & 31) == 0) sh.w2[threadIdx.x >> 5] = make_double2(a, b);
+    __syncthreads();
+    double ta = 0, tb = 0;
+    for (int w = 0; w < kWarps; w++) {
+        ta += sh.w2[w].x;
+        tb += sh.w2[w].y;
+    }
+    if (!G::kCluster) return make_double2(ta, tb);
+    const int slot = sh.turn;
+    if (threadIdx.x == 0) sh.part2[slot] = make_double2(ta, tb);
+    G::sync();
+    const int lane = threadIdx.x & 31;
+    double ca = 0, cb = 0;
+    if (lane < G::blocks()) {
+        ca = G::remote(&sh.part2[slot].x, lane);
+        cb = G::remote(&sh.part2[slot].y, lane);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        ca += __shfl_xor_sync(kFull, ca, o);
+        cb += __shfl_xor_sync(kFull, cb, o);
+    }
+    if (threadIdx.x == 0) sh.turn = slot ^ 1; /* read again only after the next barrier */
+    return make_double2(ca, cb);
 }
 
 template <typename G>
@@ -126,6 +163,27 @@ __device__ __forceinline__ double residual_step(bool ok, int n, double a, const 
         acc += ri * ri;
     }
     return block_sum<G>(acc, sh);
+}
+
+// CG with Jacobi (d_i = 1 / a_ii): residual_step's update with r'r and,
+// in the same reduction, r'z for z = d r (z_i = r_i d_i, as diag_apply
+// makes it: the bits of block_dot(r, z) after it), so that z is never
+// stored and the next iteration needs no reduction of its own.
+template <typename G, typename First>
+__device__ __forceinline__ double2 residual_step_jacobi(bool ok, int n, double a, const double *v, double *r,
+                                                       const double *d, red &sh, First first)
+{
+    const double nan = __longlong_as_double(0x7ff8000000000000LL);
+    if (!ok) return make_double2(nan, nan);
+    double acc = 0, acc2 = 0;
+    for (int i = G::first(); i < n; i += G::stride()) {
+        first(i);
+        const double ri = G::ld(r + i) - a * G::ld(v + i);
+        r[i] = ri;
+        acc += ri * ri;
+        acc2 += ri * (ri * d[i]);
+    }
+    return block_sum2<G>(acc, acc2, sh);
 }
 
 // Phase clock of thread 0.
@@ -240,8 +298,9 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
                                                       long long *cycles)
 {
     BLOCK_SCRATCH(G, j);
-    const int n = j.n, prec = j.M.kind != SPK_BLOCK_IDENTITY;
+    const int n = j.n, prec = j.M.kind != SPK_BLOCK_IDENTITY, jac = j.M.kind == SPK_BLOCK_DIAG;
     double *x = j.x, *r = j.v[0], *p = j.v[1], *q = j.v[2], *z = prec ? j.v[3] : r;
+    const double *dg = j.M.id[0];
     int cur = j.slot[0], next = j.slot[1];
     double rz = j.first ? 1.0 : slots[cur], rn = j.rnorm, rzn = 0, pq = 0, rr = 0;
     if (prec && j.diag_of_A) /* Jacobi's 1 / a_ii, for this thread's rows only: no barrier */
@@ -254,6 +313,16 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
                 }
             ((double *)j.M.id[0])[i] = a != 0 ? 1.0 / a : 0.0;
         }
+    /* Jacobi: r'z of the launch's r; then each iteration's update gives the next */
+    double rzj = 0;
+    if (jac) {
+        double a = 0;
+        for (int i = G::first(); i < n; i += G::stride()) {
+            const double ri = G::ld(r + i);
+            a += ri * (ri * dg[i]);
+        }
+        rzj = block_sum<G>(a, sh);
+    }
     clock3 ck;
     ck.start();
     int done = 0;
@@ -273,11 +342,11 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         } else {
             seen = lead ? *(const volatile int *)j.over : 0;
         }
-        if (prec) {
-            if (j.M.kind == SPK_BLOCK_DIAG) /* the dot below reads only this thread's rows: no barrier */
-                diag_apply<G>(n, j.M.id[0], r, z);
-            else
-                block_prec_apply<G>(n, j.M, r, z, xs, stg, lrs);
+        if (jac) { /* z_i = r_i d_i, made where p takes it */
+            rzn = rzj;
+            ck.mark(SPK_PHASE_PRECOND);
+        } else if (prec) {
+            block_prec_apply<G>(n, j.M, r, z, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
             rzn = block_dot<G>(n, r, z, sh);
         } else {
@@ -285,9 +354,10 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         }
         const double beta = rzn / rz;
         if (j.first && it == 1) /* p = z: the copy of the driver's first iteration */
-            for (int i = G::first(); i < n; i += G::stride()) p[i] = G::ld(z + i);
+            for (int i = G::first(); i < n; i += G::stride()) p[i] = jac ? G::ld(r + i) * dg[i] : G::ld(z + i);
         else if (fin(beta))
-            for (int i = G::first(); i < n; i += G::stride()) p[i] = G::ld(z + i) + beta * G::ld(p + i);
+            for (int i = G::first(); i < n; i += G::stride())
+                p[i] = (jac ? G::ld(r + i) * dg[i] : G::ld(z + i)) + beta * G::ld(p + i);
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);
         block_spmv<G>(j, p, q);
@@ -295,8 +365,15 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         if (lead) sh.stop[it & 1] = seen == j.race;
         pq = block_dot<G>(n, p, q, sh); /* its barrier publishes the request */
         const double a = rzn / pq;
-        rr = residual_step<G>(rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a), n, a, q, r, sh,
-                              [&](int i) { x[i] = G::ld(x + i) + a * G::ld(p + i); });
+        const bool ok = rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a);
+        auto upd = [&](int i) { x[i] = G::ld(x + i) + a * G::ld(p + i); };
+        if (jac) {
+            const double2 s2 = residual_step_jacobi<G>(ok, n, a, q, r, dg, sh, upd);
+            rr = s2.x;
+            rzj = s2.y;
+        } else {
+            rr = residual_step<G>(ok, n, a, q, r, sh, upd);
+        }
         ck.mark(SPK_PHASE_VECTOR);
         put3<G>(reads, read_at(j, done++), rzn, pq, rr);
         rz = rzn;

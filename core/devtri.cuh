@@ -499,8 +499,7 @@ static __device__ __noinline__ void cluster_csr_tri(int n, int k, const spk_dev_
 }
 
 // Jacobi: z_i = d_i r_i for the rows of this thread, the product of the
-// separate kernel (d_i = 1 / a_ii from the host); no barrier (CG's dot that
-// follows reads only the thread's own rows).
+// separate kernel (d_i = 1 / a_ii); no barrier (block_prec_apply's).
 template <typename G>
 __device__ __forceinline__ void diag_apply(int n, const double *d, const double *r, double *z)
 {

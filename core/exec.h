@@ -40,17 +40,23 @@ enum { SPK_PHASE_SPMV, SPK_PHASE_PRECOND, SPK_PHASE_VECTOR, SPK_PHASES };
 #define SPK_BLOCK_ROWS 12288 /* the most rows: the sweeps' iterates (2 n doubles) in shared memory */
 #define SPK_BLOCK_ITERS 64   /* the most iterations of one launch */
 #define SPK_EXEC_SIDES 2     /* jobs alongside at a time (spk_exec_krylov_ops.side_run) */
-/* The most entries of A for the block iterations, without and with a
- * preconditioner: one SM reads A (and the factor, K times per sweep pair)
- * from L2 every iteration, where the separate kernels spread it over the GPU.
- * Measured on the H100 (docs/benchmarks.md), time per iteration in one block
- * against the graphs: without a preconditioner faster on every system up to
- * 23,884 entries (69 against 99 us), slower from 150,645 (283 against 122);
- * with IC(0)/ILU(0) faster on every one up to 15,844 (57 against 85), ties
- * and losses from 17,319 to 27,520 (sherman5, 20,793: 438 against 350),
- * 6x slower at 83,883 (bcsstk13, many sweeps). */
+/* The most entries of A for the block iterations in one block, without a
+ * preconditioner (or with Jacobi) and with one: one SM reads A (and the
+ * factor, K times per sweep pair) from L2 every iteration, where the
+ * separate kernels spread it over the GPU.  Measured on the H100
+ * (docs/benchmarks.md), time per iteration in one block against the graphs:
+ * without a preconditioner faster on every system up to 23,884 entries (69
+ * against 99 us), slower from 150,645 (283 against 122); with IC(0)/ILU(0)
+ * faster on every one up to 15,844 (57 against 85), ties and losses from
+ * 17,319 to 27,520 (sherman5, 20,793: 438 against 350), 6x slower at 83,883
+ * (bcsstk13, many sweeps).  Without a preconditioner a cluster (below) beats
+ * one block from about 14,000 entries: 16 systems of 7,744 to 27,520
+ * entries, CG and BiCGStab without a preconditioner and with Jacobi, one
+ * block faster or even up to 12,960 (bcsstk08 CG 14.8 against 19.6 us), the
+ * cluster from 14,585 (pde2961 BiCGStab 33 against 44 us, nos3 CG 13.5
+ * against 23.3, bcsstk21 CG with Jacobi 18.5 against 33.4). */
 #ifndef SPK_BLOCK_NNZ_MAX
-#define SPK_BLOCK_NNZ_MAX 32768
+#define SPK_BLOCK_NNZ_MAX 14336
 #endif
 #ifndef SPK_BLOCK_NNZ_PREC_MAX
 #define SPK_BLOCK_NNZ_PREC_MAX 16384

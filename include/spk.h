@@ -185,7 +185,7 @@ typedef struct spk_options {
                                   carries timing nodes, and its phase times stand for the
                                   replays after it in t_spmv, t_precond and t_vector;
                                   SPK_VECTOR_BLOCK (default): on the GPU, for systems of at most
-                                  12288 rows and 32768 entries (16384 with IC(0)/ILU(0))
+                                  12288 rows and 14336 entries (16384 with IC(0)/ILU(0))
                                   whose preconditioner one thread block can apply (none,
                                   Jacobi, IC(0)/ILU(0) sweeps or exact solves of the device
                                   factor),

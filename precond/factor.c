@@ -256,6 +256,8 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
     int tries = 0;
     for (;;) {
         tries++;
+        /* each try is a whole factorization: a build no longer wanted ends here */
+        if (f->opts.stop && f->opts.stop(f->opts.stop_arg)) return SPK_PRECOND_STOPPED;
         SPK_TRY(copy_values(f, A));
         r = k->numeric(f, alpha, &last);
         if (r > 0) return r;

@@ -83,7 +83,9 @@ int spk_factor_setup(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
  * pattern: A must be finite and have P's pattern (an inserted diagonal entry
  * may be absent, or present); records a_ii and which rows lack it. */
 int spk_factor_load(spk_factor *f, const spk_csr *A);
-/* Factorize A with the shift policy; on success f->alpha holds the shift used. */
+/* Factorize A with the shift policy; on success f->alpha holds the shift used.
+ * SPK_PRECOND_STOPPED (no message) where opts.stop, asked before each retry
+ * with a shift, ends it. */
 int spk_factor_run(spk_factor *f, const spk_csr *A);
 /* Release everything (NULL-safe). */
 void spk_factor_free(spk_factor *f);
