@@ -940,6 +940,10 @@ static int host_check(dev_pc *p, const host_tri h[2])
     double r[2] = {0, 0};
     for (int t = 0; t < 2; t++) host_sweep(n, &h[t], b, NULL, xs[t][0]); /* x_1 */
     for (int k = 1; k <= kmax; k++) {
+        if (stopped(p)) { /* up to 2 x 16 sweeps on the host: a build no longer wanted ends here */
+            free(buf);
+            return SPK_PRECOND_STOPPED;
+        }
         for (int t = 0; t < 2; t++) { /* x_{k+1} from x_k, and ||D (x_{k+1} - x_k)|| */
             const double *x = xs[t][(k - 1) & 1], *id = h[t].v.id;
             double *nx = xs[t][k & 1], s = 0;
@@ -977,6 +981,7 @@ static int host_build(dev_pc *p, const spk_csr *A)
     int *cnt = NULL, *sp[2] = {NULL, NULL};
     int st = spk_factor_setup(e, A, &p->opts, &kind, &f);
     if (!st) st = spk_factor_run(f, A);
+    if (!st && stopped(p)) st = SPK_PRECOND_STOPPED;
     if (st) goto done;
     const int n = p->n, nnz = f->F.nnz, ns = spk_dev_sell_slices(n), ic = p->ic;
     const size_t nb = (size_t)n;
