@@ -948,7 +948,7 @@ static spk_race *race_start(spk_solver *s, const double *db, const double *dx, i
     return !*st && spk_race_running(rc) ? rc : NULL;
 }
 
-/* spk_precond_opts.stop during the race: has the CG alongside answered? */
+/* spk_precond_opts.stop during the race: has a CG alongside answered? */
 static int race_answered(void *arg)
 {
     int won = 0;

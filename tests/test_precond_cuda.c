@@ -430,6 +430,22 @@ static int stop_at(void *arg)
     return ++c->calls >= c->at;
 }
 
+/* max_i |(M r)_i - z0_i| with M r applied on the device (dr -> dz, then z
+ * on the host); *m: max_i |z0_i|. */
+static double apply_away(const struct spk_precond_ops *ops, void *M, const double *dr, double *dz, double *z,
+                         const double *z0, int n, double *m)
+{
+    double d = 0;
+    *m = 0;
+    CHECK_OK(ops->apply(M, dr, dz), g_dev->err->msg);
+    CHECK_OK(g_dev->ops->download(g_dev, z, dz, (size_t)n * sizeof(double)), g_dev->err->msg);
+    for (int i = 0; i < n; i++) {
+        d = fmax(d, fabs(z[i] - z0[i]));
+        *m = fmax(*m, fabs(z0[i]));
+    }
+    return d;
+}
+
 static void stops(const char *what, const spk_csr *A, const char *pc)
 {
     const struct spk_precond_ops *ops;
@@ -470,13 +486,8 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
         if (!M) break;
         whole = 1;
         CHECK(c.calls < at, "%s %s: built whole after %d calls, stop asked at %d", what, pc, c.calls, at);
-        CHECK_OK(ops->apply(M, dr, dz), g_dev->err->msg);
-        CHECK_OK(g_dev->ops->download(g_dev, z1, dz, (size_t)n * sizeof(double)), g_dev->err->msg);
-        double d = 0, m = 0;
-        for (int i = 0; i < n; i++) {
-            d = fmax(d, fabs(z1[i] - z0[i]));
-            m = fmax(m, fabs(z0[i]));
-        }
+        double m;
+        const double d = apply_away(ops, M, dr, dz, z1, z0, n, &m);
         CHECK(d <= 1e-12 * m, "%s %s: built after %d stops, applies %g away (of %g)", what, pc, stopped, d, m);
         ops->destroy(M);
     }
@@ -504,13 +515,8 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
         }
         CHECK_OK(st, g_dev->err->msg);
         if (!M) continue;
-        CHECK_OK(ops->apply(M, dr, dz), g_dev->err->msg);
-        CHECK_OK(g_dev->ops->download(g_dev, z1, dz, (size_t)n * sizeof(double)), g_dev->err->msg);
-        double d = 0, m = 0;
-        for (int i = 0; i < n; i++) {
-            d = fmax(d, fabs(z1[i] - z0[i]));
-            m = fmax(m, fabs(z0[i]));
-        }
+        double m;
+        const double d = apply_away(ops, M, dr, dz, z1, z0, n, &m);
         CHECK(d <= 1e-12 * m, "%s %s: the device's flag %s: applies %g away (of %g)", what, pc,
               v == 5 ? "set (built on the host)" : "set for another race", d, m);
         ops->destroy(M);
