@@ -256,7 +256,7 @@ __device__ __forceinline__ void finish_out(int *count, long long *cycles, int re
     __shared__ Staged staged_;                                                                                     \
     const Staged *const stg = stage<G>(j, (char *)xs_dyn, &staged_);                                               \
     __shared__ LongRows long_;                                                                                     \
-    const LongRows *const lrs = uneven<G>(j, &long_)
+    const LongRows *const lrs = uneven<G, W>(j, &long_)
 
 // The bytes of dynamic shared memory this launch has.
 __device__ __forceinline__ unsigned dynamic_smem_bytes()
@@ -280,12 +280,13 @@ __device__ __forceinline__ const Staged *stage(const spk_block_job &j, char *sme
     return st;
 }
 
-// One block's sweeps on the factor as stored: its long rows, listed once
-// for the run (devtri.cuh, long_rows); NULL otherwise.
-template <typename G>
+// One block's sweeps, on the factor as stored, or sliced with wide slices
+// (W: spk_block_prec.wide): its long rows, listed once for the run
+// (devtri.cuh, long_rows); NULL otherwise.
+template <typename G, bool W>
 __device__ __forceinline__ const LongRows *uneven(const spk_block_job &j, LongRows *lr)
 {
-    if (G::kCluster || j.M.kind != SPK_BLOCK_SWEEPS_CSR) return nullptr;
+    if (G::kCluster || (j.M.kind != SPK_BLOCK_SWEEPS_CSR && !(W && j.M.kind == SPK_BLOCK_SWEEPS))) return nullptr;
     long_rows(j.n, j.M, *lr);
     return lr;
 }
@@ -293,7 +294,7 @@ __device__ __forceinline__ const LongRows *uneven(const spk_block_job &j, LongRo
 // CG from the state after a read: for each iteration, z = M^-1 r and rz' =
 // r'z (or ||r||^2), p = z + (rz'/rz) p, q = A p, pq = p'q, the update of x
 // and r with rr = r'r; read (rz', pq, rr).
-template <typename G>
+template <typename G, bool W = false>
 __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *slots, double *reads, int *count,
                                                       long long *cycles)
 {
@@ -346,7 +347,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
             rzn = rzj;
             ck.mark(SPK_PHASE_PRECOND);
         } else if (prec) {
-            block_prec_apply<G>(n, j.M, r, z, xs, stg, lrs);
+            block_prec_apply<G, W>(n, j.M, r, z, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
             rzn = block_dot<G>(n, r, z, sh);
         } else {
@@ -400,7 +401,7 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
 // omega v), ph = M^-1 p, v = A ph, r0v = r0'v, s = r - alpha v with ss = s's;
 // read (rho, r0v, ss); sh = M^-1 s, t = A sh, tt = t't, ts = t's, x = (x +
 // alpha ph) + omega sh, r = s - omega t with rr; read (tt, ts, rr).
-template <typename G>
+template <typename G, bool W = false>
 __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double *slots, double *reads, int *count,
                                                         long long *cycles)
 {
@@ -427,7 +428,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);
         if (prec) {
-            block_prec_apply<G>(n, j.M, p, ph, xs, stg, lrs);
+            block_prec_apply<G, W>(n, j.M, p, ph, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
         }
         block_spmv<G>(j, ph, v);
@@ -441,7 +442,7 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         const double sn = fast_norm(ss);
         if (sn < 0 || sn <= j.conv || sn <= j.atol) break;
         if (prec) {
-            block_prec_apply<G>(n, j.M, r, shv, xs, stg, lrs);
+            block_prec_apply<G, W>(n, j.M, r, shv, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
         }
         block_spmv<G>(j, shv, t);
@@ -531,11 +532,11 @@ extern "C" const void *spk_block_kernels_probe(void)
 
 extern "C" cudaError_t spk_block_allow(unsigned shared_bytes)
 {
-    cudaError_t st = cudaFuncSetAttribute(cg_block_kernel<OneBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)shared_bytes);
-    if (st == cudaSuccess)
-        st = cudaFuncSetAttribute(bicg_block_kernel<OneBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)shared_bytes);
+    const void *k[4] = {(const void *)cg_block_kernel<OneBlock>, (const void *)bicg_block_kernel<OneBlock>,
+                        (const void *)cg_block_kernel<OneBlock, true>, (const void *)bicg_block_kernel<OneBlock, true>};
+    cudaError_t st = cudaSuccess;
+    for (int i = 0; i < 4 && st == cudaSuccess; i++)
+        st = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
     return st;
 }
 
@@ -620,8 +621,14 @@ extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, dou
         return cudaLaunchKernelEx(&cfg, bicg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
     }
     const unsigned bytes = j->M.kind == SPK_BLOCK_IDENTITY || j->M.kind == SPK_BLOCK_DIAG ? 0 : j->M.shared_bytes;
-    if (j->method == SPK_BLOCK_CG)
+    /* wide slices: the kernels with small_tri_wide (its call costs the others registers) */
+    const bool wide = j->M.kind == SPK_BLOCK_SWEEPS && j->M.wide;
+    if (j->method == SPK_BLOCK_CG && wide)
+        cg_block_kernel<OneBlock, true><<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
+    else if (j->method == SPK_BLOCK_CG)
         cg_block_kernel<OneBlock><<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
+    else if (wide)
+        bicg_block_kernel<OneBlock, true><<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
     else
         bicg_block_kernel<OneBlock><<<1, kT, bytes, s>>>(*j, slots, reads, count, cycles);
     return cudaGetLastError();

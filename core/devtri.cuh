@@ -95,6 +95,58 @@ __device__ __forceinline__ void small_tri(int n, int k, const int *__restrict__ 
     }
 }
 
+/* small_tri in one block where a row of the triangle is longer than
+ * SPK_DEV_LONG_ROW (long_rows; watt_2: one of 127 entries, the rest at most
+ * 7): in a sliced copy every row of its slice is padded to its length, so
+ * a sweep waited on that slice's 127 entries a thread.  Here the rows of a
+ * slice wider than that stop at their own entries (the rest is padding, 0
+ * x_i), and the long rows, a warp each, are added pairwise over its lanes
+ * (the same to rounding).  Out of line: inlined, the iteration kernels
+ * spilled. */
+template <typename V>
+__device__ __noinline__ void small_tri_wide(int n, int k, const int *__restrict__ sp, const int *__restrict__ scol,
+                                            const V *__restrict__ sval, const double *__restrict__ id,
+                                            const double *b, double *xa, double *xb, double *out,
+                                            const int *__restrict__ beg, int boff, const int *__restrict__ end,
+                                            int eoff, const int *lrow, int nlong)
+{
+    for (int i = threadIdx.x; i < n; i += kSmallBlock) xa[i] = id ? id[i] * b[i] : b[i];
+    __syncthreads();
+    double *cur = xa, *nxt = xb;
+    for (int j = 0; j < k; j++) {
+        double *dst = j == k - 1 ? out : nxt;
+        for (int i = threadIdx.x; i < n; i += kSmallBlock) {
+            const int s0 = sp[i / kSlice], base = s0 + (i & (kSlice - 1));
+            int w = (sp[i / kSlice + 1] - s0) / kSlice;
+            if (w > SPK_DEV_LONG_ROW) {
+                const int len = (end[i] + eoff) - (beg[i] + boff);
+                if (len > SPK_DEV_LONG_ROW) continue; /* a warp's, below */
+                w = len;
+            }
+            double s = 0;
+            for (int q = 0; q < w; q++) s += (double)sval[base + q * kSlice] * cur[scol[base + q * kSlice]];
+            const double r = b[i] - s;
+            dst[i] = id ? r * id[i] : r;
+        }
+        for (int l = (int)threadIdx.x >> 5; l < nlong; l += kSmallBlock / 32) {
+            const int i = lrow[l], base = sp[i / kSlice] + (i & (kSlice - 1));
+            const int len = (end[i] + eoff) - (beg[i] + boff);
+            double s = 0;
+#pragma unroll 2
+            for (int q = (int)threadIdx.x & 31; q < len; q += 32)
+                s += (double)sval[base + q * kSlice] * cur[scol[base + q * kSlice]];
+            for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+            if ((threadIdx.x & 31) == 0) {
+                const double r = b[i] - s;
+                dst[i] = id ? r * id[i] : r;
+            }
+        }
+        __syncthreads();
+        nxt = cur;
+        cur = dst;
+    }
+}
+
 /* The same sweeps run by a cluster (Cluster): g lanes a row (a power of two
  * up to 32: more of the cluster's threads where there are few rows; the
  * row's entries q = lane, lane + g, ... added by each lane, then the lanes'
@@ -510,6 +562,24 @@ __device__ __forceinline__ void diag_apply(int n, const double *d, const double 
     for (int i = G::first(); i < n; i += G::stride()) z[i] = G::ld(r + i) * d[i];
 }
 
+/* One block's (or G's) sweeps on both sliced triangles, triangle t by
+ * small_tri_wide where W and lr lists long rows of it. */
+template <typename V, typename G, bool W>
+__device__ __forceinline__ void sliced_pair(int n, const spk_block_prec &M, const double *r, double *z, double *xs,
+                                            const LongRows *lr)
+{
+#pragma unroll
+    for (int t = 0; t < 2; t++) {
+        const double *b = t == 0 ? r : M.y;
+        double *out = t == 0 ? M.y : z;
+        if (W && !G::kCluster && lr && lr->count[t] > 0)
+            small_tri_wide<V>(n, M.k, M.sp[t], M.scol[t], (const V *)M.sval[t], M.id[t], b, xs, xs + n, out,
+                              M.tri[t].beg, M.tri[t].boff, M.tri[t].end, M.tri[t].eoff, lr->row[t], lr->count[t]);
+        else
+            small_tri<V, G>(n, M.k, M.sp[t], M.scol[t], (const V *)M.sval[t], M.id[t], b, xs, xs + n, out);
+    }
+}
+
 /* z = M^-1 r for a block-applicable preconditioner (core/devtri.h), y =
  * M.y the first triangle's result, xs the shared memory of
  * M.shared_bytes (a cluster: 2 n doubles of global memory); all threads of
@@ -517,7 +587,7 @@ __device__ __forceinline__ void diag_apply(int n, const double *d, const double 
  * exact solves wait row on row, which one block's shared memory serves;
  * st: the entries stage_factor copied (a cluster's sliced sweeps); lr: one
  * block's long rows of the factor as stored (long_rows). */
-template <typename G = OneBlock>
+template <typename G = OneBlock, bool W = false>
 __device__ __forceinline__ void block_prec_apply(int n, const spk_block_prec &M, const double *r, double *z, double *xs,
                                                  const Staged *st = nullptr, const LongRows *lr = nullptr)
 {
@@ -547,11 +617,9 @@ __device__ __forceinline__ void block_prec_apply(int n, const spk_block_prec &M,
         cluster_tri(n, M.k, M.sp[0], M.scol[0], (const double *)M.sval[0], M.id[0], r, xs, xs + n, M.y, st, 0);
         cluster_tri(n, M.k, M.sp[1], M.scol[1], (const double *)M.sval[1], M.id[1], M.y, xs, xs + n, z, st, 1);
     } else if (M.single) {
-        small_tri<float, G>(n, M.k, M.sp[0], M.scol[0], (const float *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
-        small_tri<float, G>(n, M.k, M.sp[1], M.scol[1], (const float *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
+        sliced_pair<float, G, W>(n, M, r, z, xs, lr);
     } else {
-        small_tri<double, G>(n, M.k, M.sp[0], M.scol[0], (const double *)M.sval[0], M.id[0], r, xs, xs + n, M.y);
-        small_tri<double, G>(n, M.k, M.sp[1], M.scol[1], (const double *)M.sval[1], M.id[1], M.y, xs, xs + n, z);
+        sliced_pair<double, G, W>(n, M, r, z, xs, lr);
     }
 }
 

@@ -42,6 +42,8 @@ typedef struct spk_block_prec {
     spk_dev_tri tri[2];
     double *y;
     unsigned shared_bytes;
+    int wide; /* SPK_BLOCK_SWEEPS: a slice wider than SPK_DEV_LONG_ROW entries (one block
+                 sweeps its rows to their own entries, the long ones a warp each) */
 } spk_block_prec;
 
 #endif

@@ -72,6 +72,7 @@ static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, _FUS
 static int g_dev_apply;          /* spk_precond_opts.dev_apply of the runs (0: timed) */
 static int g_sweeps_float;       /* spk_precond_opts.sweeps_float of the runs */
 static int g_block_kind;         /* the last run's preconditioner in one block (spk_block_prec.kind, -1: none) */
+static int g_block_wide;         /* ... its spk_block_prec.wide */
 
 static void test_options(spk_options *o)
 {
@@ -112,6 +113,7 @@ static int run_on(spk_exec *ex, const spk_csr *A, const struct spk_spmv_ops *aop
     {
         spk_block_prec bp;
         if (ex != g_host) g_block_kind = k.M_ops->block && k.M_ops->block(k.M, &bp) ? bp.kind : -1;
+        if (ex != g_host) g_block_wide = g_block_kind >= 0 && bp.wide;
     }
     db = to_dev(ex, b, n);
     dx = to_dev(ex, x, n);
@@ -154,10 +156,50 @@ typedef struct problem {
     double *xs, *b, *x;
 } problem;
 
+/* A with row n/2 coupled to the `len` rows after it (or to the last ones),
+ * both ways, by -0.01 each, its diagonal and theirs raised to keep A
+ * diagonally dominant (and SPD where A is): one row of A, and of its upper
+ * triangle, about `len` entries long among short ones. */
+static void add_long_row(spk_csr *A, int len, spk_err *err)
+{
+    const int n = A->nrows, r = n / 2;
+    const size_t m = (size_t)A->nnz + 4 * (size_t)len + 1;
+    int *ri = malloc(m * sizeof *ri), *ci = malloc(m * sizeof *ci);
+    double *v = malloc(m * sizeof *v);
+    size_t k = 0;
+    for (int i = 0; i < n; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++, k++) {
+            ri[k] = i;
+            ci[k] = A->colind[q];
+            v[k] = A->val[q];
+        }
+    for (int c = r + 1; c <= r + len && c < n; c++) {
+        const int e[4][2] = {{r, c}, {c, r}, {c, c}, {r, r}};
+        const double w[4] = {-0.01, -0.01, 0.01, 0.01};
+        for (int t = 0; t < 4; t++, k++) {
+            ri[k] = e[t][0];
+            ci[k] = e[t][1];
+            v[k] = w[t];
+        }
+    }
+    spk_csr B;
+    CHECK_OK(spk_csr_from_coo(n, n, k, ri, ci, v, &B, err), err->msg);
+    spk_csr_free(A);
+    *A = B;
+    free(ri);
+    free(ci);
+    free(v);
+}
+
+/* spec, or spec+long:L (add_long_row). */
 static void problem_make(const char *spec, problem *p, spk_err *err)
 {
     memset(p, 0, sizeof *p);
-    CHECK_OK(spk_gen_spec(spec, &p->A, err), err->msg);
+    char base[64];
+    const char *plus = strstr(spec, "+long:");
+    snprintf(base, sizeof base, "%.*s", plus ? (int)(plus - spec) : (int)strlen(spec), spec);
+    CHECK_OK(spk_gen_spec(base, &p->A, err), err->msg);
+    if (plus) add_long_row(&p->A, atoi(plus + 6), err);
     p->n = p->A.nrows;
     p->xs = malloc(((size_t)p->n + 1) * sizeof(double));
     p->b = malloc(((size_t)p->n + 1) * sizeof(double));
@@ -574,25 +616,45 @@ static void block_kinds(void)
         {"convdiff3d-7:12", "jacobi", BICGSTAB, 0, SPK_BLOCK_DIAG, 0},
         {"poisson3d-27:12", "jacobi", CG, 0, SPK_BLOCK_DIAG, 0},
         {"convdiff3d-7:20", "jacobi", BICGSTAB, 0, SPK_BLOCK_DIAG, 0},
+        /* a row of 70 entries in the upper triangle among rows of at most 3: sliced, and in one
+         * block (the kernels for wide slices) its slice's other rows stop at their own entries and
+         * it is a warp's; in a cluster (27,276 entries) every row of the slice takes 70 */
+        {"poisson2d-5:40+long:70", "ic0-sweeps", CG, 2, SPK_BLOCK_SWEEPS, 0},
+        {"convdiff3d-7:12+long:70", "ilu0-sweeps", BICGSTAB, 2, SPK_BLOCK_SWEEPS, 1},
+        {"convdiff3d-7:16+long:70", "ilu0-sweeps", BICGSTAB, 2, SPK_BLOCK_SWEEPS, 0},
     };
-    /* one block's sweeps on the factor as stored give rows of more than
-     * SPK_DEV_LONG_ROW entries a triangle a warp each: powerlaw:1000 has such rows in
-     * both triangles (ILU(0)'s pattern is A's), and shorter rows too */
+    /* One block's sweeps give rows of more than SPK_DEV_LONG_ROW entries a triangle a warp
+     * each.  On the factor as stored: powerlaw:1000 has such rows in both triangles (ILU(0)'s
+     * pattern is A's), and shorter rows too.  On a sliced copy (spk_block_prec.wide): the +long
+     * rows, in the upper triangle only. */
     {
-        spk_err err;
-        spk_csr A;
-        CHECK_OK(spk_gen_spec("powerlaw:1000:2.2", &A, &err), err.msg);
-        int longer[2] = {0, 0}, shorter[2] = {0, 0};
-        for (int i = 0; i < A.nrows; i++) {
-            int cnt[2] = {0, 0};
-            for (int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
-                if (A.colind[k] != i) cnt[A.colind[k] > i]++;
-            for (int t = 0; t < 2; t++) (cnt[t] > SPK_DEV_LONG_ROW ? longer : shorter)[t]++;
+        const struct {
+            const char *spec;
+            int over, lower; /* the length to pass; whether the lower triangle has such rows too */
+        } shapes[] = {{"powerlaw:1000:2.2", SPK_DEV_LONG_ROW, 1},
+                      {"poisson2d-5:40+long:70", SPK_DEV_LONG_ROW, 0},
+                      {"convdiff3d-7:12+long:70", SPK_DEV_LONG_ROW, 0}};
+        for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+            spk_err err;
+            problem P;
+            problem_make(shapes[c].spec, &P, &err);
+            const spk_csr *A = &P.A;
+            int longer[2] = {0, 0}, shorter[2] = {0, 0}, row_max = 0;
+            for (int i = 0; i < A->nrows; i++) {
+                int cnt[2] = {0, 0};
+                for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                    if (A->colind[k] != i) cnt[A->colind[k] > i]++;
+                for (int t = 0; t < 2; t++) (cnt[t] > shapes[c].over ? longer : shorter)[t]++;
+                if (A->rowptr[i + 1] - A->rowptr[i] > row_max) row_max = A->rowptr[i + 1] - A->rowptr[i];
+            }
+            CHECK((longer[0] > 0) == shapes[c].lower && longer[1] > 0 && shorter[0] > 0 && shorter[1] > 0 &&
+                      (shapes[c].lower || row_max > 70),
+                  "%s: rows of more than %d entries %d and %d, of at most %d %d and %d (lower, upper), "
+                  "longest %d",
+                  shapes[c].spec, shapes[c].over, longer[0], longer[1], shapes[c].over, shorter[0], shorter[1],
+                  row_max);
+            problem_free(&P);
         }
-        CHECK(longer[0] > 0 && longer[1] > 0 && shorter[0] > 0 && shorter[1] > 0,
-              "powerlaw:1000: rows of more than %d entries %d and %d, of at most %d %d and %d (lower, upper)",
-              SPK_DEV_LONG_ROW, longer[0], longer[1], SPK_DEV_LONG_ROW, shorter[0], shorter[1]);
-        spk_csr_free(&A);
     }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         g_dev_apply = cases[c].dev_apply;
@@ -601,6 +663,9 @@ static void block_kinds(void)
         CHECK(g_block_kind == cases[c].kind, "%s %s (apply %d%s): block kind %d, want %d", cases[c].spec,
               cases[c].pc, cases[c].dev_apply, cases[c].single ? ", float values" : "", g_block_kind,
               cases[c].kind);
+        /* wide slices (the +long rows) are flagged, and only they */
+        CHECK(g_block_wide == (strstr(cases[c].spec, "+long") != NULL), "%s %s: wide slices flagged %d",
+              cases[c].spec, cases[c].pc, g_block_wide);
     }
     g_dev_apply = 0;
     g_sweeps_float = 0;
