@@ -78,7 +78,7 @@ static void help(void)
            "                      values, see spk solve --precond-precision), isai=0|1,\n"
            "                      reorder=none|multicolor|block-multicolor,\n"
            "                      block=B, precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1|2 (spk solve\n"
-           "                      --race)); reports each one's\n"
+           "                      --race), rtol=R (default 1e-8)); reports each one's\n"
            "                      time to solution (setup + solve),\n"
            "                      iterations, true residual and split, and its speedup over the\n"
            "                      first configuration, with a summary (geometric mean, least,\n"
@@ -135,6 +135,7 @@ typedef struct solve_cfg {
     int precision;           /* spk_options.precond_precision */
     int precond;             /* spk_precond_kind (SPK_PRECOND_AUTO: IC(0) / ILU(0)) */
     int race;                /* spk_options.race */
+    double rtol;             /* spk_options.rtol (0: its default) */
 } solve_cfg;
 
 typedef struct mat_result {
@@ -277,6 +278,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     o.vector_ops = c->vector_ops;
     o.precond_precision = c->precision;
     o.race = c->race;
+    if (c->rtol > 0) o.rtol = c->rtol;
     spk_solver *s = NULL;
     r->solved = 1;
     double t0 = spk_time_now();
@@ -591,12 +593,14 @@ static int parse_cfg(const char *spec, solve_cfg *c)
             c->precond = iv;
         } else if (strcmp(key, "race") == 0 && !cli_parse_int(val, &iv) && (iv >= 0 && iv <= 2)) {
             c->race = iv;
+        } else if (strcmp(key, "rtol") == 0 && !cli_parse_double(val, &c->rtol) && c->rtol > 0 && c->rtol < 1) {
+            /* c->rtol set */
         } else {
             return cli_usage_error("bench",
                                    "--solve-config %s: bad '%s=%s' (keys: format=NAME, vector=classic|fused|graph, "
                                    "sweeps=K|auto, factor=auto|double|float, isai=0|1, "
                                    "reorder=none|multicolor|block-multicolor, block=B, "
-                                   "precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1|2)",
+                                   "precond=auto|factor|none|jacobi|ic0|ilu0, race=0|1|2, rtol=R)",
                                    c->name, key, val);
         }
     }
@@ -862,6 +866,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
             b->min_time, b->repeat, b->solve_repeat);
     fprintf(f, ", \"vector_ops\": \"%s\"", cli_vector_ops_name(b->vector_ops));
     static const char *const reorders[] = {"none", "multicolor", "block-multicolor"};
+    spk_options od;
+    spk_options_default(&od);
     fprintf(f, ", \"solve_configs\": [");
     for (int k = 0; k < b->ncfg; k++) {
         const solve_cfg *c = &b->cfg[k];
@@ -870,10 +876,11 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
         fprintf(f, ", \"format\": ");
         cli_json_string(f, c->format[0] ? c->format : "auto");
         fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
-                   "\"reorder_block\": %d, \"precond\": \"%s\", \"precond_precision\": \"%s\"}",
+                   "\"reorder_block\": %d, \"precond\": \"%s\", \"precond_precision\": \"%s\", \"race\": %d, "
+                   "\"rtol\": %g}",
                 cli_vector_ops_name(c->vector_ops), c->sweeps, c->isai, reorders[c->reorder],
                 c->reorder_block, spk_precond_kind_name((spk_precond_kind)c->precond),
-                cli_precision_name(c->precision));
+                cli_precision_name(c->precision), c->race, c->rtol > 0 ? c->rtol : od.rtol);
     }
     fprintf(f, "]");
     if (b->floors) {

@@ -60,8 +60,8 @@ expect_in("${out}" "    sync" "bench --vector-ops fused: sync column")
 # solve configurations compared in one run: each one's time to solution against the first, the
 # summary and the JSON; a bad configuration is a usage error
 spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --solve-config ref
-        --solve-config fast:vector=fused,sweeps=3 --solve-config plain:precond=none "${DATA}/nos3.mtx.gz"
-        --json "${WORK}/configs.json")
+        --solve-config fast:vector=fused,sweeps=3 --solve-config plain:precond=none
+        --solve-config tight:rtol=1e-12 "${DATA}/nos3.mtx.gz" --json "${WORK}/configs.json")
 expect_in("${out}" "cg+none" "bench configs: the configuration without a preconditioner ran")
 expect_in("${out}" "configurations: time to solution (setup + solve) against 'ref'" "bench configs summary")
 expect_in("${out}" "cg+ic0-sweeps" "bench configs: the sweeps configuration ran")
@@ -70,6 +70,16 @@ expect_in("${cj}" "\"config_summary\": [{\"name\": \"ref\"" "bench configs JSON 
 expect_in("${cj}" "\"precond_sweeps\": 3" "bench configs JSON definition")
 expect_in("${cj}" "\"precond\": \"none\"" "bench configs JSON preconditioner")
 expect_in("${cj}" "\"graph_iterations\": 0" "bench configs JSON: no graphs on the host")
+# rtol=R: the same solve to a tighter tolerance takes more iterations and meets it
+expect_in("${cj}" "\"rtol\": 1e-12" "bench configs JSON: rtol")
+string(JSON it_ref GET "${cj}" matrices 0 configs 0 iterations)
+string(JSON it_tight GET "${cj}" matrices 0 configs 3 iterations)
+string(JSON rr_tight GET "${cj}" matrices 0 configs 3 true_relres)
+if(NOT it_tight GREATER it_ref OR rr_tight GREATER 1e-11)
+  message(SEND_ERROR "bench rtol=1e-12: ${it_tight} iterations (rtol 1e-8: ${it_ref}), true relres ${rr_tight}")
+endif()
+spk_run(2 out err bench --device cpu --solve-config "x:rtol=2" "${DATA}/nos3.mtx.gz")
+expect_in("${err}" "bad 'rtol=2'" "bench bad config rtol")
 spk_run(2 out err bench --device cpu --solve-config "x:sweeps=-1" "${DATA}/nos3.mtx.gz")
 expect_in("${err}" "bad 'sweeps=-1'" "bench bad config")
 spk_run(2 out err bench --device cpu --solve-config "x:precond=ilu7" "${DATA}/nos3.mtx.gz")
