@@ -280,12 +280,17 @@ __device__ __forceinline__ const Staged *stage(const spk_block_job &j, char *sme
     return st;
 }
 
-// One block's sweeps, on the factor as stored, or sliced with wide slices
-// (W: spk_block_prec.wide): its long rows, listed once for the run
-// (devtri.cuh, long_rows); NULL otherwise.
+// The sweeps' long rows, listed once for the run: one block's, on the
+// factor as stored, or sliced with wide slices (W: spk_block_prec.wide;
+// devtri.cuh, long_rows); a cluster's, on the factor as stored, with W
+// (cluster_long_rows); NULL otherwise.
 template <typename G, bool W>
 __device__ __forceinline__ const LongRows *uneven(const spk_block_job &j, LongRows *lr)
 {
+    if (G::kCluster && W && j.M.kind == SPK_BLOCK_SWEEPS_CSR) {
+        cluster_long_rows(j.n, j.M, *lr);
+        return lr;
+    }
     if (G::kCluster || (j.M.kind != SPK_BLOCK_SWEEPS_CSR && !(W && j.M.kind == SPK_BLOCK_SWEEPS))) return nullptr;
     long_rows(j.n, j.M, *lr);
     return lr;
@@ -577,25 +582,26 @@ extern "C" cudaError_t spk_block_cluster_max(int *out)
     if (st == cudaSuccess) st = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     if (st != cudaSuccess || major < 9) return st;
     /* clusters beyond 8 blocks are not portable: allowed, then asked for */
-    st = cudaFuncSetAttribute(cg_block_kernel<Cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (st == cudaSuccess)
-        st = cudaFuncSetAttribute(bicg_block_kernel<Cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (st == cudaSuccess)
-        st = cudaFuncSetAttribute(cg_block_kernel<Cluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)kStageBytes);
-    if (st == cudaSuccess)
-        st = cudaFuncSetAttribute(bicg_block_kernel<Cluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)kStageBytes);
+    const void *k[4] = {(const void *)cg_block_kernel<Cluster>, (const void *)bicg_block_kernel<Cluster>,
+                        (const void *)cg_block_kernel<Cluster, true>, (const void *)bicg_block_kernel<Cluster, true>};
+    for (int i = 0; i < 4 && st == cudaSuccess; i++) {
+        st = cudaFuncSetAttribute(k[i], cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (st == cudaSuccess)
+            st = cudaFuncSetAttribute(k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kStageBytes);
+    }
     if (st != cudaSuccess) return st;
     for (int c = SPK_BLOCK_CLUSTER_MAX; c >= 2; c /= 2) {
         cudaLaunchAttribute at;
         cudaLaunchConfig_t cfg = cluster_config(c, 0, &at);
         cfg.dynamicSmemBytes = kStageBytes; /* as the preconditioned runs launch */
-        int n1 = 0, n2 = 0;
-        st = cudaOccupancyMaxActiveClusters(&n1, cg_block_kernel<Cluster>, &cfg);
-        if (st == cudaSuccess) st = cudaOccupancyMaxActiveClusters(&n2, bicg_block_kernel<Cluster>, &cfg);
+        int fit = 1;
+        for (int i = 0; i < 4 && st == cudaSuccess; i++) {
+            int na = 0;
+            st = cudaOccupancyMaxActiveClusters(&na, k[i], &cfg);
+            fit = fit && na >= 1;
+        }
         if (st != cudaSuccess) return st;
-        if (n1 >= 1 && n2 >= 1) {
+        if (fit) {
             *out = c;
             return cudaSuccess;
         }
@@ -616,8 +622,14 @@ extern "C" cudaError_t spk_block_run(cudaStream_t s, const spk_block_job *j, dou
         cudaLaunchAttribute at;
         cudaLaunchConfig_t cfg = cluster_config(j->cluster, s, &at);
         if (j->M.kind == SPK_BLOCK_SWEEPS || j->M.kind == SPK_BLOCK_SWEEPS_CSR) cfg.dynamicSmemBytes = kStageBytes;
+        /* long rows in the factor as stored: the kernels whose idle warps take them (their
+         * calls cost the others registers) */
+        const bool lng = j->M.kind == SPK_BLOCK_SWEEPS_CSR && j->M.wide;
+        if (j->method == SPK_BLOCK_CG && lng)
+            return cudaLaunchKernelEx(&cfg, cg_block_kernel<Cluster, true>, *j, slots, reads, count, cycles);
         if (j->method == SPK_BLOCK_CG)
             return cudaLaunchKernelEx(&cfg, cg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
+        if (lng) return cudaLaunchKernelEx(&cfg, bicg_block_kernel<Cluster, true>, *j, slots, reads, count, cycles);
         return cudaLaunchKernelEx(&cfg, bicg_block_kernel<Cluster>, *j, slots, reads, count, cycles);
     }
     const unsigned bytes = j->M.kind == SPK_BLOCK_IDENTITY || j->M.kind == SPK_BLOCK_DIAG ? 0 : j->M.shared_bytes;

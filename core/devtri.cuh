@@ -236,33 +236,57 @@ struct Entries {
  * and the iterate's (L2 in a cluster).  The same arithmetic, in the same
  * order, as lane_sweeps, so the same bits.  On an H100 a sweep in a cluster
  * of 16 blocks took 1.3-1.9 us this way, against 1.9-3.4 us reading the
- * slice, b_i and d_i in every sweep (a cluster barrier alone: 0.76 us). */
-template <typename G, typename Part>
+ * slice, b_i and d_i in every sweep (a cluster barrier alone: 0.76 us).
+ * skip: this thread's row is swept by another warp; li >= 0: this thread's
+ * warp, with no rows of its own, sweeps row li, lng(lane, x) giving lane
+ * `lane` of 32's part of its (S x)_li (cluster_csr_tri). */
+template <typename G, typename Part, typename Long>
 __device__ __forceinline__ void one_round_sweeps(int n, int k, int g, const double *__restrict__ id, const double *b,
-                                                 double *xa, double *xb, double *out, Part part)
+                                                 double *xa, double *xb, double *out, Part part, bool skip, int li,
+                                                 Long lng)
 {
     const int lane = threadIdx.x & (g - 1), i = round_row<G>(g);
     const bool row = i < n;
-    double bi = 0, di = 1.0;
+    double bi = 0, di = 1.0, lbi = 0, ldi = 1.0;
     if (row) {
         bi = G::ld(b + i);
         if (id) di = id[i];
+    }
+    if (li >= 0) {
+        lbi = G::ld(b + li);
+        if (id) ldi = id[li];
     }
     if (row && lane == 0) xa[i] = id ? di * bi : bi;
     G::sync();
     double *cur = xa, *nxt = xb;
     for (int j = 0; j < k; j++) {
         double *dst = j == k - 1 ? out : nxt;
-        double s = row ? part(lane, cur) : 0.0;
+        double s = row && !skip ? part(lane, cur) : 0.0;
         for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o, g);
-        if (row && lane == 0) {
+        if (row && !skip && lane == 0) {
             const double r = bi - s;
             dst[i] = id ? r * di : r;
+        }
+        if (li >= 0) { /* the whole warp: a long row of another's (cluster_csr_tri) */
+            double t = lng((int)threadIdx.x & 31, cur);
+            for (int o = 16; o > 0; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);
+            if ((threadIdx.x & 31) == 0) {
+                const double r = lbi - t;
+                dst[li] = id ? r * ldi : r;
+            }
         }
         G::sync();
         nxt = cur;
         cur = dst;
     }
+}
+
+/* ... where every row is its own lanes'. */
+template <typename G, typename Part>
+__device__ __forceinline__ void one_round_sweeps(int n, int k, int g, const double *__restrict__ id, const double *b,
+                                                 double *xa, double *xb, double *out, Part part)
+{
+    one_round_sweeps<G>(n, k, g, id, b, xa, xb, out, part, false, -1, [](int, const double *) { return 0.0; });
 }
 
 /* K sweeps on a sliced triangle with g lanes a row. */
@@ -483,6 +507,7 @@ __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &
 constexpr int kLongLen = SPK_DEV_LONG_ROW, kLongMax = 1024;
 struct LongRows {
     int count[2];
+    int over[2]; /* a cluster's: the rows listed have more entries than this (cluster_long_rows) */
     int row[2][kLongMax];
 };
 
@@ -502,6 +527,68 @@ __device__ __forceinline__ void long_rows(int n, const spk_block_prec &M, LongRo
     }
     __syncthreads();
     if (threadIdx.x < 2 && lr.count[threadIdx.x] > kLongMax) lr.count[threadIdx.x] = 0;
+    __syncthreads();
+}
+
+/* A cluster's sweeps on the factor as stored (one_round_sweeps) wait at
+ * each barrier for the longest row, g lanes at a time: on the H100 add20's
+ * sweeps (4 lanes a row, rows of up to 101 entries) took 4.7-6 us, where
+ * sherman5's (at most 13) took 1.9.  Where every row has its lanes, the
+ * warps past the last row have none; so each triangle's rows of more than
+ * m g entries are listed, in ascending order and the same in every block
+ * (cluster_long_rows, once per launch), and the idle warps take them, a warp
+ * a row (its 32 lanes added pairwise: the same to rounding).  m is the
+ * least of kClusterLong, 2 kClusterLong, ... up to 32 / g for which the
+ * idle warps take every such row (moving only some leaves the longest
+ * sweep as long: add32, rows of up to 28 entries, 2 lanes a row, ran 5-9 %
+ * slower so), none where no m does. */
+constexpr int kClusterLong = SPK_DEV_CLUSTER_LONG;
+
+__device__ __forceinline__ void cluster_long_rows(int n, const spk_block_prec &M, LongRows &lr)
+{
+    __shared__ int wsum[kSmallBlock / 32];
+    const int g = cluster_lanes(n), lane = threadIdx.x & 31, warp = threadIdx.x >> 5, rpw = 32 / g;
+    const int idle = Cluster::blocks() * (kSmallBlock / 32) - (n + rpw - 1) / rpw;
+    for (int t = 0; t < 2; t++) {
+        const spk_dev_tri &tr = M.tri[t];
+        int m = kClusterLong, base = 0;
+        for (;; m *= 2) { /* the least m whose rows the idle warps take (the same in every block) */
+            int cnt = 0;
+            for (int c = 0; c < n; c += kSmallBlock) {
+                const int i = c + (int)threadIdx.x;
+                const bool lng = i < n && (tr.end[i] + tr.eoff) - (tr.beg[i] + tr.boff) > m * g;
+                const unsigned bal = __ballot_sync(0xffffffffu, lng);
+                if (lane == 0) wsum[warp] = __popc(bal);
+                __syncthreads();
+                for (int w = 0; w < kSmallBlock / 32; w++) cnt += wsum[w];
+                __syncthreads();
+            }
+            if (cnt <= idle || m * g >= 32) {
+                if (cnt > idle) m = 0; /* none */
+                break;
+            }
+        }
+        for (int c = 0; m > 0 && c < n; c += kSmallBlock) {
+            const int i = c + (int)threadIdx.x;
+            const bool lng = i < n && (tr.end[i] + tr.eoff) - (tr.beg[i] + tr.boff) > m * g;
+            const unsigned bal = __ballot_sync(0xffffffffu, lng);
+            if (lane == 0) wsum[warp] = __popc(bal);
+            __syncthreads();
+            int before = 0, all = 0;
+            for (int w = 0; w < kSmallBlock / 32; w++) {
+                if (w < warp) before += wsum[w];
+                all += wsum[w];
+            }
+            const int at = base + before + __popc(bal & ((1u << lane) - 1u));
+            if (lng && at < kLongMax) lr.row[t][at] = i;
+            base += all;
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            lr.count[t] = base < kLongMax ? base : kLongMax;
+            lr.over[t] = m * g;
+        }
+    }
     __syncthreads();
 }
 
@@ -554,6 +641,76 @@ static __device__ __noinline__ void cluster_csr_tri(int n, int k, const spk_dev_
     csr_tri_sweeps<Cluster>(n, k, t, b, xa, xb, out, st, which);
 }
 
+/* The same where the cluster has long rows (cluster_long_rows: nl of them,
+ * rows, of more than `over` entries) and idle warps for `handled` of them
+ * (cluster_long_call). */
+static __device__ __noinline__ void cluster_csr_tri_long(int n, int k, const spk_dev_tri t, const double *b,
+                                                         double *xa, double *xb, double *out, const Staged *st,
+                                                         int which, const int *rows, int nl, int handled, int over)
+{
+    const int g = cluster_lanes(n), rpw = 32 / g, used = (n + rpw - 1) / rpw;
+    const int i = round_row<Cluster>(g), gw = Cluster::rank() * (kSmallBlock / 32) + (int)(threadIdx.x >> 5);
+    int k0 = 0, k1 = 0;
+    if (i < n) {
+        k0 = t.beg[i] + t.boff;
+        k1 = t.end[i] + t.eoff;
+    }
+    bool skip = false;
+    if (i < n && k1 - k0 > over) { /* listed (cluster_long_rows: ascending): is it handled? */
+        int lo = 0, hi = nl;
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (rows[mid] < i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        skip = lo < handled;
+    }
+    const int li = gw >= used && gw - used < handled ? rows[gw - used] : -1;
+    int l0 = 0, l1 = 0;
+    if (li >= 0) {
+        l0 = t.beg[li] + t.boff;
+        l1 = t.end[li] + t.eoff;
+    }
+    Entries<double> e;
+    e.from(t.col, t.val, st, which, k0, k1);
+    k0 -= e.base;
+    k1 -= e.base;
+    one_round_sweeps<Cluster>(
+        n, k, g, t.id, b, xa, xb, out,
+        [&](int lane, const double *x) {
+            double s = 0;
+#pragma unroll 4
+            for (int q = k0 + lane; q < k1; q += g) s += e.val[q] * Cluster::ld(x + e.col[q]);
+            return s;
+        },
+        skip, li,
+        [&](int lane, const double *x) {
+            double s = 0;
+#pragma unroll 2
+            for (int q = l0 + lane; q < l1; q += 32) s += __ldg(t.val + q) * Cluster::ld(x + __ldg(t.col + q));
+            return s;
+        });
+}
+
+/* A cluster's sweeps on triangle `which` as stored: cluster_csr_tri_long
+ * where lr lists long rows and idle warps can take some, else
+ * cluster_csr_tri (two calls: the one taking the list costs the iteration
+ * kernels registers where there is none). */
+__device__ __forceinline__ void cluster_long_call(int n, int k, const spk_dev_tri &t, const double *b, double *xa,
+                                                  double *xb, double *out, const Staged *st, int which,
+                                                  const LongRows *lr)
+{
+    const int g = cluster_lanes(n), rpw = 32 / g, used = (n + rpw - 1) / rpw;
+    const int idle = Cluster::blocks() * (kSmallBlock / 32) - used;
+    const int nl = lr->count[which], handled = nl < idle ? nl : idle;
+    if (handled > 0 && n <= Cluster::blocks() * (kSmallBlock / g))
+        cluster_csr_tri_long(n, k, t, b, xa, xb, out, st, which, lr->row[which], nl, handled, lr->over[which]);
+    else
+        cluster_csr_tri(n, k, t, b, xa, xb, out, st, which);
+}
+
 // Jacobi: z_i = d_i r_i for the rows of this thread, the product of the
 // separate kernel (d_i = 1 / a_ii); no barrier (block_prec_apply's).
 template <typename G>
@@ -598,6 +755,9 @@ __device__ __forceinline__ void block_prec_apply(int n, const spk_block_prec &M,
         if (G::kCluster) __trap(); /* never asked for (fused.c) */
         small_solve_tri(n, 0, M.tri[0], r, xs, M.y);
         small_solve_tri(n, 1, M.tri[1], M.y, xs, z);
+    } else if (G::kCluster && M.kind == SPK_BLOCK_SWEEPS_CSR && W) {
+        cluster_long_call(n, M.k, M.tri[0], r, xs, xs + n, M.y, st, 0, lr);
+        cluster_long_call(n, M.k, M.tri[1], M.y, xs, xs + n, z, st, 1, lr);
     } else if (G::kCluster && M.kind == SPK_BLOCK_SWEEPS_CSR) {
         cluster_csr_tri(n, M.k, M.tri[0], r, xs, xs + n, M.y, st, 0);
         cluster_csr_tri(n, M.k, M.tri[1], M.y, xs, xs + n, z, st, 1);

@@ -13,6 +13,11 @@
  * many entries a warp (devtri.cuh, long_rows). */
 #define SPK_DEV_LONG_ROW 16
 
+/* A cluster's sweeps on the factor as stored, g lanes a row, give a row of
+ * more than this many times g entries a warp with no rows of its own
+ * (devtri.cuh, cluster_long_rows). */
+#define SPK_DEV_CLUSTER_LONG 4
+
 /* A triangle for the solves: row i's strict entries at [beg[i] + boff,
  * end[i] + eoff) of col and val, D^-1 = id (NULL: I). */
 typedef struct spk_dev_tri {
@@ -42,8 +47,10 @@ typedef struct spk_block_prec {
     spk_dev_tri tri[2];
     double *y;
     unsigned shared_bytes;
-    int wide; /* SPK_BLOCK_SWEEPS: a slice wider than SPK_DEV_LONG_ROW entries (one block
-                 sweeps its rows to their own entries, the long ones a warp each) */
+    int wide; /* a row of a triangle of more than SPK_DEV_LONG_ROW entries: the kernels with
+                 the paths for long rows (SPK_BLOCK_SWEEPS in one block: its slice's rows
+                 swept to their own entries, the long ones a warp each; SPK_BLOCK_SWEEPS_CSR
+                 in a cluster: long rows to its idle warps) */
 } spk_block_prec;
 
 #endif

@@ -77,7 +77,7 @@ typedef struct dev_pc {
     double idmax[2];           /* ... max |d_i| of each triangle's D^-1 (1: D = I) */
     unsigned long long *lmax;  /* ... max |r| and max |y| of an apply (float iterates' scales) */
     int small_ok;              /* the sweeps can run as one block's kernel (spk_dev_small_apply) */
-    int wide_slice;            /* a slice of the sliced copies wider than SPK_DEV_LONG_ROW (host_build) */
+    int longest;               /* the most entries in a row of a triangle's strict part (host_build; -1: not known) */
     int mode;                  /* how apply runs (APPLY_*), chosen by time where the choice is free */
     double alpha;
     int valid;
@@ -998,7 +998,7 @@ static int host_build(dev_pc *p, const spk_csr *A)
     if (ic)
         for (int k = 0; k < nnz; k++) cnt[f->F.colind[k]]++;
     /* the slices' widths, as spk_dev_sell_pattern sets them */
-    int total[2] = {0, 0}, widest = 0;
+    int total[2] = {0, 0}, widest = 0; /* the longest row, and so the widest slice */
     for (int t = 0; t < 2; t++) {
         sp[t][0] = 0;
         for (int s = 0; s < ns; s++) {
@@ -1014,7 +1014,7 @@ static int host_build(dev_pc *p, const spk_csr *A)
     }
     const double strict = (ic ? 2.0 : 1.0) * ((double)nnz - n);
     const int sliced = n > 0 && (double)total[0] + total[1] <= 1.5 * strict + 64;
-    p->wide_slice = sliced && widest > SPK_DEV_LONG_ROW;
+    p->longest = widest;
     p->small_ok = sliced && n <= SPK_DEV_SMALL_ROWS && (double)total[0] + total[1] <= SMALL_ENTRIES;
     const size_t vb = p->single ? sizeof(float) : sizeof(double);
     /* the layout: offsets into the one allocation (the vectors last: not copied) */
@@ -1218,7 +1218,8 @@ static int slice(dev_pc *p)
     const int n = p->n, ns = spk_dev_sell_slices(n);
     p->small_ok = 0;
     p->lean = 0;
-    p->wide_slice = 0; /* built on the device (beyond HOST_BUILD_NNZ entries, unless asked): no wide kernels */
+    p->longest = -1; /* built on the device (beyond HOST_BUILD_NNZ entries, unless asked): the kernels for
+                        long rows are not asked for */
     for (int t = 0; t < 2; t++) {
         spk_cuda_free(p->e, p->scol[t]);
         spk_cuda_free(p->e, p->sval[t]);
@@ -1477,7 +1478,7 @@ static int dev_block(const void *impl, spk_block_prec *out)
     }
     if (p->exact || p->k < 1) return 0;
     out->kind = p->scol[0] && p->scol[1] ? SPK_BLOCK_SWEEPS : SPK_BLOCK_SWEEPS_CSR;
-    out->wide = out->kind == SPK_BLOCK_SWEEPS && p->wide_slice;
+    out->wide = p->longest > SPK_DEV_LONG_ROW;
     out->k = p->k;
     out->single = p->single;
     for (int t = 0; t < 2; t++) {
