@@ -634,7 +634,7 @@ __device__ __forceinline__ void uneven_csr_sweeps(int n, int k, const spk_dev_tr
  * t by value: a reference into the kernel's parameter (spk_block_job.M)
  * made the iteration kernels copy the job to local memory (a 648-byte stack
  * frame, against 136) and read it from there; on the H100 every cluster
- * system ran 4-9 % slower an iteration (bcsstk21 18.3 against 16.6 us). */
+ * system ran 3-9 % slower an iteration (bcsstk21 18.3 against 16.6 us). */
 static __device__ __noinline__ void cluster_csr_tri(int n, int k, const spk_dev_tri t, const double *b,
                                                     double *xa, double *xb, double *out, const Staged *st, int which)
 {
