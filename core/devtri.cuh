@@ -230,7 +230,7 @@ struct Entries {
 
 /* K sweeps where every row has its g lanes (n <= rows a round): x_0 = D^-1
  * b, x_{j+1} = D^-1 (b - S x_j), x_K into out; b_i and d_i are read once,
- * before the sweeps, and part(lane, x) (the lane's part of the thread's
+ * before the sweeps, and part(lane, xv) (the lane's part of the thread's
  * row's (S x)_i) finds the row's entries before them too, so a sweep's only
  * loads are the entries (from shared memory where staged, else through L1)
  * and the iterate's (L2 in a cluster).  The same arithmetic, in the same
@@ -238,8 +238,9 @@ struct Entries {
  * of 16 blocks took 1.3-1.9 us this way, against 1.9-3.4 us reading the
  * slice, b_i and d_i in every sweep (a cluster barrier alone: 0.76 us).
  * skip: this thread's row is swept by another warp; li >= 0: this thread's
- * warp, with no rows of its own, sweeps row li, lng(lane, x) giving lane
- * `lane` of 32's part of its (S x)_li (cluster_csr_tri). */
+ * warp, with no rows of its own, sweeps row li, lng(lane, xv) giving lane
+ * `lane` of 32's part of its (S x)_li (cluster_csr_tri); part and lng read
+ * x_c as xv(c). */
 template <typename G, typename Part, typename Long>
 __device__ __forceinline__ void one_round_sweeps(int n, int k, int g, const double *__restrict__ id, const double *b,
                                                  double *xa, double *xb, double *out, Part part, bool skip, int li,
@@ -256,19 +257,23 @@ __device__ __forceinline__ void one_round_sweeps(int n, int k, int g, const doub
         lbi = G::ld(b + li);
         if (id) ldi = id[li];
     }
-    if (row && lane == 0) xa[i] = id ? di * bi : bi;
-    G::sync();
-    double *cur = xa, *nxt = xb;
+    /* x_0 is not stored: the first sweep reads D^-1 b where it would read x_0
+     * (the same products, so the same bits), a barrier less */
+    const auto x0 = [&](int c) { return id ? id[c] * G::ld(b + c) : G::ld(b + c); };
+    const double *cur = nullptr;
+    const auto xc = [&](int c) { return G::ld(cur + c); };
     for (int j = 0; j < k; j++) {
-        double *dst = j == k - 1 ? out : nxt;
-        double s = row && !skip ? part(lane, cur) : 0.0;
+        double *dst = j == k - 1 ? out : j & 1 ? xb : xa;
+        double s = 0.0;
+        if (row && !skip) s = j == 0 ? part(lane, x0) : part(lane, xc);
         for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o, g);
         if (row && !skip && lane == 0) {
             const double r = bi - s;
             dst[i] = id ? r * di : r;
         }
         if (li >= 0) { /* the whole warp: a long row of another's (cluster_csr_tri) */
-            double t = lng((int)threadIdx.x & 31, cur);
+            const int l32 = (int)threadIdx.x & 31;
+            double t = j == 0 ? lng(l32, x0) : lng(l32, xc);
             for (int o = 16; o > 0; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);
             if ((threadIdx.x & 31) == 0) {
                 const double r = lbi - t;
@@ -276,7 +281,6 @@ __device__ __forceinline__ void one_round_sweeps(int n, int k, int g, const doub
             }
         }
         G::sync();
-        nxt = cur;
         cur = dst;
     }
 }
@@ -286,7 +290,7 @@ template <typename G, typename Part>
 __device__ __forceinline__ void one_round_sweeps(int n, int k, int g, const double *__restrict__ id, const double *b,
                                                  double *xa, double *xb, double *out, Part part)
 {
-    one_round_sweeps<G>(n, k, g, id, b, xa, xb, out, part, false, -1, [](int, const double *) { return 0.0; });
+    one_round_sweeps<G>(n, k, g, id, b, xa, xb, out, part, false, -1, [](int, auto) { return 0.0; });
 }
 
 /* K sweeps on a sliced triangle with g lanes a row. */
@@ -307,10 +311,10 @@ __device__ __forceinline__ void sliced_sweeps(int n, int k, int g, const int *__
         }
         e.from(scol, sval, st, t, at, w > 0 ? at + (w - 1) * kSlice + 1 : at);
         at -= e.base;
-        one_round_sweeps<G>(n, k, g, id, b, xa, xb, out, [&](int lane, const double *x) {
+        one_round_sweeps<G>(n, k, g, id, b, xa, xb, out, [&](int lane, auto xv) {
             double s = 0;
 #pragma unroll 4
-            for (int q = lane; q < w; q += g) s += (double)e.val[at + q * kSlice] * G::ld(x + e.col[at + q * kSlice]);
+            for (int q = lane; q < w; q += g) s += (double)e.val[at + q * kSlice] * xv(e.col[at + q * kSlice]);
             return s;
         });
         return;
@@ -476,10 +480,10 @@ __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &
         e.from(t.col, t.val, st, which, k0, k1);
         k0 -= e.base;
         k1 -= e.base;
-        one_round_sweeps<G>(n, k, g, t.id, b, xa, xb, out, [&](int lane, const double *x) {
+        one_round_sweeps<G>(n, k, g, t.id, b, xa, xb, out, [&](int lane, auto xv) {
             double s = 0;
 #pragma unroll 4
-            for (int q = k0 + lane; q < k1; q += g) s += e.val[q] * G::ld(x + e.col[q]);
+            for (int q = k0 + lane; q < k1; q += g) s += e.val[q] * xv(e.col[q]);
             return s;
         });
         return;
@@ -679,17 +683,17 @@ static __device__ __noinline__ void cluster_csr_tri_long(int n, int k, const spk
     k1 -= e.base;
     one_round_sweeps<Cluster>(
         n, k, g, t.id, b, xa, xb, out,
-        [&](int lane, const double *x) {
+        [&](int lane, auto xv) {
             double s = 0;
 #pragma unroll 4
-            for (int q = k0 + lane; q < k1; q += g) s += e.val[q] * Cluster::ld(x + e.col[q]);
+            for (int q = k0 + lane; q < k1; q += g) s += e.val[q] * xv(e.col[q]);
             return s;
         },
         skip, li,
-        [&](int lane, const double *x) {
+        [&](int lane, auto xv) {
             double s = 0;
 #pragma unroll 2
-            for (int q = l0 + lane; q < l1; q += 32) s += __ldg(t.val + q) * Cluster::ld(x + __ldg(t.col + q));
+            for (int q = l0 + lane; q < l1; q += 32) s += __ldg(t.val + q) * xv(__ldg(t.col + q));
             return s;
         });
 }
