@@ -66,7 +66,9 @@ template <typename G>
 __device__ __forceinline__ double block_sum(double v, red &sh)
 {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
-    __syncthreads(); // sh may still be read by the previous sum
+    /* sh.w may still be read by the previous sum; in a cluster, its reads
+     * ended before its cluster barrier */
+    if (!G::kCluster) __syncthreads();
     if ((threadIdx.x & 31) == 0) sh.w[threadIdx.x >> 5] = v;
     __syncthreads();
     double t = 0;
@@ -93,7 +95,7 @@ __device__ __forceinline__ double2 block_sum2(double a, double b, red &sh)
         a += __shfl_xor_sync(kFull, a, o);
         b += __shfl_xor_sync(kFull, b, o);
     }
-    __syncthreads(); // sh may still be read by the previous sum
+    if (!G::kCluster) __syncthreads(); /* as block_sum's */
     if ((threadIdx.x & 31) == 0) sh.w2[threadIdx.x >> 5] = make_double2(a, b);
     __syncthreads();
     double ta = 0, tb = 0;
@@ -127,24 +129,48 @@ __device__ __forceinline__ double block_dot(int n, const double *x, const double
     return block_sum<G>(a, sh);
 }
 
-// y = A x, `lanes` lanes a row (a power of two up to 32), rows dealt in
-// rounds so that every lane of a warp takes part in every shuffle; ends
-// with a barrier.
+// f(i, (A x)_i) for each row i, `lanes` lanes a row (a power of two up to
+// 32; f in its first lane), rows dealt in rounds so that every lane of a
+// warp takes part in every shuffle.
+template <typename G, typename F>
+__device__ __forceinline__ void block_rows(int n, int g, const int *rp, const int *ci, const double *val,
+                                           const double *x, F f)
+{
+    const int lane = threadIdx.x & (g - 1), groups = kT / g;
+    const int mine = G::rank() * groups + (int)threadIdx.x / g, all = G::blocks() * groups;
+    for (int base = 0; base < n; base += all) {
+        const int i = base + mine;
+        double s = 0;
+        if (i < n)
+#pragma unroll 4
+            for (int k = rp[i] + lane, e = rp[i + 1]; k < e; k += g) s += val[k] * G::ld(x + ci[k]);
+        for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(kFull, s, o, g);
+        if (i < n && lane == 0) f(i, s);
+    }
+}
+
+// y = A x; ends with a barrier.
 template <typename G>
 __device__ __forceinline__ void block_spmv(const spk_block_job &j, const double *x, double *y)
 {
-    const int g = j.lanes, lane = threadIdx.x & (g - 1), groups = kT / g;
-    const int mine = G::rank() * groups + (int)threadIdx.x / g, all = G::blocks() * groups;
-    for (int base = 0; base < j.n; base += all) {
-        const int i = base + mine;
-        double s = 0;
-        if (i < j.n)
-#pragma unroll 4
-            for (int k = j.rp[i] + lane, e = j.rp[i + 1]; k < e; k += g) s += j.val[k] * G::ld(x + j.ci[k]);
-        for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(kFull, s, o, g);
-        if (i < j.n && lane == 0) y[i] = s;
-    }
+    block_rows<G>(j.n, j.lanes, j.rp, j.ci, j.val, x, [&](int i, double s) { y[i] = s; });
     G::sync();
+}
+
+// y = A x and, in one reduction with no barrier between, the sum of w_i
+// y_i (w written before a barrier), in every thread: each row's first lane
+// adds its own product, read by no other thread before the reduction's
+// barriers.
+template <typename G>
+__device__ __forceinline__ double block_spmv_dot(const spk_block_job &j, const double *x, double *y,
+                                                 const double *w, red &sh)
+{
+    double acc = 0;
+    block_rows<G>(j.n, j.lanes, j.rp, j.ci, j.val, x, [&](int i, double s) {
+        y[i] = s;
+        acc += G::ld(w + i) * s;
+    });
+    return block_sum<G>(acc, sh);
 }
 
 // r -= a v after first(i) for each i (an update of x that reads r's old
@@ -165,13 +191,15 @@ __device__ __forceinline__ double residual_step(bool ok, int n, double a, const 
     return block_sum<G>(acc, sh);
 }
 
-// CG with Jacobi (d_i = 1 / a_ii): residual_step's update with r'r and,
-// in the same reduction, r'z for z = d r (z_i = r_i d_i, as diag_apply
-// makes it: the bits of block_dot(r, z) after it), so that z is never
-// stored and the next iteration needs no reduction of its own.
-template <typename G, typename First>
-__device__ __forceinline__ double2 residual_step_jacobi(bool ok, int n, double a, const double *v, double *r,
-                                                       const double *d, red &sh, First first)
+// residual_step's update with r'r and, in the same reduction, the sum of
+// second(i, r_i) over the new r (each added in the order of a single sum:
+// the bits block_dot gives for it after the update).  CG with Jacobi (d_i =
+// 1 / a_ii): second = r_i (r_i d_i), r'z for z = d r as diag_apply makes it,
+// so that z is never stored and the next iteration needs no reduction of
+// its own; BiCGStab: second = r0_i r_i, the next iteration's rho.
+template <typename G, typename First, typename Second>
+__device__ __forceinline__ double2 residual_step2(bool ok, int n, double a, const double *v, double *r, red &sh,
+                                                  First first, Second second)
 {
     const double nan = __longlong_as_double(0x7ff8000000000000LL);
     if (!ok) return make_double2(nan, nan);
@@ -181,7 +209,7 @@ __device__ __forceinline__ double2 residual_step_jacobi(bool ok, int n, double a
         const double ri = G::ld(r + i) - a * G::ld(v + i);
         r[i] = ri;
         acc += ri * ri;
-        acc2 += ri * (ri * d[i]);
+        acc2 += second(i, ri);
     }
     return block_sum2<G>(acc, acc2, sh);
 }
@@ -366,15 +394,26 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
                 p[i] = (jac ? G::ld(r + i) * dg[i] : G::ld(z + i)) + beta * G::ld(p + i);
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);
-        block_spmv<G>(j, p, q);
-        ck.mark(SPK_PHASE_SPMV);
-        if (lead) sh.stop[it & 1] = seen == j.race;
-        pq = block_dot<G>(n, p, q, sh); /* its barrier publishes the request */
+        if (lead) sh.stop[it & 1] = seen == j.race; /* published by the barriers of pq's sum */
+        /* a cluster: p'q summed in the product, a cluster barrier less (other
+         * bits: each row's product added by its first lane; BiCGStab keeps
+         * its sums as they were, its iterations on watt_2, sherman3 and
+         * add20 moved by 8-84 % with them so); one block: it cost registers
+         * (0 -> 152 bytes of stack) */
+        if constexpr (G::kCluster) {
+            pq = block_spmv_dot<G>(j, p, q, p, sh);
+            ck.mark(SPK_PHASE_SPMV);
+        } else {
+            block_spmv<G>(j, p, q);
+            ck.mark(SPK_PHASE_SPMV);
+            pq = block_dot<G>(n, p, q, sh);
+        }
         const double a = rzn / pq;
         const bool ok = rzn > 0 && pq > 0 && fin(rzn) && fin(pq) && fin(a);
         auto upd = [&](int i) { x[i] = G::ld(x + i) + a * G::ld(p + i); };
         if (jac) {
-            const double2 s2 = residual_step_jacobi<G>(ok, n, a, q, r, dg, sh, upd);
+            const double2 s2 =
+                residual_step2<G>(ok, n, a, q, r, sh, upd, [&](int i, double ri) { return ri * (ri * dg[i]); });
             rr = s2.x;
             rzj = s2.y;
         } else {
@@ -388,8 +427,8 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         next = t;
         if (!(fin(rzn) && rzn > 0) || !(fin(pq) && pq > 0)) break;
         rn = fast_norm(rr);
-        met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
         const bool halt = j.over && G::remote(&sh.stop[it & 1], 0) != 0;
+        met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
         if (rn < 0 || end_test(j, rn) || it >= j.maxit || halt) break;
     }
     if (met && j.over && j.signal && G::first() == 0) *(volatile int *)j.over = j.race;
@@ -420,8 +459,14 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
     clock3 ck;
     ck.start();
     int done = 0;
+    /* kFold (a cluster, whose reductions each cost a cluster barrier): t't
+     * and t's in one reduction, and rho = r0'r, after the launch's first,
+     * from the reduction of the update before it (the same bits).  Not in
+     * one block: there it made the kernel spill (0 -> 24 bytes of stack). */
+    constexpr bool kFold = G::kCluster;
+    double rho_next = 0;
     for (int it = j.it + 1, k = 0; k < j.iters; it++, k++) {
-        const double rho = block_dot<G>(n, r0, r, sh);
+        const double rho = !kFold || k == 0 ? block_dot<G>(n, r0, r, sh) : rho_next;
         rho_c = rho;
         if (fin(rho) && rho != 0) {
             const double alpha_o = rho_o / r0v, omega_o = ts / tt;
@@ -459,13 +504,27 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
                 a2 += ti * ti;
                 b2 += ti * G::ld(r + i);
             }
-            tt = block_sum<G>(a2, sh);
-            ts = block_sum<G>(b2, sh);
+            if constexpr (kFold) {
+                const double2 s2 = block_sum2<G>(a2, b2, sh);
+                tt = s2.x;
+                ts = s2.y;
+            } else {
+                tt = block_sum<G>(a2, sh);
+                ts = block_sum<G>(b2, sh);
+            }
         }
         const double w = ts / tt;
         // shv is r without a preconditioner: its entry is read before r's is written
-        rr = residual_step<G>(tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w), n, w, t, r, sh,
-                              [&](int i) { x[i] = (G::ld(x + i) + a * G::ld(ph + i)) + w * G::ld(shv + i); });
+        const bool ok = tt != 0 && fin(tt) && fin(ts) && fin(a) && fin(w);
+        auto upd = [&](int i) { x[i] = (G::ld(x + i) + a * G::ld(ph + i)) + w * G::ld(shv + i); };
+        if constexpr (kFold) {
+            const double2 s3 =
+                residual_step2<G>(ok, n, w, t, r, sh, upd, [&](int i, double ri) { return G::ld(r0 + i) * ri; });
+            rr = s3.x;
+            rho_next = s3.y;
+        } else {
+            rr = residual_step<G>(ok, n, w, t, r, sh, upd);
+        }
         ck.mark(SPK_PHASE_VECTOR);
         put3<G>(reads, read_at(j, done++), tt, ts, rr);
         // the driver's next iteration takes this rho as rho_old
