@@ -173,6 +173,22 @@ __device__ __forceinline__ double block_spmv_dot(const spk_block_job &j, const d
     return block_sum<G>(acc, sh);
 }
 
+// t't for t = b - A x, in every thread (x written before a barrier).  Not
+// inlined: once a run, and inlined it cost CG's one-block kernel registers
+// (0 -> 176 bytes of stack); so its arguments by value, none a reference
+// into the kernel's parameter.
+template <typename G>
+__device__ __noinline__ double block_residual(int n, int g, const int *rp, const int *ci, const double *val,
+                                              const double *x, const double *b, red *sh)
+{
+    double acc = 0;
+    block_rows<G>(n, g, rp, ci, val, x, [&](int i, double s) {
+        const double t = b[i] - s;
+        acc += t * t;
+    });
+    return block_sum<G>(acc, *sh);
+}
+
 // r -= a v after first(i) for each i (an update of x that reads r's old
 // entry where it aliases it), giving r'r; nothing and NaN when !ok (the
 // fused kernels' failed guard).
@@ -432,6 +448,11 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         if (rn < 0 || end_test(j, rn) || it >= j.maxit || halt) break;
     }
     if (met && j.over && j.signal && G::first() == 0) *(volatile int *)j.over = j.race;
+    if (j.true_rr) { /* a job alongside: its answer's true residual (met is the same in every thread) */
+        const double tt = met && j.b ? block_residual<G>(n, j.lanes, j.rp, j.ci, j.val, x, j.b, &sh)
+                                     : __longlong_as_double(0x7ff8000000000000LL);
+        if (G::first() == 0) *j.true_rr = tt;
+    }
     if (G::first() == 0) {
         slots[cur] = rz;
         slots[j.slot[2]] = pq;

@@ -114,6 +114,10 @@ typedef struct spk_block_job {
                                 1 / a_ii from rp, ci, val (0 where a_ii is 0 or not stored) */
     const double *x0, *r0;   /* a job alongside (side_run): copied into x and v[0] before it
                                 starts, in the executor's order (NULL: x and v[0] hold them) */
+    const double *b;         /* a job alongside: where it converged, the kernel also gives
+                                t't for t = b - A x, its answer's true residual, so that the
+                                answer needs no work queued behind the solve (NULL: not) */
+    double *true_rr;         /* where t't goes (NaN where not computed; set by the executor) */
 } spk_block_job;
 struct spk_exec_krylov_ops {
     /* s[o] = x'y */
@@ -174,8 +178,14 @@ struct spk_exec_krylov_ops {
      * iteration; BiCGStab: rho, r0v, ss, then tt, ts, rr), *count reads, and
      * share[SPK_PHASES], the part of the kernel's time in each phase; its
      * time is marked as vector work (the caller moves the shares).
-     * job->cluster becomes the blocks that ran them. */
+     * job->cluster becomes the blocks that ran them.  Where they run
+     * alongside jobs (side_run; job->over set), a job alongside may end
+     * first: then *count is 0, nothing is read yet, and block_rest gives the
+     * reads (or 0 again, for another job alongside) once the caller has
+     * taken that job's end (side_end); their iterations stop on the race's
+     * flag where it converged. */
     int (*block)(spk_exec *e, spk_block_job *job, double *reads, int *count, double *share);
+    int (*block_rest)(spk_exec *e, double *reads, int *count, double *share);
     /* CG jobs alongside the work of this executor (NULL where the executor
      * has none; up to SPK_EXEC_SIDES at a time, `which` naming one):
      * side_run queues job `which` on a stream of its own, to start when the
@@ -186,14 +196,20 @@ struct spk_exec_krylov_ops {
      * runs, device memory freed through spk_exec_ops.free is freed when the
      * last ends (cudaFree would wait for them).  side_poll: has job `which`
      * ended (no wait)?  side_end: stop it (at the end of its current
-     * iteration) unless it has ended, wait, and give its last read, the
-     * iterations it ran, its seconds and their shares by phase.  side_run
+     * iteration) unless it has ended, wait, and give its last read
+     * (last[0..2]) and t't of its true residual (last[3], NaN where the
+     * job had no b or did not converge), the iterations it ran, its seconds
+     * and their shares by phase (last NULL: the wait alone, nothing read
+     * back).  side_download copies n entries of the ended job's vector
+     * dev to host, on its stream (the executor's own may still run the
+     * solve's last iteration).  side_run
      * sets job->cluster to the blocks it runs in, 0 where it cannot run one
      * (the kernels cannot be loaded ahead, and a kernel's first load would
      * wait for the job). */
     int (*side_run)(spk_exec *e, int which, spk_block_job *job);
     int (*side_poll)(spk_exec *e, int which, int *ended);
-    int (*side_end)(spk_exec *e, int which, double last[3], int *count, double *seconds, double *share);
+    int (*side_end)(spk_exec *e, int which, double last[4], int *count, double *seconds, double *share);
+    int (*side_download)(spk_exec *e, int which, double *host, const double *dev, int n);
 };
 
 struct spk_exec_ops {

@@ -40,6 +40,9 @@ typedef struct krylov_state {
     /* block iterations (ck_block), made at their first use: reads, count
      * and cycles in one device buffer and its pinned copy */
     void *blk, *hblk;
+    cudaEvent_t blk_read;    /* after the copy of the reads, where they race (ck_block) */
+    int blk_iters;           /* the iterations the launch whose reads are pending was asked */
+    int blk_race;            /* ...and whether it runs alongside jobs (ck_block_rest waits for either) */
     unsigned blk_shared;     /* dynamic shared memory the block kernels are allowed */
     double *blk_scratch;     /* a cluster's sweeps' iterates: 2 SPK_BLOCK_ROWS doubles */
     int cluster_max;         /* the most blocks of a cluster here (0: not asked yet) */
@@ -79,7 +82,8 @@ typedef struct side_state {
 #define SIDE_SLOTS 3
 #define SIDE_CYCLES (SIDE_SLOTS + SPK_KRYLOV_SLOTS)     /* SPK_PHASES long longs */
 #define SIDE_COUNT (SIDE_CYCLES + SPK_PHASES)          /* an int: count */
-#define SIDE_BYTES ((SIDE_COUNT + 1) * sizeof(double))
+#define SIDE_TRUE (SIDE_COUNT + 1)                     /* t't of the true residual (spk_block_job.true_rr) */
+#define SIDE_BYTES ((SIDE_TRUE + 1) * sizeof(double))
 
 /* Is a job alongside running? */
 static int side_busy(const side_state *sd)
@@ -472,6 +476,7 @@ static void cu_destroy(spk_exec *e)
             cudaFree(c->ks->blk);
             cudaFree(c->ks->blk_scratch);
             if (c->ks->hblk) cudaFreeHost(c->ks->hblk);
+            if (c->ks->blk_read) cudaEventDestroy(c->ks->blk_read);
             free(c->ks);
         }
         for (int b = 0; b < 2; b++) {
@@ -771,6 +776,8 @@ static int ck_read_wait(spk_exec *e, const int *which, int count, double *host)
  * one block, before sm_90: the same iterations, slower). */
 #define BLOCK_READS (2 * SPK_BLOCK_ITERS)
 #define BLOCK_BYTES (3 * BLOCK_READS * sizeof(double) + SPK_PHASES * sizeof(long long) + sizeof(double))
+static int ck_block_rest(spk_exec *e, double *reads, int *count, double *share);
+
 static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count, double *share)
 {
     KS(e, k);
@@ -809,16 +816,46 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
         job->over = sd->over;
         job->race = *sd->race;
     }
+    if (job->over && !k->blk_read) SPK_CUDA_TRY(e->err, cudaEventCreateWithFlags(&k->blk_read, cudaEventDisableTiming));
     KLAUNCH(e, spk_block_run(s, job, k->d.slots, dreads, dcount, dcyc));
     SPK_TRY(ck_mark(e, SPK_PHASE_VECTOR));
     SPK_CUDA_TRY(e->err, cudaMemcpyAsync(k->hblk, k->blk, BLOCK_BYTES, cudaMemcpyDeviceToHost, s));
-    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(s));
+    if (job->over) SPK_CUDA_TRY(e->err, cudaEventRecord(k->blk_read, s));
+    k->blk_iters = job->iters;
+    k->blk_race = job->over != NULL;
+    return ck_block_rest(e, reads, count, share);
+}
+
+/* The reads of the last ck_block.  Where it runs alongside jobs, whichever
+ * ends first: the reads, or a job alongside (*count = 0, the reads still
+ * pending: the driver asks again after it has taken that job's end).  A
+ * job alongside that converged has set the race's flag, on which these
+ * iterations stop within one of theirs; but their reads are then not
+ * wanted, and the answer need not wait for that iteration and their
+ * readback (nos3, on an H100's timeline: 66 us and about 15). */
+static int ck_block_rest(spk_exec *e, double *reads, int *count, double *share)
+{
+    KS(e, k);
+    *count = 0;
+    const side_state *sd = impl_of(e)->side;
+    while (k->blk_race) {
+        cudaError_t q = cudaEventQuery(k->blk_read);
+        if (q == cudaSuccess) break;
+        if (q != cudaErrorNotReady) SPK_CUDA_TRY(e->err, q);
+        for (int w = 0; sd && w < SPK_EXEC_SIDES; w++) {
+            if (!sd->job[w].running) continue;
+            q = cudaEventQuery(sd->job[w].end);
+            if (q == cudaSuccess) return SPK_OK;
+            if (q != cudaErrorNotReady) SPK_CUDA_TRY(e->err, q);
+        }
+    }
+    if (!k->blk_race) SPK_CUDA_TRY(e->err, cudaStreamSynchronize(impl_of(e)->stream));
     const double *hr = k->hblk;
     const long long *hc = (const long long *)(hr + 3 * BLOCK_READS);
     const int c = *(const int *)(hc + SPK_PHASES);
-    if (c < 1 || c > 2 * job->iters)
+    if (c < 1 || c > 2 * k->blk_iters)
         return spk_err_set(e->err, SPK_ERR_INTERNAL, "block iterations: %d reads back for %d iterations", c,
-                           job->iters);
+                           k->blk_iters);
     memcpy(reads, hr, 3 * (size_t)c * sizeof(double));
     *count = c;
     double total = 0;
@@ -906,6 +943,7 @@ static int ck_side_run(spk_exec *e, int which, spk_block_job *job)
     job->race = *sd->race;
     job->signal = 1;
     job->scratch = NULL; /* no sweeps: no sweeps' iterates */
+    job->true_rr = d + SIDE_TRUE;
     cudaStream_t s = jb->stream;
     if (job->x0 && job->r0) /* one launch for both, before anything later on the stream may change them */
         KLAUNCH(e, spk_cuda_copy2(impl_of(e)->stream, job->n, job->x0, job->x, job->r0, job->v[0]));
@@ -935,7 +973,7 @@ static int ck_side_poll(spk_exec *e, int which, int *ended)
     return SPK_OK;
 }
 
-static int ck_side_end(spk_exec *e, int which, double last[3], int *count, double *seconds, double *share)
+static int ck_side_end(spk_exec *e, int which, double last[4], int *count, double *seconds, double *share)
 {
     side_state *sd = impl_of(e)->side;
     if (!sd || which < 0 || which >= SPK_EXEC_SIDES || !sd->job[which].running)
@@ -950,6 +988,10 @@ static int ck_side_end(spk_exec *e, int which, double last[3], int *count, doubl
         sd->ended = 1;
     }
     int st = SPK_OK;
+    if (!last) { /* its answer is not wanted: the wait alone (a copy back costs a readback) */
+        SPK_CUDA_CHECK(st, e->err, cudaEventSynchronize(jb->end));
+        goto cleanup;
+    }
     SPK_CUDA_CHECK(st, e->err, cudaMemcpyAsync(jb->hbuf, jb->dbuf, SIDE_BYTES, cudaMemcpyDeviceToHost, jb->stream));
     SPK_CUDA_CHECK(st, e->err, cudaStreamSynchronize(jb->stream));
     float ms = 0;
@@ -963,6 +1005,7 @@ static int ck_side_end(spk_exec *e, int which, double last[3], int *count, doubl
         goto cleanup;
     }
     memcpy(last, h + SIDE_READS, 3 * sizeof(double));
+    last[3] = h[SIDE_TRUE];
     *count = hc[0];
     *seconds = 1e-3 * ms;
     double total = 0;
@@ -977,11 +1020,22 @@ cleanup:
     return st;
 }
 
+static int ck_side_download(spk_exec *e, int which, double *host, const double *dev, int n)
+{
+    const side_state *sd = impl_of(e)->side;
+    if (!sd || which < 0 || which >= SPK_EXEC_SIDES || sd->job[which].running || n < 0)
+        return spk_err_set(e->err, SPK_ERR_INTERNAL, "no ended job alongside %d to copy from", which);
+    cudaStream_t s = sd->job[which].stream;
+    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(host, dev, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, s));
+    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(s));
+    return SPK_OK;
+}
+
 static const struct spk_exec_krylov_ops cuda_krylov = {
     ck_dot,       ck_dot2,       ck_set,         ck_cg_update, ck_cg_direction, ck_bicg_direction,
     ck_bicg_s,    ck_axpy_ratio, ck_bicg_update, ck_read,      ck_mark,         ck_collect,
     ck_capture,   ck_end_capture, ck_launch,     ck_read_wait, graph_free,    ck_block,
-    ck_side_run,  ck_side_poll,  ck_side_end,
+    ck_block_rest, ck_side_run,  ck_side_poll,  ck_side_end,   ck_side_download,
 };
 
 static const struct spk_exec_ops cuda_ops = {

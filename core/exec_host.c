@@ -318,8 +318,8 @@ static const struct spk_exec_krylov_ops host_krylov = {
     hk_dot,       hk_dot2,       hk_set,         hk_cg_update, hk_cg_direction, hk_bicg_direction,
     hk_bicg_s,    hk_axpy_ratio, hk_bicg_update, hk_read,      hk_mark,         hk_collect,
     NULL,         NULL,          NULL,           NULL,         NULL, /* no graphs */
-    NULL,                                                              /* no block iterations */
-    NULL,         NULL,          NULL,                                 /* no job alongside */
+    NULL,         NULL,                                                /* no block iterations */
+    NULL,         NULL,          NULL,         NULL,                   /* no job alongside */
 };
 
 static void host_destroy(spk_exec *e)

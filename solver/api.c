@@ -1072,15 +1072,16 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
         r.t_sync += first.t_sync;
     }
     s->k.race = NULL;
+    int on_host = 0; /* the answer alongside is in x already */
     if (rc) {
         if (alongside) {
-            SPK_CHECK(st, spk_race_result(rc, db, dx, &r));
+            SPK_CHECK(st, spk_race_result(rc, db, dx, s->b ? x : NULL, &on_host, &r));
         } else {
             SPK_CHECK(st, spk_race_stop(rc)); /* a win of its found now comes too late */
         }
         r.race = alongside ? 2 + rc->winner : 1;
     }
-    if (s->b) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
+    if (s->b && !on_host) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
     if (s->perm)
         for (int i = 0; i < n; i++) xout[s->perm[i]] = x[i];
     r.shift = !alongside && s->k.M_ops && s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;

@@ -315,6 +315,7 @@ typedef struct blockrun {
     spk_block_job job;
     double reads[3 * 2 * SPK_BLOCK_ITERS];
     int count, next; /* reads held, the next to hand out */
+    int stopped;     /* a CG alongside answered before the reads (block_read) */
 } blockrun;
 
 
@@ -358,9 +359,12 @@ static void block_of(spk_krylov *k, const spk_options *o, int method, double *x,
     br->on = 1;
 }
 
+static int race_over(spk_krylov *k, int *over);
+
 /* The next read of the block iterations into h, launching them from
  * iteration it + 1 (slots: spk_block_job.slot; at most `left` iterations)
- * when none is held; the kernel's time goes to the phases by its shares. */
+ * when none is held; the kernel's time goes to the phases by its shares.
+ * br->stopped (nothing read): a CG alongside answered while they ran. */
 static int block_read(spk_krylov *k, spk_result *res, double t0, double *marked, blockrun *br, const int *slot,
                       int it, int left, double rnorm, double *h)
 {
@@ -373,6 +377,14 @@ static int block_read(spk_krylov *k, spk_result *res, double t0, double *marked,
         double share[SPK_PHASES];
         const double before = res->t_vector;
         SPK_TRY(K(k)->block(k->e, j, br->reads, &br->count, share));
+        while (br->count == 0) { /* a CG alongside ended first: its answer, else these reads */
+            SPK_TRY(race_over(k, &br->stopped));
+            if (br->stopped) { /* these iterations stop on the race's flag: not waited for */
+                br->next = 0;
+                return SPK_OK;
+            }
+            SPK_TRY(K(k)->block_rest(k->e, br->reads, &br->count, share));
+        }
         SPK_TRY(fused_times(k, res, t0, marked));
         const double dt = res->t_vector - before;
         res->t_vector = before + dt * share[SPK_PHASE_VECTOR];
@@ -426,6 +438,7 @@ int spk_race_start(spk_race *rc, spk_krylov *main, const double *b, const double
         spk_block_job *j = &br.job;
         j->x0 = x0; /* copied in by side_run */
         j->r0 = main->w[0];
+        j->b = b; /* its answer's true residual from the kernel */
         if (sd->jacobi) {
             j->M.kind = SPK_BLOCK_DIAG;
             j->M.id[0] = k->w[5];
@@ -457,10 +470,11 @@ static int race_end(spk_race *rc, int w)
 {
     spk_race_side *sd = &rc->side[w];
     spk_krylov *k = &sd->k;
-    double last[3];
+    double last[4];
     sd->running = 0;
     SPK_TRY(K(k)->side_end(k->e, w, last, &sd->count, &sd->seconds, sd->share));
     const double rz = last[0], pq = last[1], rr = last[2];
+    sd->true_rr = last[3];
     spk_result *res = &sd->res;
     sd->won = 0;
     if (!(isfinite(rz) && rz > 0 && isfinite(pq) && pq > 0 && isfinite(rr) && rr >= 0)) return SPK_OK;
@@ -494,19 +508,25 @@ int spk_race_settle(spk_race *rc)
     return SPK_OK;
 }
 
+/* The sides still running are not read: the answer is taken, or none of
+ * theirs is wanted any more; each is stopped and waited for (its work
+ * vectors are the next race's), without a readback's cost. */
 int spk_race_stop(spk_race *rc)
 {
     int st = SPK_OK;
-    for (int w = 0; rc && w < SPK_RACE_SIDES; w++)
-        if (rc->side[w].running) {
-            const int s = race_end(rc, w);
-            if (!st) st = s;
-        }
+    for (int w = 0; rc && w < SPK_RACE_SIDES; w++) {
+        spk_race_side *sd = &rc->side[w];
+        if (!sd->running) continue;
+        sd->running = sd->won = 0;
+        const int s = K(&sd->k)->side_end(sd->k.e, w, NULL, NULL, NULL, NULL);
+        if (!st) st = s;
+    }
     return st;
 }
 
-int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res)
+int spk_race_result(spk_race *rc, const double *b, double *x, double *host_x, int *on_host, spk_result *res)
 {
+    *on_host = 0;
     if (rc->winner < 0)
         return spk_err_set(rc->side[0].k.e->err, SPK_ERR_INTERNAL, "spk_race_result: no CG alongside won");
     spk_race_side *sd = &rc->side[rc->winner];
@@ -517,8 +537,19 @@ int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res)
     res->t_spmv = sd->seconds * sd->share[SPK_PHASE_SPMV];
     res->t_precond = sd->seconds * sd->share[SPK_PHASE_PRECOND];
     res->t_vector = sd->seconds * sd->share[SPK_PHASE_VECTOR];
-    SPK_TRY(fused_finish(k, b, k->w[4], k->w[3], res, rc->bnorm));
-    SPK_TRY(k->e->ops->copy(k->e, k->n, k->w[4], x));
+    /* the true residual as the side's kernel gave it (norm_of's fast path),
+     * else computed here: queued behind the solve's iterations */
+    const double tt = sd->true_rr;
+    if (tt != 0 && isfinite(tt) && tt > 1e-290)
+        SPK_TRY(spk_krylov_finished(res, sqrt(tt), rc->bnorm));
+    else
+        SPK_TRY(fused_finish(k, b, k->w[4], k->w[3], res, rc->bnorm));
+    if (host_x && K(k)->side_download) {
+        SPK_TRY(K(k)->side_download(k->e, rc->winner, host_x, k->w[4], k->n));
+        *on_host = 1;
+    } else {
+        SPK_TRY(k->e->ops->copy(k->e, k->n, k->w[4], x));
+    }
     /* the others have seen the winner's flag and stopped, or stop within an iteration */
     return spk_race_stop(rc);
 }
@@ -580,7 +611,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
         F_VEC(k, read, want, 3, h);
         SPK_TRY(fused_times(k, res, t0, &marked)); /* now, while nothing is queued: no wait */
     }
-    for (int it = 1; it <= o->maxit; it++) {
+    for (int it = 1; it <= o->maxit && !br.stopped; it++) {
         if (spk_cg_bad_rz(res, h[0]) || spk_cg_bad_pq(res, h[1])) break;
         SPK_TRY(norm_of(k, n, r, h[2], &rnorm));
         res->iterations = it;
@@ -592,6 +623,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
         if (br.on) {
             const int slot[7] = {cur, next, CG_PQ, CG_RR};
             SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it, o->maxit - it, rnorm, h));
+            if (br.stopped) break;
         } else {
             const steps st = {STEPS_CG, cur, next, 0, rnorm, x};
             int ran = 0;
@@ -601,8 +633,10 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
         cur = next;
     }
     SPK_TRY(block_done(k, &br, res->iterations));
+    /* the caller takes the answer alongside; this solve's times are not
+     * wanted (collected, they would wait for its last iteration) */
+    if (k->race && k->race->winner >= 0) return SPK_OK;
     SPK_TRY(fused_times(k, res, t0, &marked));
-    if (k->race && k->race->winner >= 0) return SPK_OK; /* the caller takes the answer alongside */
     return fused_finish(k, b, x, q, res, bnorm);
 }
 

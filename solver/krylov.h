@@ -58,6 +58,7 @@ typedef struct spk_race_side {
     int won;               /* it ended converged (rtol or atol) */
     int count, cluster;    /* its iterations, the blocks that ran them */
     double seconds, share[SPK_PHASES];
+    double true_rr;        /* t't of its answer's true residual as its kernel gave it (NaN: none) */
 } spk_race_side;
 typedef struct spk_race {
     spk_race_side side[SPK_RACE_SIDES];
@@ -81,12 +82,15 @@ int spk_race_poll(spk_race *rc, int *won);
 /* Wait until a side has won or none runs (a side set the race's flag, and
  * ends within an iteration). */
 int spk_race_settle(spk_race *rc);
-/* End every side still running (stopped at its current iteration; NULL-safe). */
+/* End every side still running (stopped at its current iteration and waited
+ * for, its answer not read; NULL-safe). */
 int spk_race_stop(spk_race *rc);
 /* After a side won: its outcome in *res (iterations, residuals, the true
- * residual, its phase times) and its x copied into x; the other sides
- * ended. */
-int spk_race_result(spk_race *rc, const double *b, double *x, spk_result *res);
+ * residual, its phase times) and its x copied into x, or, where host_x is
+ * not NULL and the executor can (side_download), into host_x from the
+ * side's stream (*on_host = 1), so that nothing waits for the solve's own
+ * iterations to see the race's flag and end; the other sides ended. */
+int spk_race_result(spk_race *rc, const double *b, double *x, double *host_x, int *on_host, spk_result *res);
 
 /* Allocate the workspace for n unknowns (and the history for maxit when keep). */
 int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_history);

@@ -2,6 +2,7 @@
  * arrays (unsorted, duplicates), update_values, automatic method choice, the
  * switch from CG to BiCGStab on an indefinite matrix, several right-hand
  * sides, error messages for bad input, and the status of every outcome. */
+#include <float.h>
 #include <stdint.h>
 
 #include "device.h"
@@ -883,6 +884,29 @@ static void race_solves(void)
             CHECK(r.reason == SPK_CONVERGED_RTOL && r.true_relres <= fmax(1e-7, 2 * ra[k].true_relres),
                   "%s round %d: %s, true relres %g (alone %g)", name, round, spk_reason_name(r.reason),
                   r.true_relres, ra[k].true_relres);
+            { /* the true residual reported (from the kernel alongside) is that of the x
+               * returned, within the rounding of b - A x (each entry's error at most about
+               * its row's length times eps times (|A||x| + |b|)_i; either side's) */
+                const int *rp = NULL, *ci = NULL;
+                const double *av = NULL;
+                spk_matrix_csr(A, NULL, NULL, NULL, &rp, &ci, &av);
+                double tt = 0, bb = 0, ee = 0;
+                for (int i = 0; rp && i < n; i++) {
+                    double ax = 0, mag = fabs(b[i]);
+                    for (int q = rp[i]; q < rp[i + 1]; q++) {
+                        ax += av[q] * x[ci[q]];
+                        mag += fabs(av[q] * x[ci[q]]);
+                    }
+                    const double e = (rp[i + 1] - rp[i] + 1) * DBL_EPSILON * mag;
+                    tt += (b[i] - ax) * (b[i] - ax);
+                    ee += e * e;
+                    bb += b[i] * b[i];
+                }
+                const double host = bb > 0 ? sqrt(tt / bb) : -1, bound = bb > 0 ? 2 * sqrt(ee / bb) : 0;
+                CHECK(host > 0 && fabs(r.true_relres - host) <= bound + 1e-6 * host,
+                      "%s round %d (race %d): true relres %.9g reported, %.9g of the x returned (rounding %.3g)",
+                      name, round, k, r.true_relres, host, bound);
+            }
             if (k >= 2) {
                 /* a CG alongside is that method alone, iteration for iteration */
                 double d = 0, m = 0;
