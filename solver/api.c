@@ -720,6 +720,8 @@ static int solver_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk
         spk_cuda_csr_free(&s->blockA); /* a new setup's copy replaces the old one */
         s->blockA = dA;
         s->k.dA = &s->blockA;
+        s->k.lanes_light[0] = spk_block_lanes(A->nrows, A->rowptr, 1);
+        s->k.lanes_light[1] = spk_block_lanes(A->nrows, A->rowptr, SPK_BLOCK_CLUSTER_MAX);
     } else if (s->dA) {
         spk_cuda_csr_free(&dA);
     }
@@ -939,6 +941,7 @@ static spk_race *race_start(spk_solver *s, const double *db, const double *dx, i
         k->A_ops = s->k.A_ops; /* a refactorization may have rebuilt the format */
         k->A = s->k.A;
         k->dA = s->k.dA;
+        memcpy(k->lanes_light, s->k.lanes_light, sizeof k->lanes_light);
     }
     /* side 1: CG with Jacobi (where a diagonal entry is not positive it breaks
      * down or converges all the same: its tests keep a wrong answer out) */

@@ -30,6 +30,9 @@ typedef struct spk_krylov {
     double *w[SPK_KRYLOV_NWORK];      /* workspace vectors on the executor */
     const spk_csr *dA;                /* A's CSR arrays in device memory for the block iterations
                                          (SPK_VECTOR_BLOCK; NULL: none) */
+    int lanes_light[2];               /* lanes a row of their product for CG without a
+                                         preconditioner or with Jacobi, in one block and in a
+                                         cluster (spk_block_lanes; 0: by the mean row length) */
     double *hist;                     /* host, maxit + 2 entries when history is kept */
     int hist_cap;
     struct spk_race *race;            /* a CG run alongside this solve (NULL: none): the fused
@@ -91,6 +94,13 @@ int spk_race_stop(spk_race *rc);
  * side's stream (*on_host = 1), so that nothing waits for the solve's own
  * iterations to see the race's flag and end; the other sides ended. */
 int spk_race_result(spk_race *rc, const double *b, double *x, double *host_x, int *on_host, spk_result *res);
+
+/* The lanes a row for the block iterations' product (spk_block_job.lanes)
+ * on A's rows (rp, n rows) in `blocks` blocks of kSmallBlock threads: of
+ * 2, 4, .. 32, the least by a model of its latency, each warp's rounds of
+ * rows (1 + the loads of its longest row, two in flight a lane) added up,
+ * the busiest warp's sum. */
+int spk_block_lanes(int n, const int *rp, int blocks);
 
 /* Allocate the workspace for n unknowns (and the history for maxit when keep). */
 int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_history);

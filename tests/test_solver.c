@@ -598,6 +598,42 @@ static void fused_vs_classic(const char *spec, int method, const char *pc)
     problem_free(&P);
 }
 
+/* spk_block_lanes, the lanes a row of the block iterations' product for CG
+ * without a preconditioner or with Jacobi: the model's choices on shapes
+ * whose costs differ (by its sums: short rows, many of them, want few lanes
+ * and fewer rounds; a few long rows want wide lanes; one long row among
+ * short ones raises them), a power of two in [2, 32], none for bad input. */
+static void block_lanes(void)
+{
+    enum { N = 16384 };
+    int *rp = malloc((N + 1) * sizeof(int));
+    if (!rp) return;
+    CHECK(spk_block_lanes(0, rp, 1) == 0 && spk_block_lanes(10, NULL, 1) == 0 &&
+              spk_block_lanes(10, rp, 0) == 0 && spk_block_lanes(10, rp, SPK_BLOCK_CLUSTER_MAX + 1) == 0,
+          "spk_block_lanes: bad input gives 0");
+    /* 16,384 rows of 4: 2 lanes in 32 rounds (2 each) against 4 lanes in 64 */
+    for (int i = 0; i <= N; i++) rp[i] = 4 * i;
+    const int many_short = spk_block_lanes(N, rp, 1);
+    CHECK(many_short == 2, "16384 rows of 4 entries, one block: %d lanes (2 expected)", many_short);
+    /* 64 rows of 64: 16 lanes, one round of 4 loads a lane (cost 3), against 32 lanes in 2 rounds (4) */
+    for (int i = 0; i <= 64; i++) rp[i] = 64 * i;
+    const int few_long = spk_block_lanes(64, rp, 1);
+    CHECK(few_long == 16, "64 rows of 64 entries, one block: %d lanes (16 expected)", few_long);
+    /* 2,048 rows of 4, then the first with 512 entries */
+    for (int i = 0; i <= 2048; i++) rp[i] = 4 * i;
+    const int without = spk_block_lanes(2048, rp, 1);
+    for (int i = 1; i <= 2048; i++) rp[i] = 512 + 4 * (i - 1);
+    const int with = spk_block_lanes(2048, rp, 1);
+    CHECK(without == 2 && with == 8, "2048 rows of 4: %d lanes; with one of 512: %d (2 and 8 expected)", without,
+          with);
+    /* the same rows over a cluster: more threads, the fewest rounds at wider lanes */
+    for (int b = 1; b <= SPK_BLOCK_CLUSTER_MAX; b *= 2) {
+        const int l = spk_block_lanes(2048, rp, b);
+        CHECK(l >= 2 && l <= 32 && (l & (l - 1)) == 0, "%d blocks: %d lanes, not a power of two in [2, 32]", b, l);
+    }
+    free(rp);
+}
+
 /* SPK_VECTOR_BLOCK on the GPU: each way a block applies the device factor
  * (sliced sweeps, sweeps on the factor as stored, exact solves) and Jacobi,
  * checked by known_solution against the host and the known answer. */
@@ -699,6 +735,7 @@ int main(void)
     spk_exec_destroy(g_dev);
     g_dev = g_host;
 #endif
+    block_lanes();
     for (g_vector_ops = SPK_VECTOR_CLASSIC; g_vector_ops <= SPK_VECTOR_BLOCK; g_vector_ops++) {
         printf("-- vector operations: %s\n", g_vector_ops == SPK_VECTOR_BLOCK   ? "block"
                                               : g_vector_ops == SPK_VECTOR_GRAPH ? "graph"
