@@ -420,6 +420,9 @@ static int block_read(spk_krylov *k, spk_result *res, double t0, double *marked,
         const double before = res->t_vector;
         SPK_TRY(K(k)->block(k->e, j, br->reads, &br->count, share));
         while (br->count == 0) { /* a CG alongside ended first: its answer, else these reads */
+            if (!k->race) /* its end would be taken by no one, and asked about again and again */
+                return spk_err_set(k->e->err, SPK_ERR_INTERNAL,
+                                   "the block iterations ran alongside jobs of a race this solve does not run");
             SPK_TRY(race_over(k, &br->stopped));
             if (br->stopped) { /* these iterations stop on the race's flag: not waited for */
                 br->next = 0;
