@@ -44,20 +44,21 @@ __device__ __forceinline__ bool fin(double v)
     return isfinite(v);
 }
 
-// Shared scratch of the reductions: the warps' sums, and (a cluster) the
-// block's sum in one of two slots used in turn, which the other blocks read.
-// A block writes a slot again two sums later, after the barrier of the sum
-// between, which no block passes before it has read the slot.
+// Shared scratch of the reductions: the warps' sums, and (a cluster) every
+// block's sum, which each block writes into every block's copy before the
+// barrier, in one of two slots used in turn.  A block's slot is written
+// again two sums later, after the barrier of the sum between, which no
+// block passes before it has read the slot.
 // stop: whether the race is over (spk_block_job.over) as thread 0 of block 0 read it
-// in an iteration, there for the others after a barrier, in two slots by
-// the iteration's parity (the next write to a slot comes two iterations
-// later, after barriers no block passes before reading it).
+// in an iteration, written into every block's copy before a barrier, in
+// two slots by the iteration's parity (the next write to a slot comes two
+// iterations later, after barriers no block passes before reading it).
 struct red {
     double w[kWarps];
-    double part[2];
+    double all[2][SPK_BLOCK_CLUSTER_MAX];
     double stop[2];
     double2 w2[kWarps]; /* block_sum2's */
-    double2 part2[2];
+    double2 all2[2][SPK_BLOCK_CLUSTER_MAX];
     int turn;
 };
 
@@ -75,12 +76,12 @@ __device__ __forceinline__ double block_sum(double v, red &sh)
     for (int w = 0; w < kWarps; w++) t += sh.w[w];
     if (!G::kCluster) return t;
     const int slot = sh.turn;
-    if (threadIdx.x == 0) sh.part[slot] = t;
+    if ((int)threadIdx.x < G::blocks()) G::put(&sh.all[slot][G::rank()], threadIdx.x, t);
     G::sync();
-    /* lane b reads block b's sum; the lanes' values added pairwise, which
+    /* lane b takes block b's sum; the lanes' values added pairwise, which
      * gives every lane of every warp of every block the same bits */
     const int lane = threadIdx.x & 31;
-    double c = lane < G::blocks() ? G::remote(&sh.part[slot], lane) : 0.0;
+    double c = lane < G::blocks() ? sh.all[slot][lane] : 0.0;
     for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(kFull, c, o);
     if (threadIdx.x == 0) sh.turn = slot ^ 1; /* read again only after the next barrier */
     return c;
@@ -105,13 +106,13 @@ __device__ __forceinline__ double2 block_sum2(double a, double b, red &sh)
     }
     if (!G::kCluster) return make_double2(ta, tb);
     const int slot = sh.turn;
-    if (threadIdx.x == 0) sh.part2[slot] = make_double2(ta, tb);
+    if ((int)threadIdx.x < G::blocks()) G::put(&sh.all2[slot][G::rank()], threadIdx.x, make_double2(ta, tb));
     G::sync();
     const int lane = threadIdx.x & 31;
     double ca = 0, cb = 0;
     if (lane < G::blocks()) {
-        ca = G::remote(&sh.part2[slot].x, lane);
-        cb = G::remote(&sh.part2[slot].y, lane);
+        ca = sh.all2[slot][lane].x;
+        cb = sh.all2[slot][lane].y;
     }
     for (int o = 16; o > 0; o >>= 1) {
         ca += __shfl_xor_sync(kFull, ca, o);
@@ -187,6 +188,19 @@ __device__ __noinline__ double block_residual(int n, int g, const int *rp, const
         acc += t * t;
     });
     return block_sum<G>(acc, *sh);
+}
+
+// The answer's true residual where the iterations ended converged at
+// their last read (met, the same in every thread): t't for t = b - A x into
+// *j.true_rr, so that the answer needs no kernels and no read after these;
+// NaN where not met (the driver computes it then).
+template <typename G>
+__device__ __forceinline__ void true_residual(const spk_block_job &j, bool met, red *sh)
+{
+    if (!j.true_rr) return;
+    const double tt = met && j.b ? block_residual<G>(j.n, j.lanes, j.rp, j.ci, j.val, j.x, j.b, sh)
+                                 : __longlong_as_double(0x7ff8000000000000LL);
+    if (G::first() == 0) *j.true_rr = tt;
 }
 
 // r -= a v after first(i) for each i (an update of x that reads r's old
@@ -410,7 +424,8 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
                 p[i] = (jac ? G::ld(r + i) * dg[i] : G::ld(z + i)) + beta * G::ld(p + i);
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);
-        if (lead) sh.stop[it & 1] = seen == j.race; /* published by the barriers of pq's sum */
+        if (lead) /* into every block's copy, published by the barriers of pq's sum */
+            for (int b = 0; b < G::blocks(); b++) G::put(&sh.stop[it & 1], b, seen == j.race);
         /* a cluster: p'q summed in the product, a cluster barrier less (other
          * bits: each row's product added by its first lane; BiCGStab keeps
          * its sums as they were, its iterations on watt_2, sherman3 and
@@ -443,16 +458,12 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         next = t;
         if (!(fin(rzn) && rzn > 0) || !(fin(pq) && pq > 0)) break;
         rn = fast_norm(rr);
-        const bool halt = j.over && G::remote(&sh.stop[it & 1], 0) != 0;
+        const bool halt = j.over && sh.stop[it & 1] != 0;
         met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
         if (rn < 0 || end_test(j, rn) || it >= j.maxit || halt) break;
     }
     if (met && j.over && j.signal && G::first() == 0) *(volatile int *)j.over = j.race;
-    if (j.true_rr) { /* a job alongside: its answer's true residual (met is the same in every thread) */
-        const double tt = met && j.b ? block_residual<G>(n, j.lanes, j.rp, j.ci, j.val, x, j.b, &sh)
-                                     : __longlong_as_double(0x7ff8000000000000LL);
-        if (G::first() == 0) *j.true_rr = tt;
-    }
+    true_residual<G>(j, met, &sh);
     if (G::first() == 0) {
         slots[cur] = rz;
         slots[j.slot[2]] = pq;
@@ -486,15 +497,20 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
      * one block: there it made the kernel spill (0 -> 24 bytes of stack). */
     constexpr bool kFold = G::kCluster;
     double rho_next = 0;
+    bool met = false;
     for (int it = j.it + 1, k = 0; k < j.iters; it++, k++) {
         const double rho = !kFold || k == 0 ? block_dot<G>(n, r0, r, sh) : rho_next;
         rho_c = rho;
         if (fin(rho) && rho != 0) {
-            const double alpha_o = rho_o / r0v, omega_o = ts / tt;
-            const double beta = (rho / rho_o) * (alpha_o / omega_o);
-            if (fin(beta))
-                for (int i = G::first(); i < n; i += G::stride())
-                    p[i] = G::ld(r + i) + beta * (G::ld(p + i) - omega_o * G::ld(v + i));
+            if (j.first && k == 0) { /* p = r: the driver's first step (bicg_direction's fresh) */
+                for (int i = G::first(); i < n; i += G::stride()) p[i] = G::ld(r + i);
+            } else {
+                const double alpha_o = rho_o / r0v, omega_o = ts / tt;
+                const double beta = (rho / rho_o) * (alpha_o / omega_o);
+                if (fin(beta))
+                    for (int i = G::first(); i < n; i += G::stride())
+                        p[i] = G::ld(r + i) + beta * (G::ld(p + i) - omega_o * G::ld(v + i));
+            }
         }
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);
@@ -555,8 +571,10 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         rho_o = rho_c;
         if (!fin(tt) || !fin(ts) || tt == 0) break;
         const double rn = fast_norm(rr);
+        met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
         if (rn < 0 || end_test(j, rn) || w == 0 || it >= j.maxit) break;
     }
+    true_residual<G>(j, met, &sh);
     if (G::first() == 0) {
         slots[cur] = rho_c;
         slots[old] = rho_o;

@@ -96,8 +96,9 @@ typedef struct spk_block_job {
     double *x, *v[7];        /* CG: r, p, q, z; BiCGStab: r (and s), r0, p, v, t, ph, sh */
     int slot[7];             /* CG: rz, its successor, pq, rr; BiCGStab: rho, rho_old, r0v, ss, tt, ts, rr */
     int it, maxit, iters;    /* iterations done, the limit, the most to run now */
-    int first;               /* CG: the launch starts at iteration 1, right after the initial
-                                residual (p = z, no beta; rz's slot is slot[1]) */
+    int first;               /* the launch starts at a first step, right after the initial
+                                residual or a restart: CG p = z, no beta (rz's slot is slot[1]);
+                                BiCGStab p = r (bicg_direction's fresh) */
     double rnorm;            /* CG without M: ||r|| after iteration it */
     double conv, atol, div;  /* the tests: ||r|| <= conv (rtol ||b||), <= atol, > div (when div > 0) */
     /* Stopping from outside (the race of api.c; set by the executor; CG
@@ -114,9 +115,11 @@ typedef struct spk_block_job {
                                 1 / a_ii from rp, ci, val (0 where a_ii is 0 or not stored) */
     const double *x0, *r0;   /* a job alongside (side_run): copied into x and v[0] before it
                                 starts, in the executor's order (NULL: x and v[0] hold them) */
-    const double *b;         /* a job alongside: where it converged, the kernel also gives
-                                t't for t = b - A x, its answer's true residual, so that the
-                                answer needs no work queued behind the solve (NULL: not) */
+    const double *b;         /* where the iterations end converged at their last read, the
+                                kernel also gives t't for t = b - A x, the answer's true
+                                residual, so that the answer needs no kernels and no read after
+                                them (for a job alongside: none queued behind the solve; NULL:
+                                not computed) */
     double *true_rr;         /* where t't goes (NaN where not computed; set by the executor) */
 } spk_block_job;
 struct spk_exec_krylov_ops {
@@ -175,7 +178,9 @@ struct spk_exec_krylov_ops {
     /* Whole iterations in one block (see spk_block_job; NULL where the
      * executor has none): runs them, then gives in reads[3 i .. 3 i + 2] what
      * the fused driver's read i would give (CG: rz, pq, rr, a read per
-     * iteration; BiCGStab: rho, r0v, ss, then tt, ts, rr), *count reads, and
+     * iteration; BiCGStab: rho, r0v, ss, then tt, ts, rr), *count reads,
+     * reads[3 * *count] the true residual's t't (spk_block_job.b; NaN
+     * where the job has no b or did not end converged at its last read), and
      * share[SPK_PHASES], the part of the kernel's time in each phase; its
      * time is marked as vector work (the caller moves the shares).
      * job->cluster becomes the blocks that ran them.  Where they run

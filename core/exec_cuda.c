@@ -43,6 +43,7 @@ typedef struct krylov_state {
     cudaEvent_t blk_read;    /* after the copy of the reads, where they race (ck_block) */
     int blk_iters;           /* the iterations the launch whose reads are pending was asked */
     int blk_race;            /* ...and whether it runs alongside jobs (ck_block_rest waits for either) */
+    int blk_true;            /* ...and whether its kernel gives the true residual's t't */
     unsigned blk_shared;     /* dynamic shared memory the block kernels are allowed */
     double *blk_scratch;     /* a cluster's sweeps' iterates: 2 SPK_BLOCK_ROWS doubles */
     int cluster_max;         /* the most blocks of a cluster here (0: not asked yet) */
@@ -775,7 +776,7 @@ static int ck_read_wait(spk_exec *e, const int *which, int count, double *host)
  * transfer.  A cluster larger than the device runs is made smaller (down to
  * one block, before sm_90: the same iterations, slower). */
 #define BLOCK_READS (2 * SPK_BLOCK_ITERS)
-#define BLOCK_BYTES (3 * BLOCK_READS * sizeof(double) + SPK_PHASES * sizeof(long long) + sizeof(double))
+#define BLOCK_BYTES (3 * BLOCK_READS * sizeof(double) + SPK_PHASES * sizeof(long long) + 2 * sizeof(double))
 static int ck_block_rest(spk_exec *e, double *reads, int *count, double *share);
 
 static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count, double *share)
@@ -809,6 +810,9 @@ static int ck_block(spk_exec *e, spk_block_job *asked, double *reads, int *count
     long long *dcyc = (long long *)(dreads + 3 * BLOCK_READS);
     int *dcount = (int *)(dcyc + SPK_PHASES);
     const side_state *sd = impl_of(e)->side;
+    /* the true residual's t't after the count (ck_block_rest) */
+    job->true_rr = job->b ? (double *)(dcyc + SPK_PHASES) + 1 : NULL;
+    k->blk_true = job->b != NULL;
     job->ring = 0;
     job->over = NULL;
     job->signal = 0;
@@ -857,6 +861,7 @@ static int ck_block_rest(spk_exec *e, double *reads, int *count, double *share)
         return spk_err_set(e->err, SPK_ERR_INTERNAL, "block iterations: %d reads back for %d iterations", c,
                            k->blk_iters);
     memcpy(reads, hr, 3 * (size_t)c * sizeof(double));
+    reads[3 * c] = k->blk_true ? ((const double *)(hc + SPK_PHASES))[1] : NAN;
     *count = c;
     double total = 0;
     for (int p = 0; p < SPK_PHASES; p++) total += (double)hc[p];

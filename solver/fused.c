@@ -313,7 +313,8 @@ static int steps_then_times(spk_krylov *k, spk_result *res, double t0, double *m
 typedef struct blockrun {
     int on;
     spk_block_job job;
-    double reads[3 * 2 * SPK_BLOCK_ITERS];
+    double reads[3 * 2 * SPK_BLOCK_ITERS + 1]; /* and t't of the true residual after the last */
+    double tt;       /* that t't, of the last launch (NaN: not computed) */
     int count, next; /* reads held, the next to hand out */
     int stopped;     /* a CG alongside answered before the reads (block_read) */
 } blockrun;
@@ -357,8 +358,8 @@ int spk_block_lanes(int n, const int *rp, int blocks)
  * preconditioner), beyond that a cluster up to SPK_BLOCK_CLUSTER_NNZ_MAX
  * (SPK_BLOCK_CLUSTER_NNZ_PREC_MAX) where M is none or sweeps (exact solves
  * wait row on row: one block's shared memory only). */
-static void block_of(spk_krylov *k, const spk_options *o, int method, double *x, const spk_result *res,
-                     double bnorm, blockrun *br)
+static void block_of(spk_krylov *k, const spk_options *o, int method, const double *b, double *x,
+                     const spk_result *res, double bnorm, blockrun *br)
 {
     memset(br, 0, sizeof *br);
     const int ident = spk_krylov_identity(k);
@@ -392,6 +393,7 @@ static void block_of(spk_krylov *k, const spk_options *o, int method, double *x,
     const int model = k->lanes_light[j->cluster > 1];
     if (method == SPK_BLOCK_CG && light && model > 0) j->lanes = model;
     j->x = x;
+    j->b = b; /* the answer's true residual from the kernel (block_finish) */
     for (int i = 0; i < 7; i++) j->v[i] = k->w[i];
     j->maxit = o->maxit;
     /* krylov_common.h's tests, with their thresholds as the host computes them */
@@ -430,6 +432,7 @@ static int block_read(spk_krylov *k, spk_result *res, double t0, double *marked,
             }
             SPK_TRY(K(k)->block_rest(k->e, br->reads, &br->count, share));
         }
+        br->tt = br->reads[3 * br->count];
         SPK_TRY(fused_times(k, res, t0, marked));
         const double dt = res->t_vector - before;
         res->t_vector = before + dt * share[SPK_PHASE_VECTOR];
@@ -450,6 +453,17 @@ static int block_done(spk_krylov *k, const blockrun *br, int it)
     return spk_err_set(k->e->err, SPK_ERR_INTERNAL,
                        "the block iterations ran past the host's stopping test (iteration %d, %d reads left)", it,
                        br->count - br->next);
+}
+
+/* The solve's end: its true residual as the block iterations' kernel gave
+ * it, where the loop ended at their last read and they ended converged
+ * there (x as they left it; norm_of's fast path), else fused_finish's. */
+static int block_finish(spk_krylov *k, const blockrun *br, const double *b, const double *x, double *t,
+                        spk_result *res, double bnorm)
+{
+    const int given = br->on && br->count > 0 && br->next == br->count && isfinite(br->tt) && br->tt > 1e-290 &&
+                      res->reason != SPK_INVALID_INPUT && res->reason != SPK_CONVERGED_ZERO_RHS;
+    return given ? spk_krylov_finished(res, sqrt(br->tt), bnorm) : fused_finish(k, b, x, t, res, bnorm);
 }
 
 /* ---- CG alongside (krylov.h, spk_race) ---------------------------------- */
@@ -478,12 +492,11 @@ int spk_race_start(spk_race *rc, spk_krylov *main, const double *b, const double
         sd->res.rnorm0 = sd->res.rnorm = main->begun.rnorm;
         sd->res.relres = main->begun.rnorm / main->begun.bnorm;
         blockrun br;
-        block_of(k, o, SPK_BLOCK_CG, x, &sd->res, rc->bnorm, &br);
+        block_of(k, o, SPK_BLOCK_CG, b, x, &sd->res, rc->bnorm, &br);
         if (!br.on) continue;
         spk_block_job *j = &br.job;
         j->x0 = x0; /* copied in by side_run */
         j->r0 = main->w[0];
-        j->b = b; /* its answer's true residual from the kernel */
         if (sd->jacobi) {
             j->M.kind = SPK_BLOCK_DIAG;
             j->M.id[0] = k->w[5];
@@ -632,7 +645,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     /* graphs: without M, rz' comes from the host */
     if (ident) gs = NULL;
     blockrun br;
-    block_of(k, o, SPK_BLOCK_CG, x, res, bnorm, &br);
+    block_of(k, o, SPK_BLOCK_CG, b, x, res, bnorm, &br);
     double h[3];
     if (br.on && o->maxit >= 1) { /* iteration 1 on in the block: z, rz and p = z there */
         const int slot[7] = {next_of(cur), cur, CG_PQ, CG_RR};
@@ -682,7 +695,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
      * wanted (collected, they would wait for its last iteration) */
     if (k->race && k->race->winner >= 0) return SPK_OK;
     SPK_TRY(fused_times(k, res, t0, &marked));
-    return fused_finish(k, b, x, q, res, bnorm);
+    return block_finish(k, &br, b, x, q, res, bnorm);
 }
 
 /* with graphs (SPK_VECTOR_GRAPH, on an executor that has them) or without */
@@ -731,7 +744,7 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
     F_PLAIN(k, copy, n, r, r0);
     res->reason = SPK_DIVERGED_MAXIT;
     blockrun br;
-    block_of(k, o, SPK_BLOCK_BICGSTAB, x, res, bnorm, &br);
+    block_of(k, o, SPK_BLOCK_BICGSTAB, b, x, res, bnorm, &br);
     if (br.on) gs = NULL;
     for (int it = 1; it <= o->maxit; it++) {
         const int old = cur == BI_RHO0 ? BI_RHO1 : BI_RHO0;
@@ -741,13 +754,14 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
         const int par = cur == BI_RHO1;
         const steps half = {STEPS_BICG_HALF, cur, old, fresh, 0, x}, rest = {STEPS_BICG_REST, cur, old, 0, 0, x};
         double h[3];
-        /* the block iterations start at a first half that is not a first step (p = r) */
         const int slot[7] = {cur, old, BI_R0V, BI_SS, BI_TT, BI_TS, BI_RR};
         int over = 0;
         if (!br.on || br.next == br.count) SPK_TRY(race_over(k, &over));
         if (over) break;
-        if (br.on && (br.next < br.count || !fresh)) {
+        if (br.on) { /* a first step (p = r) at a launch's start only: a restart follows a launch's last read */
+            br.job.first = fresh;
             SPK_TRY(block_read(k, res, t0, &marked, &br, slot, it - 1, o->maxit - it + 1, 0, h));
+            br.job.first = 0;
         } else {
             SPK_TRY(steps_then_times(k, res, t0, &marked, g, par, &half, h, &ran));
             res->graph_iterations += ran;
@@ -810,7 +824,7 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
     SPK_TRY(block_done(k, &br, res->iterations));
     SPK_TRY(fused_times(k, res, t0, &marked));
     if (k->race && k->race->winner >= 0) return SPK_OK; /* the caller takes the answer alongside */
-    return fused_finish(k, b, x, t, res, bnorm);
+    return block_finish(k, &br, b, x, t, res, bnorm);
 }
 
 int spk_bicgstab_fused(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
