@@ -502,15 +502,11 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         const double rho = !kFold || k == 0 ? block_dot<G>(n, r0, r, sh) : rho_next;
         rho_c = rho;
         if (fin(rho) && rho != 0) {
-            if (j.first && k == 0) { /* p = r: the driver's first step (bicg_direction's fresh) */
-                for (int i = G::first(); i < n; i += G::stride()) p[i] = G::ld(r + i);
-            } else {
-                const double alpha_o = rho_o / r0v, omega_o = ts / tt;
-                const double beta = (rho / rho_o) * (alpha_o / omega_o);
-                if (fin(beta))
-                    for (int i = G::first(); i < n; i += G::stride())
-                        p[i] = G::ld(r + i) + beta * (G::ld(p + i) - omega_o * G::ld(v + i));
-            }
+            const double alpha_o = rho_o / r0v, omega_o = ts / tt;
+            const double beta = (rho / rho_o) * (alpha_o / omega_o);
+            if (fin(beta))
+                for (int i = G::first(); i < n; i += G::stride())
+                    p[i] = G::ld(r + i) + beta * (G::ld(p + i) - omega_o * G::ld(v + i));
         }
         G::sync();
         ck.mark(SPK_PHASE_VECTOR);

@@ -96,9 +96,8 @@ typedef struct spk_block_job {
     double *x, *v[7];        /* CG: r, p, q, z; BiCGStab: r (and s), r0, p, v, t, ph, sh */
     int slot[7];             /* CG: rz, its successor, pq, rr; BiCGStab: rho, rho_old, r0v, ss, tt, ts, rr */
     int it, maxit, iters;    /* iterations done, the limit, the most to run now */
-    int first;               /* the launch starts at a first step, right after the initial
-                                residual or a restart: CG p = z, no beta (rz's slot is slot[1]);
-                                BiCGStab p = r (bicg_direction's fresh) */
+    int first;               /* CG: the launch starts at iteration 1, right after the initial
+                                residual (p = z, no beta; rz's slot is slot[1]) */
     double rnorm;            /* CG without M: ||r|| after iteration it */
     double conv, atol, div;  /* the tests: ||r|| <= conv (rtol ||b||), <= atol, > div (when div > 0) */
     /* Stopping from outside (the race of api.c; set by the executor; CG
