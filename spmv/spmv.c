@@ -20,6 +20,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_csr_host,
     &spk_spmv_tile_host,
     &spk_spmv_tile_dcoo_host,
+    &spk_spmv_dia_host,
+    &spk_spmv_csc_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
@@ -35,6 +37,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_csr_cuda,
     &spk_spmv_tile_cuda,
     &spk_spmv_tile_dcoo_cuda,
+    &spk_spmv_dia_cuda,
+    &spk_spmv_csc_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,
@@ -60,7 +64,7 @@ int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops
     const char *exec = e->ops->name, *other = NULL;
     if (!name || !*name) name = default_for(exec);
     else if (strcmp(name, "auto") == 0 && strcmp(exec, "cuda") != 0) name = "csr"; /* the host keeps the reference */
-    char avail[512] = "";
+    char avail[1024] = "";
     size_t used = 0;
     for (int i = 0; registry[i]; i++) {
         if (strcmp(registry[i]->exec, exec) != 0) {

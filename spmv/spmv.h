@@ -98,5 +98,7 @@ extern const struct spk_spmv_ops spk_spmv_teb_fast_host, spk_spmv_teb_fast_cuda;
 extern const struct spk_spmv_ops spk_spmv_tile_csr_host, spk_spmv_tile_csr_cuda;
 extern const struct spk_spmv_ops spk_spmv_tile_host, spk_spmv_tile_cuda;
 extern const struct spk_spmv_ops spk_spmv_tile_dcoo_host, spk_spmv_tile_dcoo_cuda;
+extern const struct spk_spmv_ops spk_spmv_dia_host, spk_spmv_dia_cuda;
+extern const struct spk_spmv_ops spk_spmv_csc_host, spk_spmv_csc_cuda;
 
 #endif

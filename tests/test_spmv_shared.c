@@ -10,7 +10,7 @@
 
 static int padded(const char *name)
 {
-    return strcmp(name, "ell") == 0 || strcmp(name, "bell") == 0;
+    return strcmp(name, "ell") == 0 || strcmp(name, "bell") == 0 || strcmp(name, "dia") == 0;
 }
 
 int main(void)
