@@ -177,6 +177,18 @@ int cli_tile_option(const char *cmd, int argc, char **argv, int *i, cli_tile_opt
         t->given = 1;
         return 1;
     }
+    static const char *const ints[3] = {"sell-c", "sell-sigma", "bcsr-block"};
+    static const int lo[3] = {1, 1, 1}, hi[3] = {1024, 1 << 24, 32};
+    for (int k = 0; k < 3; k++) {
+        if (!(r = cli_opt_value(argc, argv, i, ints[k], &v))) continue;
+        int n = 0;
+        if (r < 0 || cli_parse_int(v, &n) || n < lo[k] || n > hi[k]) {
+            cli_usage_error(cmd, "--%s needs an integer in [%d, %d]", ints[k], lo[k], hi[k]);
+            return -1;
+        }
+        *(k == 0 ? &t->sell_c : k == 1 ? &t->sell_sigma : &t->bcsr_block) = n;
+        return 1;
+    }
     if ((r = cli_opt_value(argc, argv, i, "tile-defer-nnz", &v))) {
         char *end = NULL;
         long long n = r < 0 ? 0 : strtoll(v, &end, 10);
@@ -197,5 +209,9 @@ void cli_tile_help(void)
            "                      variation (std/mean) is <= X (default 0.2)\n"
            "  --tile-th X         ... and HYB when it is >= X (default 1.0); CSR in between\n"
            "  --tile-defer-nnz N  format tile: move COO entries to a separate CSR matrix above N\n"
-           "                      nonzeros (default 1800000; < 0: never)\n");
+           "                      nonzeros (default 1800000; < 0: never)\n"
+           "  --sell-c C          formats sell, cusparse-sell: rows per slice (default 32)\n"
+           "  --sell-sigma S      format sell: rows sorted by length inside windows of S rows\n"
+           "                      (default 256; 1: not sorted; else a multiple of C)\n"
+           "  --bcsr-block B      formats bcsr, cusparse-bsr, sbcsr: B x B blocks (1..32, default 4)\n");
 }

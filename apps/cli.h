@@ -39,15 +39,18 @@ const char *cli_vector_ops_name(int ops);
 int cli_precision_of(const char *v);
 const char *cli_precision_name(int p);
 
-/* The tile format options (--tile-te, --tile-th, --tile-defer-nnz), shared
- * by solve and info; zero means the format's default. */
+/* The format options shared by solve, info and bench: the tile formats'
+ * (--tile-te, --tile-th, --tile-defer-nnz; `given`), SELL-C-sigma's
+ * (--sell-c, --sell-sigma) and the block size of the blocked CSR formats
+ * (--bcsr-block); zero means the format's default. */
 typedef struct cli_tile_opts {
     double te, th;
     long long defer_nnz;
     int given;
+    int sell_c, sell_sigma, bcsr_block;
 } cli_tile_opts;
-/* 1 when argv[*i] is a tile option (stored in t), 0 when not, -1 after
- * printing a usage error for a bad value. */
+/* 1 when argv[*i] is one of those options (stored in t), 0 when not, -1
+ * after printing a usage error for a bad value. */
 int cli_tile_option(const char *cmd, int argc, char **argv, int *i, cli_tile_opts *t);
 /* Their lines of --help. */
 void cli_tile_help(void);

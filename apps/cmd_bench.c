@@ -87,6 +87,9 @@ static void help(void)
            "                      matrices): an empty kernel back to back, queueing one, one\n"
            "                      with a synchronize, with an 8-byte readback, inside a CUDA\n"
            "                      graph, and uploads from pageable, pinned and registered memory\n"
+           "  --tile-te X, --tile-th X, --tile-defer-nnz N, --sell-c C, --sell-sigma S, --bcsr-block B\n"
+           "                      the formats' options, for the products and the solves (see spk\n"
+           "                      solve --help)\n"
            "  --csv FILE          one row per matrix and format\n"
            "  --json FILE         everything, for scripts/bench_plots.py\n"
            "  --quiet             no progress lines on stderr\n"
@@ -161,6 +164,7 @@ typedef struct bench {
     solve_cfg cfg[MAX_CONFIGS]; /* --solve-config: solves compared by configuration */
     int ncfg;
     int vector_ops;          /* the solves' spk_options.vector_ops */
+    cli_tile_opts fo;        /* the formats' options (--tile-*, --sell-*, --bcsr-block), solves' too */
     spk_floors fl;
     double min_time, copy_gbs;
     size_t cache;
@@ -204,6 +208,12 @@ static void bench_format(bench *b, const spk_csr *A, const double *ref, double s
     void *impl = NULL;
     spk_spmv_opts o;
     memset(&o, 0, sizeof o);
+    o.tile_te = b->fo.te;
+    o.tile_th = b->fo.th;
+    o.tile_defer_nnz = b->fo.defer_nnz;
+    o.sell_c = b->fo.sell_c;
+    o.sell_sigma = b->fo.sell_sigma;
+    o.bcsr_block = b->fo.bcsr_block;
     double t0 = spk_time_now();
     int st = r->ops->create(ex, A, &o, &impl);
     r->setup_ms = (spk_time_now() - t0) * 1e3;
@@ -278,6 +288,12 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     o.vector_ops = c->vector_ops;
     o.precond_precision = c->precision;
     o.race = c->race;
+    o.tile_te = b->fo.te;
+    o.tile_th = b->fo.th;
+    o.tile_defer_nnz = b->fo.defer_nnz;
+    o.sell_c = b->fo.sell_c;
+    o.sell_sigma = b->fo.sell_sigma;
+    o.bcsr_block = b->fo.bcsr_block;
     if (c->rtol > 0) o.rtol = c->rtol;
     spk_solver *s = NULL;
     r->solved = 1;
@@ -1209,6 +1225,8 @@ int cmd_bench(int argc, char **argv)
         } else if ((r = cli_vector_ops_option("bench", argc, argv, &i, &b.vector_ops))) {
             if (r < 0) goto out;
         } else if ((r = cli_reorder_option("bench", argc, argv, &i, &b.reorder, &b.reorder_block))) {
+            if (r < 0) goto out;
+        } else if ((r = cli_tile_option("bench", argc, argv, &i, &b.fo))) {
             if (r < 0) goto out;
         } else if (cli_flag(argv[i], "solve")) {
             b.solve = 1;

@@ -211,6 +211,9 @@ int cmd_info(int argc, char **argv)
     so.tile_te = tile.te;
     so.tile_th = tile.th;
     so.tile_defer_nnz = tile.defer_nnz;
+    so.sell_c = tile.sell_c;
+    so.sell_sigma = tile.sell_sigma;
+    so.bcsr_block = tile.bcsr_block;
     if (format && describe_format(&A, format, &so, detail, sizeof detail, &fbytes, &ts, &e)) goto fail;
     if (json) {
         printf("{\"file\": ");

@@ -205,6 +205,9 @@ static int parse(int argc, char **argv, solve_args *a)
     a->o.tile_te = tile.te;
     a->o.tile_th = tile.th;
     a->o.tile_defer_nnz = tile.defer_nnz;
+    a->o.sell_c = tile.sell_c;
+    a->o.sell_sigma = tile.sell_sigma;
+    a->o.bcsr_block = tile.bcsr_block;
     return CLI_OK;
 }
 

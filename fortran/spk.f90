@@ -52,6 +52,9 @@ module spk
                                        ! 2 graph, 3 block (small systems: whole iterations in one block)
      integer(c_int) :: precond_precision ! factor values in the sweeps: 0 auto, 1 double, 2 float
      integer(c_int) :: race             ! 1 (default): on the GPU CG without a preconditioner and CG + Jacobi alongside; 2: the first only; 0: never
+     integer(c_int) :: sell_c           ! formats sell, cusparse-sell: rows per slice (0: 32)
+     integer(c_int) :: sell_sigma       ! format sell: sorting window in rows (0: 256; 1: none)
+     integer(c_int) :: bcsr_block       ! formats bcsr, cusparse-bsr, sbcsr: block size (0: 4)
   end type spk_options
 
   ! struct spk_result

@@ -221,6 +221,10 @@ typedef struct spk_options {
                                   IC(0) alone; where IC(0) answers, a few per cent more than
                                   IC(0) alone; Jacobi added for bcsstk16, where it takes 197
                                   iterations against 314 without); 0: never */
+    int sell_c;                /* formats "sell", "cusparse-sell": rows per slice C (default 0: 32) */
+    int sell_sigma;            /* format "sell": rows sorted by length inside windows of sigma
+                                  rows (default 0: 256; 1: not sorted; else a multiple of C) */
+    int bcsr_block;            /* formats "bcsr", "cusparse-bsr", "sbcsr": b x b blocks (default 0: 4) */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0

@@ -494,6 +494,17 @@ static int check_options(const spk_options *o, spk_err *e)
     if (o->precond_sweeps < SPK_PRECOND_SWEEPS_AUTO || o->precond_sweeps > 1000)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "precond_sweeps must be in [0, 1000] or SPK_PRECOND_SWEEPS_AUTO "
                            "(got %d; 0: exact triangular solves)", o->precond_sweeps);
+    if (o->sell_c < 0 || o->sell_c > 1024)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "sell_c must be in [1, 1024] rows (got %d; 0: 32)", o->sell_c);
+    {
+        const int c = o->sell_c ? o->sell_c : 32;
+        if (o->sell_sigma < 0 || o->sell_sigma > (1 << 24) || (o->sell_sigma > 1 && o->sell_sigma % c != 0))
+            return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                               "sell_sigma must be 1 (no sorting) or a multiple of sell_c (%d) up to 2^24 "
+                               "(got %d; 0: 256)", c, o->sell_sigma);
+    }
+    if (o->bcsr_block < 0 || o->bcsr_block > 32)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "bcsr_block must be in [1, 32] (got %d; 0: 4)", o->bcsr_block);
     if (o->hmec_parts < 0 || o->hmec_parts > 8)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "hmec_parts must be in [1, 8] (got %d)", o->hmec_parts);
     if (!(o->tile_te >= 0) || !(o->tile_th >= 0) || !isfinite(o->tile_te) || !isfinite(o->tile_th))
@@ -515,6 +526,9 @@ static void spmv_opts_of(const spk_options *o, spk_spmv_opts *so)
     so->tile_te = o->tile_te;
     so->tile_th = o->tile_th;
     so->tile_defer_nnz = o->tile_defer_nnz;
+    so->sell_c = o->sell_c;
+    so->sell_sigma = o->sell_sigma;
+    so->bcsr_block = o->bcsr_block;
 }
 
 /* SPK_PRECOND_SWEEPS_AUTO on the GPU: the most sweeps per triangular solve,

@@ -21,6 +21,9 @@ typedef struct spk_spmv_opts {
     double tile_th;   /* tile, tile-dcoo: variation from which a tile is HYB (0: 1.0) */
     long long tile_defer_nnz; /* tile: defer COO entries above this many nonzeros
                                  (0: 1.8M as in the paper; < 0: never) */
+    int sell_c;       /* sell, cusparse-sell: rows per slice (0: 32) */
+    int sell_sigma;   /* sell: sorting window in rows (0: 256; 1: none; else a multiple of sell_c) */
+    int bcsr_block;   /* bcsr, cusparse-bsr, sbcsr: block size b (0: 4) */
 } spk_spmv_opts;
 
 /* What a backend reports about itself. */

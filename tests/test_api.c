@@ -345,6 +345,27 @@ static void bad_input(void)
     CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
     CHECK(strcmp(spk_solver_format(s), "tile") == 0, "format %s", spk_solver_format(s));
     spk_solver_destroy(s);
+    { /* SELL-C-sigma's and the blocked formats' options: out of range, or sigma not a multiple of C */
+        const int bad[][3] = {{-1, 0, 0}, {2000, 0, 0}, {0, 100, 0}, {16, 40, 0}, {0, -3, 0}, {0, 0, 33}, {0, 0, -2}};
+        const char *name[] = {"sell_c", "sell_c", "sell_sigma", "sell_sigma", "sell_sigma", "bcsr_block",
+                              "bcsr_block"};
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            spk_options_default(&o);
+            o.sell_c = bad[k][0];
+            o.sell_sigma = bad[k][1];
+            o.bcsr_block = bad[k][2];
+            CHECK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_INVALID_ARG && !s,
+                  "sell_c %d, sell_sigma %d, bcsr_block %d accepted", bad[k][0], bad[k][1], bad[k][2]);
+            CHECK(check_contains(spk_last_error(ctx), name[k]), "%s", spk_last_error(ctx));
+        }
+        spk_options_default(&o);
+        o.sell_c = 16;
+        o.sell_sigma = 64;
+        o.bcsr_block = 2;
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+        spk_solver_destroy(s);
+        s = NULL;
+    }
     spk_options_default(&o);
     o.format = "nosuch";
     CHECK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s) == SPK_ERR_NOT_FOUND,

@@ -42,7 +42,8 @@ class _Options(ctypes.Structure):
                 ("keep_history", ctypes.c_int), ("monitor", ctypes.c_void_p), ("monitor_user", ctypes.c_void_p),
                 ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int), ("precond_isai", ctypes.c_int),
                 ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int), ("vector_ops", ctypes.c_int),
-                ("precond_precision", ctypes.c_int), ("race", ctypes.c_int)]
+                ("precond_precision", ctypes.c_int), ("race", ctypes.c_int), ("sell_c", ctypes.c_int),
+                ("sell_sigma", ctypes.c_int), ("bcsr_block", ctypes.c_int)]
 
 
 class _Result(ctypes.Structure):
