@@ -45,6 +45,17 @@ static long long storage_formula(const char *name, const spk_csr *A)
 {
     const long long m = A->nrows, n = A->ncols, nnz = A->nnz;
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
+    if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
+    if (strcmp(name, "rgcsr") == 0) { /* 12 X + 4 m + 4 (Ng + 1), X = sum of 32 x each group's longest row */
+        long long x = 0;
+        for (int q = 0; q * 32 < A->nrows; q++) {
+            int w = 0;
+            for (int i = q * 32; i < A->nrows && i < q * 32 + 32; i++)
+                if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
+            x += 32LL * w;
+        }
+        return 12 * x + 4 * m + 4 * ((m + 31) / 32 + 1);
+    }
     if (strcmp(name, "dia") == 0) { /* 8 ndiag m + 4 ndiag, ndiag the distinct column - row */
         if (m == 0 || n == 0 || nnz == 0) return 0;
         char *seen = calloc((size_t)(m + n), 1);
