@@ -46,6 +46,31 @@ static long long storage_formula(const char *name, const spk_csr *A)
     const long long m = A->nrows, n = A->ncols, nnz = A->nnz;
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
     if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
+    if (strcmp(name, "amf-csr") == 0) {
+        /* 12 nnz + 4 (m + 1) + 4 (nrb + 1) + 4 (nsb + 1): rows join a row block while its entries
+         * stay below 64, row blocks join a sub-block while its entries stay below 1024 */
+        long long nrb = 0, nsb = 0, rb = 0, sb = 0;
+        long long *sizes = malloc(((size_t)A->nrows + 1) * sizeof(long long));
+        for (int i = 0; i < A->nrows; i++) {
+            const long long len = A->rowptr[i + 1] - A->rowptr[i];
+            if (i == 0 || rb + len >= 64) {
+                if (i > 0) sizes[nrb - 1] = rb;
+                nrb++;
+                rb = 0;
+            }
+            rb += len;
+        }
+        if (nrb > 0) sizes[nrb - 1] = rb;
+        for (long long b = 0; b < nrb; b++) {
+            if (b == 0 || sb + sizes[b] >= 1024) {
+                nsb++;
+                sb = 0;
+            }
+            sb += sizes[b];
+        }
+        free(sizes);
+        return 12 * nnz + 4 * (m + 1) + 4 * (nrb + 1) + 4 * (nsb + 1);
+    }
     if (strcmp(name, "rgcsr") == 0) { /* 12 X + 4 m + 4 (Ng + 1), X = sum of 32 x each group's longest row */
         long long x = 0;
         for (int q = 0; q * 32 < A->nrows; q++) {
