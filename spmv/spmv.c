@@ -25,6 +25,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_rgcsr_host,
     &spk_spmv_cmrs_host,
     &spk_spmv_amf_csr_host,
+    &spk_spmv_pbc_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
@@ -45,6 +46,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_rgcsr_cuda,
     &spk_spmv_cmrs_cuda,
     &spk_spmv_amf_csr_cuda,
+    &spk_spmv_pbc_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

@@ -39,6 +39,52 @@ static void random_matrix(int m, int n, int dense_row, int maxlen, spk_csr *A)
     free(v);
 }
 
+static int desc_int(const void *a, const void *b)
+{
+    const int x = *(const int *)a, y = *(const int *)b;
+    return x > y ? -1 : x < y;
+}
+
+/* pbc's stored entries X and blocks P (pbc.h): lengths sorted decreasing, cut greedily at each
+ * target T (a block's entries at most T), the T of least relative spread of the blocks' entries;
+ * each block stores its first (longest) row's length times its rows */
+static void pbc_plan(const spk_csr *A, long long *X, long long *P)
+{
+    const int m = A->nrows, targets[] = {256, 512, 1024, 2048, 4096, 8192};
+    int *len = malloc(((size_t)m + 1) * sizeof(int));
+    for (int i = 0; i < m; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
+    qsort(len, (size_t)m, sizeof(int), desc_int);
+    double best = INFINITY;
+    *X = *P = 0;
+    for (int c = 0; c < 6; c++) {
+        long long blocks = 0, total = 0, x = 0, rows = 0, w = 0;
+        double sum = 0, sq = 0;
+        for (int p = 0; p <= m; p++) {
+            if (p == m || p == 0 || total + len[p] > targets[c]) {
+                if (p > 0) { /* close the block */
+                    sum += (double)total;
+                    sq += (double)total * (double)total;
+                    x += w * rows;
+                }
+                if (p == m) break;
+                blocks++;
+                total = rows = 0;
+                w = len[p];
+            }
+            total += len[p];
+            rows++;
+        }
+        if (blocks == 0) break;
+        const double mean = sum / blocks, var = sq / blocks - mean * mean, rel = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
+        if (rel < best) {
+            best = rel;
+            *X = x;
+            *P = blocks;
+        }
+    }
+    free(len);
+}
+
 /* The storage cost formula a format's documentation states (dia.h, csc.h),
  * computed here from A alone; -1 for a format without one here. */
 static long long storage_formula(const char *name, const spk_csr *A)
@@ -46,6 +92,11 @@ static long long storage_formula(const char *name, const spk_csr *A)
     const long long m = A->nrows, n = A->ncols, nnz = A->nnz;
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
     if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
+    if (strcmp(name, "pbc") == 0) { /* 12 X + 4 m + 4 P + 8 (P + 1) */
+        long long X, P;
+        pbc_plan(A, &X, &P);
+        return 12 * X + 4 * m + 4 * P + 8 * (P + 1);
+    }
     if (strcmp(name, "amf-csr") == 0) {
         /* 12 nnz + 4 (m + 1) + 4 (nrb + 1) + 4 (nsb + 1): rows join a row block while its entries
          * stay below 64, row blocks join a sub-block while its entries stay below 1024 */
