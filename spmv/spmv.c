@@ -26,6 +26,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_cmrs_host,
     &spk_spmv_amf_csr_host,
     &spk_spmv_pbc_host,
+    &spk_spmv_scsr_host,
+    &spk_spmv_sbcsr_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
@@ -47,6 +49,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_cmrs_cuda,
     &spk_spmv_amf_csr_cuda,
     &spk_spmv_pbc_cuda,
+    &spk_spmv_scsr_cuda,
+    &spk_spmv_sbcsr_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

@@ -107,5 +107,7 @@ extern const struct spk_spmv_ops spk_spmv_rgcsr_host, spk_spmv_rgcsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_cmrs_host, spk_spmv_cmrs_cuda;
 extern const struct spk_spmv_ops spk_spmv_amf_csr_host, spk_spmv_amf_csr_cuda;
 extern const struct spk_spmv_ops spk_spmv_pbc_host, spk_spmv_pbc_cuda;
+extern const struct spk_spmv_ops spk_spmv_scsr_host, spk_spmv_scsr_cuda;
+extern const struct spk_spmv_ops spk_spmv_sbcsr_host, spk_spmv_sbcsr_cuda;
 
 #endif

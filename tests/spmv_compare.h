@@ -18,14 +18,16 @@ static inline double spmv_cmp_rnd(void)
     return (double)(spmv_cmp_rng >> 11) / 9007199254740992.0;
 }
 
-/* Compare; returns the create status (a refusal is returned, and a CHECK
- * failure only when must_create).  The worst error ratio goes to *worst. */
-static inline int spmv_compare_worst(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,
-                                     const char *what, int must_create, double *worst)
+/* Compare with the backend's options opt (NULL: the defaults); returns the
+ * create status (a refusal is returned, and a CHECK failure only when
+ * must_create).  The worst error ratio goes to *worst (when not NULL). */
+static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,
+                                    const char *what, int must_create, const spk_spmv_opts *opt, double *worst)
 {
     void *impl = NULL;
     spk_spmv_opts o;
     memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
     int st = ops->create(ex, A, &o, &impl);
     if (st) {
         if (must_create) CHECK(st == 0, "%s on %s: create failed: %s", ops->name, what, ex->err->msg);
@@ -98,6 +100,13 @@ static inline int spmv_compare_worst(const struct spk_spmv_ops *ops, spk_exec *e
     free(bound);
     free(absx);
     return SPK_OK;
+}
+
+/* spmv_compare_opts with the defaults. */
+static inline int spmv_compare_worst(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,
+                                     const char *what, int must_create, double *worst)
+{
+    return spmv_compare_opts(ops, ex, A, what, must_create, NULL, worst);
 }
 
 static inline int spmv_compare(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,

@@ -92,6 +92,32 @@ static long long storage_formula(const char *name, const spk_csr *A)
     const long long m = A->nrows, n = A->ncols, nnz = A->nnz;
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
     if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
+    if (strcmp(name, "scsr") == 0) { /* 12 S L + 4 (nbr + 1), L the sum of the block rows' longest rows */
+        long long L = 0;
+        for (int q = 0; q * 32 < A->nrows; q++) {
+            int w = 0;
+            for (int i = q * 32; i < A->nrows && i < q * 32 + 32; i++)
+                if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
+            L += w;
+        }
+        return 12 * 32 * L + 4 * ((m + 31) / 32 + 1);
+    }
+    if (strcmp(name, "sbcsr") == 0) { /* 8 b^2 nblocks + 4 nblocks + 4 (mb + 1), b = 4 */
+        const int b = 4;
+        long long nb = 0;
+        char *seen = calloc((size_t)(n / b + 2), 1);
+        for (int br = 0; br * b < A->nrows; br++) {
+            memset(seen, 0, (size_t)(n / b + 2));
+            for (int i = br * b; i < A->nrows && i < br * b + b; i++)
+                for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                    if (!seen[A->colind[k] / b]) {
+                        seen[A->colind[k] / b] = 1;
+                        nb++;
+                    }
+        }
+        free(seen);
+        return 8 * b * b * nb + 4 * nb + 4 * ((m + b - 1) / b + 1);
+    }
     if (strcmp(name, "pbc") == 0) { /* 12 X + 4 m + 4 P + 8 (P + 1) */
         long long X, P;
         pbc_plan(A, &X, &P);
@@ -261,6 +287,24 @@ int main(void)
                   "refusal message: %s", ex->err->msg);
     }
     CHECK(formats >= 8, "only %d formats on %s", formats, ex->ops->name);
+    /* sbcsr's block size: sizes that are not multiples of b, edges of partial blocks */
+    {
+        const struct spk_spmv_ops *sb = NULL;
+        CHECK_OK(spk_spmv_find("sbcsr", ex, &sb, &err), err.msg);
+        const int bs[] = {1, 2, 3, 7, 32};
+        for (size_t q = 0; sb && q < sizeof bs / sizeof bs[0]; q++) {
+            spk_spmv_opts o;
+            memset(&o, 0, sizeof o);
+            o.bcsr_block = bs[q];
+            char what[96];
+            for (int c = 0; c < 8; c++) {
+                snprintf(what, sizeof what, "%s, b = %d", names[c], bs[q]);
+                spmv_compare_opts(sb, ex, &cases[c], what, 1, &o, NULL);
+            }
+            snprintf(what, sizeof what, "%s, b = %d", files[3], bs[q]);
+            spmv_compare_opts(sb, ex, &data[3], what, bs[q] <= 7, &o, NULL); /* b = 32 may pad beyond the bound */
+        }
+    }
     for (int c = 0; c < 8; c++) spk_csr_free(&cases[c]);
     for (int f = 0; f < 6; f++) spk_csr_free(&data[f]);
     spk_csr_free(&dense_row);
