@@ -28,6 +28,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_pbc_host,
     &spk_spmv_scsr_host,
     &spk_spmv_sbcsr_host,
+    &spk_spmv_qcsr_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
@@ -51,6 +52,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_pbc_cuda,
     &spk_spmv_scsr_cuda,
     &spk_spmv_sbcsr_cuda,
+    &spk_spmv_qcsr_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

@@ -92,6 +92,22 @@ static long long storage_formula(const char *name, const spk_csr *A)
     const long long m = A->nrows, n = A->ncols, nnz = A->nnz;
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
     if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
+    if (strcmp(name, "qcsr") == 0) { /* 9 nnz + (2 (D + 1) + 8) Nq + 4 (nbands + 2), Nq the nonempty 64 x 64 tiles */
+        const int D = 64, nbc = (n + D - 1) / D;
+        long long nq = 0;
+        char *seen = calloc((size_t)nbc + 1, 1);
+        for (int band = 0; band * D < A->nrows; band++) {
+            memset(seen, 0, (size_t)nbc + 1);
+            for (int i = band * D; i < A->nrows && i < band * D + D; i++)
+                for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                    if (!seen[A->colind[k] / D]) {
+                        seen[A->colind[k] / D] = 1;
+                        nq++;
+                    }
+        }
+        free(seen);
+        return 9 * nnz + (2 * (D + 1) + 8) * nq + 4 * ((m + D - 1) / D + 2);
+    }
     if (strcmp(name, "scsr") == 0) { /* 12 S L + 4 (nbr + 1), L the sum of the block rows' longest rows */
         long long L = 0;
         for (int q = 0; q * 32 < A->nrows; q++) {
