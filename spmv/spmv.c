@@ -22,6 +22,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_dcoo_host,
     &spk_spmv_dia_host,
     &spk_spmv_csc_host,
+    &spk_spmv_csr5_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
@@ -39,6 +40,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_dcoo_cuda,
     &spk_spmv_dia_cuda,
     &spk_spmv_csc_cuda,
+    &spk_spmv_csr5_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

@@ -100,5 +100,6 @@ extern const struct spk_spmv_ops spk_spmv_tile_host, spk_spmv_tile_cuda;
 extern const struct spk_spmv_ops spk_spmv_tile_dcoo_host, spk_spmv_tile_dcoo_cuda;
 extern const struct spk_spmv_ops spk_spmv_dia_host, spk_spmv_dia_cuda;
 extern const struct spk_spmv_ops spk_spmv_csc_host, spk_spmv_csc_cuda;
+extern const struct spk_spmv_ops spk_spmv_csr5_host, spk_spmv_csr5_cuda;
 
 #endif
