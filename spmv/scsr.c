@@ -129,7 +129,13 @@ static int sbcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, sp
     }
     F->browptr[F->mb] = (int)(nb < INT_MAX ? nb : INT_MAX);
     const size_t stored = (size_t)nb * (size_t)b * (size_t)b;
-    int st = spk_format_check_padding("sbcsr", stored, (size_t)A->nnz, m, err);
+    int st = SPK_OK;
+    if (!(stored <= SPK_PAD_FLOOR || (double)stored <= SPK_PAD_LIMIT * (double)A->nnz))
+        st = spk_err_set(err, SPK_ERR_UNSUPPORTED,
+                         "format 'sbcsr' refused: its %lld blocks of %dx%d would store %zu entries for %d nonzeros, "
+                         "more than %.0f times the nonzeros (entries scattered over many blocks); use csr, cusparse, "
+                         "hyb or hmec, or a smaller --bcsr-block",
+                         nb, b, b, stored, A->nnz, SPK_PAD_LIMIT);
     if (!st && (stored > (size_t)INT_MAX || nb > INT_MAX))
         st = spk_err_set(err, SPK_ERR_UNSUPPORTED,
                          "format 'sbcsr' refused: %zu stored entries exceed the 32-bit index limit", stored);

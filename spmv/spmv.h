@@ -110,5 +110,6 @@ extern const struct spk_spmv_ops spk_spmv_pbc_host, spk_spmv_pbc_cuda;
 extern const struct spk_spmv_ops spk_spmv_scsr_host, spk_spmv_scsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_sbcsr_host, spk_spmv_sbcsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_qcsr_host, spk_spmv_qcsr_cuda;
+extern const struct spk_spmv_ops spk_spmv_csr5_host, spk_spmv_csr5_cuda;
 
 #endif

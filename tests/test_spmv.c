@@ -85,7 +85,7 @@ static void pbc_plan(const spk_csr *A, long long *X, long long *P)
     free(len);
 }
 
-/* The storage cost formula a format's documentation states (dia.h, csc.h),
+/* The storage cost formula a format's documentation states (the formats' headers),
  * computed here from A alone; -1 for a format without one here. */
 static long long storage_formula(const char *name, const spk_csr *A)
 {
@@ -186,6 +186,26 @@ static long long storage_formula(const char *name, const spk_csr *A)
             }
         free(seen);
         return 8 * ndiag * m + 4 * ndiag;
+    }
+    if (strcmp(name, "csr5") == 0) { /* 12 nnz + 4 (m + 1) + 128 T + 16 (T + 1) + 4 nempty */
+        long long sigma = m > 0 ? (nnz + m - 1) / m : 4;
+        sigma = sigma < 4 ? 4 : sigma > 16 ? 16 : sigma;
+        const long long W = 32 * sigma, T = nnz / W;
+        long long nempty = 0;
+        for (long long t = 0, r = 0; t < T; t++) {
+            /* the rows of entries tW and (t + 1)W (m past the entries); the segments:
+             * the tile's first, then each nonempty row starting inside the tile */
+            while (A->rowptr[r + 1] <= t * W) r++;
+            long long next = r, nseg = 1, empty = 0;
+            if ((t + 1) * W >= nnz)
+                next = m;
+            else
+                while (A->rowptr[next + 1] <= (t + 1) * W) next++;
+            for (long long q = r + 1; q < m && A->rowptr[q] < (t + 1) * W; q++) nseg += A->rowptr[q + 1] > A->rowptr[q];
+            for (long long q = r + 1; q < next; q++) empty |= A->rowptr[q] == A->rowptr[q + 1];
+            if (empty) nempty += nseg;
+        }
+        return 12 * nnz + 4 * (m + 1) + 128 * T + 16 * (T + 1) + 4 * nempty;
     }
     return -1;
 }

@@ -10,7 +10,10 @@
 
 static int padded(const char *name)
 {
-    return strcmp(name, "ell") == 0 || strcmp(name, "bell") == 0 || strcmp(name, "dia") == 0;
+    static const char *const padded_formats[] = {"ell", "bell", "dia", "rgcsr", "pbc", "scsr", "sbcsr"};
+    for (size_t k = 0; k < sizeof padded_formats / sizeof padded_formats[0]; k++)
+        if (strcmp(name, padded_formats[k]) == 0) return 1;
+    return 0;
 }
 
 int main(void)
