@@ -22,6 +22,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_dcoo_host,
     &spk_spmv_dia_host,
     &spk_spmv_csc_host,
+    &spk_spmv_merge_host,
+    &spk_spmv_csr_adaptive_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
@@ -39,6 +41,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_dcoo_cuda,
     &spk_spmv_dia_cuda,
     &spk_spmv_csc_cuda,
+    &spk_spmv_merge_cuda,
+    &spk_spmv_csr_adaptive_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

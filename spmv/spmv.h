@@ -100,5 +100,7 @@ extern const struct spk_spmv_ops spk_spmv_tile_host, spk_spmv_tile_cuda;
 extern const struct spk_spmv_ops spk_spmv_tile_dcoo_host, spk_spmv_tile_dcoo_cuda;
 extern const struct spk_spmv_ops spk_spmv_dia_host, spk_spmv_dia_cuda;
 extern const struct spk_spmv_ops spk_spmv_csc_host, spk_spmv_csc_cuda;
+extern const struct spk_spmv_ops spk_spmv_merge_host, spk_spmv_merge_cuda;
+extern const struct spk_spmv_ops spk_spmv_csr_adaptive_host, spk_spmv_csr_adaptive_cuda;
 
 #endif
