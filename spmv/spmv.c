@@ -30,6 +30,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_sbcsr_host,
     &spk_spmv_qcsr_host,
     &spk_spmv_csr5_host,
+    &spk_spmv_merge_host,
+    &spk_spmv_csr_adaptive_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
@@ -55,6 +57,8 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_sbcsr_cuda,
     &spk_spmv_qcsr_cuda,
     &spk_spmv_csr5_cuda,
+    &spk_spmv_merge_cuda,
+    &spk_spmv_csr_adaptive_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

@@ -111,5 +111,7 @@ extern const struct spk_spmv_ops spk_spmv_scsr_host, spk_spmv_scsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_sbcsr_host, spk_spmv_sbcsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_qcsr_host, spk_spmv_qcsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_csr5_host, spk_spmv_csr5_cuda;
+extern const struct spk_spmv_ops spk_spmv_merge_host, spk_spmv_merge_cuda;
+extern const struct spk_spmv_ops spk_spmv_csr_adaptive_host, spk_spmv_csr_adaptive_cuda;
 
 #endif

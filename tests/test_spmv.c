@@ -207,6 +207,20 @@ static long long storage_formula(const char *name, const spk_csr *A)
         }
         return 12 * nnz + 4 * (m + 1) + 128 * T + 16 * (T + 1) + 4 * nempty;
     }
+    if (strcmp(name, "merge") == 0) { /* CSR + 8 (nseg + 1) coordinates + 8 nseg carries, segments of 7 items */
+        const long long nseg = (m + nnz + 6) / 7;
+        return 4 * (m + 1) + 12 * nnz + 8 * (nseg + 1) + 8 * nseg;
+    }
+    if (strcmp(name, "csr-adaptive") == 0) { /* CSR + 4 (nblocks + 1): blocks of <= 1024 nonzeros and rows */
+        long long nblocks = 0;
+        for (int i = 0; i < A->nrows; nblocks++) {
+            const int first = i;
+            if (A->rowptr[i + 1] - A->rowptr[i] > 1024) i++; /* a long row alone */
+            else
+                while (i < A->nrows && i - first < 1024 && A->rowptr[i + 1] - A->rowptr[first] <= 1024) i++;
+        }
+        return 4 * (m + 1) + 12 * nnz + 4 * (nblocks + 1);
+    }
     return -1;
 }
 
