@@ -32,9 +32,11 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_csr5_host,
     &spk_spmv_merge_host,
     &spk_spmv_csr_adaptive_host,
+    &spk_spmv_sell_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
+    &spk_spmv_cusparse_sell,
     &spk_spmv_csr_scalar_cuda,
     &spk_spmv_csr_vector_cuda,
     &spk_spmv_ell_cuda,
@@ -59,6 +61,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_csr5_cuda,
     &spk_spmv_merge_cuda,
     &spk_spmv_csr_adaptive_cuda,
+    &spk_spmv_sell_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

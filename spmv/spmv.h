@@ -87,6 +87,8 @@ const char *spk_auto_choice(const void *impl);
 extern const struct spk_spmv_ops spk_spmv_csr_host;
 /* cusparseSpMV on CSR (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_cusparse;
+/* cusparseSpMV on cuSPARSE's sliced ELL (built with CUDA). */
+extern const struct spk_spmv_ops spk_spmv_cusparse_sell;
 /* Storage formats: *_host runs the host reference over the format's own
  * arrays, *_cuda the kernel (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_csr_scalar_host, spk_spmv_csr_scalar_cuda;
@@ -113,5 +115,6 @@ extern const struct spk_spmv_ops spk_spmv_qcsr_host, spk_spmv_qcsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_csr5_host, spk_spmv_csr5_cuda;
 extern const struct spk_spmv_ops spk_spmv_merge_host, spk_spmv_merge_cuda;
 extern const struct spk_spmv_ops spk_spmv_csr_adaptive_host, spk_spmv_csr_adaptive_cuda;
+extern const struct spk_spmv_ops spk_spmv_sell_host, spk_spmv_sell_cuda;
 
 #endif

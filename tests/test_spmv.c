@@ -85,11 +85,41 @@ static void pbc_plan(const spk_csr *A, long long *X, long long *P)
     free(len);
 }
 
+/* The entries a sliced ELL of A stores (sell.h, cusparse_sell.c): the row
+ * lengths sorted downwards inside windows of sigma rows (1: unsorted), cut
+ * into slices of c, each slice c times its longest row. */
+static long long sell_padded(const spk_csr *A, int c, int sigma)
+{
+    const int m = A->nrows;
+    int *len = malloc(((size_t)m + 1) * sizeof(int));
+    for (int i = 0; i < m; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
+    if (sigma > 1)
+        for (int w = 0; w < m; w += sigma)
+            qsort(len + w, (size_t)(m - w < sigma ? m - w : sigma), sizeof(int), desc_int);
+    long long padded = 0;
+    for (int s = 0; s * c < m; s++) {
+        int width = 0;
+        for (int p = s * c; p < (s + 1) * c && p < m; p++) width = len[p] > width ? len[p] : width;
+        padded += (long long)c * width;
+    }
+    free(len);
+    return padded;
+}
+
+/* sell.h's and cusparse_sell.c's formulas for slice size c and window sigma */
+static long long sell_bytes(const char *name, const spk_csr *A, int c, int sigma)
+{
+    const long long m = A->nrows, nslices = (m + c - 1) / c;
+    if (strcmp(name, "sell") == 0) return 4 * (nslices + 1) + 12 * sell_padded(A, c, sigma) + 4 * m;
+    return 4 * (nslices + 1) + 12 * sell_padded(A, c, 1); /* cusparse-sell: no sorting */
+}
+
 /* The storage cost formula a format's documentation states (the formats' headers),
  * computed here from A alone; -1 for a format without one here. */
 static long long storage_formula(const char *name, const spk_csr *A)
 {
     const long long m = A->nrows, n = A->ncols, nnz = A->nnz;
+    if (strcmp(name, "sell") == 0 || strcmp(name, "cusparse-sell") == 0) return sell_bytes(name, A, 32, 256);
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
     if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
     if (strcmp(name, "qcsr") == 0) { /* 9 nnz + (2 (D + 1) + 8) Nq + 4 (nbands + 2), Nq the nonempty 64 x 64 tiles */
@@ -240,6 +270,92 @@ static void storage_check(const struct spk_spmv_ops *ops, spk_exec *ex, const sp
     ops->destroy(impl);
 }
 
+/* SELL's options: slice sizes 8, 32 and 64, windows 1 (no sorting), C and
+ * 4C, on a matrix whose row lengths differ widely (empty rows, short rows,
+ * a few rows of 350), each product against the CSR one (beta 0 with NaN in
+ * y, and beta != 0), again after new values, and stats' bytes against the
+ * formula.  cusparse-sell takes the slice size only. */
+static void sell_options_check(const struct spk_spmv_ops *ops, spk_exec *ex)
+{
+    const int m = 500, n = 400;
+    spk_err e2;
+    int *r = malloc((size_t)m * 351 * sizeof(int)), *c = malloc((size_t)m * 351 * sizeof(int));
+    double *v = malloc((size_t)m * 351 * sizeof(double));
+    size_t k = 0;
+    for (int i = 0; i < m; i++) {
+        const int len = i % 97 == 5 ? 350 : i % 5 == 0 ? 0 : (i * 13) % 23 + 1;
+        for (int q = 0; q < len; q++, k++) { /* distinct columns: 3 is prime to 400 */
+            r[k] = i;
+            c[k] = (i * 7 + q * 3) % n;
+            v[k] = rnd() - 0.5;
+        }
+    }
+    spk_csr A = {0}, B = {0};
+    CHECK_OK(spk_csr_from_coo(m, n, k, r, c, v, &A, &e2), e2.msg);
+    free(r);
+    free(c);
+    free(v);
+    CHECK(sell_padded(&A, 8, 32) < sell_padded(&A, 8, 1), "sorting does not reduce the padding");
+    double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)m * sizeof(double));
+    double *ref = malloc((size_t)m * sizeof(double)), *bound = malloc((size_t)m * sizeof(double));
+    for (int j = 0; j < n; j++) x[j] = rnd() - 0.5;
+    double *dx = to_dev(ex, x, n);
+    CHECK(dx != NULL, "upload x: %s", ex->err->msg);
+    const int cs[3] = {8, 32, 64};
+    const int sorting = strcmp(ops->name, "sell") == 0;
+    for (int ci = 0; ci < 3 && dx; ci++)
+        for (int si = 0; si < (sorting ? 3 : 1); si++) {
+            spk_spmv_opts o;
+            memset(&o, 0, sizeof o);
+            o.sell_c = cs[ci];
+            o.sell_sigma = si == 0 ? 1 : si == 1 ? cs[ci] : 4 * cs[ci];
+            void *impl = NULL;
+            CHECK_OK(ops->create(ex, &A, &o, &impl), ex->err->msg);
+            if (!impl) continue;
+            spk_spmv_stats st;
+            ops->stats(impl, &st);
+            const long long want = sell_bytes(ops->name, &A, o.sell_c, o.sell_sigma);
+            CHECK((long long)st.bytes == want, "%s C %d sigma %d: stats %zu bytes, the formula %lld", ops->name,
+                  o.sell_c, o.sell_sigma, st.bytes, want);
+            CHECK_OK(spk_csr_copy(&A, &B, &e2), e2.msg);
+            for (int t = 0; t < 3; t++) {
+                const double alpha = t == 1 ? 0.5 : 1.0, beta = t == 1 ? -3.0 : 0.0;
+                if (t == 2) { /* new values, same pattern */
+                    for (int q = 0; q < B.nnz; q++) B.val[q] *= 2;
+                    CHECK_OK(ops->update(impl, &B), ex->err->msg);
+                }
+                for (int i = 0; i < m; i++) y[i] = beta == 0 ? NAN : rnd();
+                for (int i = 0; i < m; i++) ref[i] = beta == 0 ? 0 : y[i];
+                spk_csr_spmv(&B, alpha, x, beta, ref);
+                double scale = 0;
+                for (int i = 0; i < m; i++) {
+                    double a = 0;
+                    for (int q = B.rowptr[i]; q < B.rowptr[i + 1]; q++) a += fabs(B.val[q] * x[B.colind[q]]);
+                    bound[i] = fabs(alpha) * a + (beta == 0 ? 0 : fabs(beta * y[i]));
+                    scale = fmax(scale, bound[i]);
+                }
+                double *dy = to_dev(ex, y, m);
+                CHECK(dy != NULL, "upload y: %s", ex->err->msg);
+                if (!dy) break;
+                CHECK_OK(ops->apply(impl, alpha, dx, beta, dy), ex->err->msg);
+                CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
+                ex->ops->free(ex, dy);
+                double err = 0;
+                for (int i = 0; i < m; i++) err = fmax(err, isfinite(y[i]) ? fabs(y[i] - ref[i]) : INFINITY);
+                CHECK(err <= 1e-12 * scale, "%s C %d sigma %d, alpha %g beta %g%s: error %g, scale %g", ops->name,
+                      o.sell_c, o.sell_sigma, alpha, beta, t == 2 ? " (new values)" : "", err, scale);
+            }
+            spk_csr_free(&B);
+            ops->destroy(impl);
+        }
+    if (dx) ex->ops->free(ex, dx);
+    spk_csr_free(&A);
+    free(x);
+    free(y);
+    free(ref);
+    free(bound);
+}
+
 int main(void)
 {
     spk_err err;
@@ -319,6 +435,7 @@ int main(void)
             storage_check(*p, ex, &cases[c], names[c]);
         }
         spmv_compare(*p, ex, &few, "40x40, entries in 5 rows", 1);
+        if (strcmp((*p)->name, "sell") == 0 || strcmp((*p)->name, "cusparse-sell") == 0) sell_options_check(*p, ex);
         spk_csr empty = {0};
         CHECK_OK(spk_csr_alloc(&empty, 0, 0, 0, &err), err.msg);
         spmv_compare(*p, ex, &empty, "0x0", 1);
