@@ -22,9 +22,11 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_dcoo_host,
     &spk_spmv_dia_host,
     &spk_spmv_csc_host,
+    &spk_spmv_bcsr_host,
     &spk_spmv_auto_host,
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
+    &spk_spmv_cusparse_bsr,
     &spk_spmv_csr_scalar_cuda,
     &spk_spmv_csr_vector_cuda,
     &spk_spmv_ell_cuda,
@@ -39,6 +41,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_tile_dcoo_cuda,
     &spk_spmv_dia_cuda,
     &spk_spmv_csc_cuda,
+    &spk_spmv_bcsr_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

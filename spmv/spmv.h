@@ -87,6 +87,8 @@ const char *spk_auto_choice(const void *impl);
 extern const struct spk_spmv_ops spk_spmv_csr_host;
 /* cusparseSpMV on CSR (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_cusparse;
+/* cusparseSpMV on BSR, the blocks of bcsr (built with CUDA). */
+extern const struct spk_spmv_ops spk_spmv_cusparse_bsr;
 /* Storage formats: *_host runs the host reference over the format's own
  * arrays, *_cuda the kernel (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_csr_scalar_host, spk_spmv_csr_scalar_cuda;
@@ -103,5 +105,6 @@ extern const struct spk_spmv_ops spk_spmv_tile_host, spk_spmv_tile_cuda;
 extern const struct spk_spmv_ops spk_spmv_tile_dcoo_host, spk_spmv_tile_dcoo_cuda;
 extern const struct spk_spmv_ops spk_spmv_dia_host, spk_spmv_dia_cuda;
 extern const struct spk_spmv_ops spk_spmv_csc_host, spk_spmv_csc_cuda;
+extern const struct spk_spmv_ops spk_spmv_bcsr_host, spk_spmv_bcsr_cuda;
 
 #endif
