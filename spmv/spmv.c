@@ -37,6 +37,8 @@ static const struct spk_spmv_ops *const registry[] = {
 #ifdef SPK_HAVE_CUDA
     &spk_spmv_cusparse,
     &spk_spmv_cusparse_sell,
+    &spk_spmv_bcsr_host,
+    &spk_spmv_cusparse_bsr,
     &spk_spmv_csr_scalar_cuda,
     &spk_spmv_csr_vector_cuda,
     &spk_spmv_ell_cuda,
@@ -62,6 +64,7 @@ static const struct spk_spmv_ops *const registry[] = {
     &spk_spmv_merge_cuda,
     &spk_spmv_csr_adaptive_cuda,
     &spk_spmv_sell_cuda,
+    &spk_spmv_bcsr_cuda,
     &spk_spmv_auto_cuda,
 #endif
     NULL,

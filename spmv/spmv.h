@@ -89,6 +89,8 @@ extern const struct spk_spmv_ops spk_spmv_csr_host;
 extern const struct spk_spmv_ops spk_spmv_cusparse;
 /* cusparseSpMV on cuSPARSE's sliced ELL (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_cusparse_sell;
+/* cusparseSpMV on BSR, the blocks of bcsr (built with CUDA). */
+extern const struct spk_spmv_ops spk_spmv_cusparse_bsr;
 /* Storage formats: *_host runs the host reference over the format's own
  * arrays, *_cuda the kernel (built with CUDA). */
 extern const struct spk_spmv_ops spk_spmv_csr_scalar_host, spk_spmv_csr_scalar_cuda;
@@ -116,5 +118,6 @@ extern const struct spk_spmv_ops spk_spmv_csr5_host, spk_spmv_csr5_cuda;
 extern const struct spk_spmv_ops spk_spmv_merge_host, spk_spmv_merge_cuda;
 extern const struct spk_spmv_ops spk_spmv_csr_adaptive_host, spk_spmv_csr_adaptive_cuda;
 extern const struct spk_spmv_ops spk_spmv_sell_host, spk_spmv_sell_cuda;
+extern const struct spk_spmv_ops spk_spmv_bcsr_host, spk_spmv_bcsr_cuda;
 
 #endif

@@ -114,12 +114,34 @@ static long long sell_bytes(const char *name, const spk_csr *A, int c, int sigma
     return 4 * (nslices + 1) + 12 * sell_padded(A, c, 1); /* cusparse-sell: no sorting */
 }
 
+/* The storage of bcsr (bcsr.h) and cusparse-bsr (cusparse_bsr.c) with b x b
+ * blocks: 4 (mb + 1) + 4 nblocks + 8 b^2 nblocks, and for cusparse-bsr its
+ * padded x (8 nb b, cols % b != 0) and y (8 mb b, rows % b != 0). */
+static long long block_formula(const char *name, const spk_csr *A, int b)
+{
+    const long long m = A->nrows, n = A->ncols, mb = (m + b - 1) / b, nb = (n + b - 1) / b;
+    long long nblocks = 0;
+    int *last = malloc(((size_t)nb + 1) * sizeof(int));
+    for (long long j = 0; j < nb; j++) last[j] = -1;
+    for (int i = 0; i < A->nrows; i++)
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            const int bc = A->colind[k] / b;
+            nblocks += last[bc] != i / b;
+            last[bc] = i / b;
+        }
+    free(last);
+    long long bytes = 4 * (mb + 1) + 4 * nblocks + 8LL * b * b * nblocks;
+    if (strcmp(name, "cusparse-bsr") == 0) bytes += (n % b ? 8 * nb * b : 0) + (m % b ? 8 * mb * b : 0);
+    return bytes;
+}
+
 /* The storage cost formula a format's documentation states (the formats' headers),
  * computed here from A alone; -1 for a format without one here. */
 static long long storage_formula(const char *name, const spk_csr *A)
 {
     const long long m = A->nrows, n = A->ncols, nnz = A->nnz;
     if (strcmp(name, "sell") == 0 || strcmp(name, "cusparse-sell") == 0) return sell_bytes(name, A, 32, 256);
+    if (strcmp(name, "bcsr") == 0 || strcmp(name, "cusparse-bsr") == 0) return block_formula(name, A, 4);
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
     if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
     if (strcmp(name, "qcsr") == 0) { /* 9 nnz + (2 (D + 1) + 8) Nq + 4 (nbands + 2), Nq the nonempty 64 x 64 tiles */
@@ -356,6 +378,70 @@ static void sell_options_check(const struct spk_spmv_ops *ops, spk_exec *ex)
     free(bound);
 }
 
+/* bcsr and cusparse-bsr with b = 1, 2, 3, 4, 7, 32 on A, whose sizes are
+ * not multiples of most of them (partial last block row and column):
+ * against the CSR product for several alpha and beta (beta = 0 with NaN in
+ * y), then after new values (doubled), and stats' bytes against the formula. */
+static void block_sizes_check(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A, const char *what)
+{
+    static const int bs[] = {1, 2, 3, 4, 7, 32};
+    static const double ab[][2] = {{1, 0}, {-2.5, 0}, {1, 1}, {0.5, -3}, {2, 0}};
+    const int m = A->nrows, n = A->ncols;
+    double *x = malloc(((size_t)n + 1) * sizeof(double)), *y = malloc(((size_t)m + 1) * sizeof(double));
+    double *ref = malloc(((size_t)m + 1) * sizeof(double));
+    for (int j = 0; j < n; j++) x[j] = rnd() - 0.5;
+    double *dx = to_dev(ex, x, n);
+    CHECK(dx != NULL, "upload x: %s", ex->err->msg);
+    spk_csr B = {0};
+    spk_err e2;
+    for (int q = 0; q < 6 && dx; q++) {
+        spk_spmv_opts o;
+        memset(&o, 0, sizeof o);
+        o.bcsr_block = bs[q];
+        void *impl = NULL;
+        int st = ops->create(ex, A, &o, &impl);
+        CHECK(st == SPK_OK, "%s b=%d on %s: create failed: %s", ops->name, bs[q], what, ex->err->msg);
+        if (st) continue;
+        spk_spmv_stats ss;
+        ops->stats(impl, &ss);
+        const long long want = block_formula(ops->name, A, bs[q]);
+        CHECK((long long)ss.bytes == want, "%s b=%d on %s: stats %zu bytes, the formula %lld", ops->name, bs[q],
+              what, ss.bytes, want);
+        CHECK_OK(spk_csr_copy(A, &B, &e2), e2.msg);
+        for (int t = 0; t < 5; t++) {
+            const double alpha = ab[t][0], beta = ab[t][1];
+            if (t == 4) { /* new values, same pattern */
+                for (int k = 0; k < B.nnz; k++) B.val[k] *= 2;
+                CHECK_OK(ops->update(impl, &B), ex->err->msg);
+            }
+            for (int i = 0; i < m; i++) y[i] = beta == 0 ? NAN : rnd();
+            for (int i = 0; i < m; i++) ref[i] = beta == 0 ? 0 : y[i];
+            spk_csr_spmv(&B, alpha, x, beta, ref);
+            double scale = 0;
+            for (int i = 0; i < m; i++) {
+                double s = 0;
+                for (int k = B.rowptr[i]; k < B.rowptr[i + 1]; k++) s += fabs(B.val[k] * x[B.colind[k]]);
+                scale = fmax(scale, fabs(alpha) * s + (beta == 0 ? 0 : fabs(beta * y[i])));
+            }
+            double *dy = to_dev(ex, y, m);
+            CHECK_OK(ops->apply(impl, alpha, dx, beta, dy), ex->err->msg);
+            for (int i = 0; i < m; i++) y[i] = NAN;
+            CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
+            if (dy) ex->ops->free(ex, dy);
+            double err = 0;
+            for (int i = 0; i < m; i++) err = fmax(err, isfinite(y[i]) ? fabs(y[i] - ref[i]) : INFINITY);
+            CHECK(err <= 1e-12 * scale, "%s b=%d on %s: alpha %g beta %g%s: error %g, bound scale %g", ops->name,
+                  bs[q], what, alpha, beta, t == 4 ? " (new values)" : "", err, scale);
+        }
+        spk_csr_free(&B);
+        ops->destroy(impl);
+    }
+    if (dx) ex->ops->free(ex, dx);
+    free(x);
+    free(y);
+    free(ref);
+}
+
 int main(void)
 {
     spk_err err;
@@ -426,10 +512,20 @@ int main(void)
         }
         few.rowptr[i + 1] = q;
     }
+    /* block sizes: sizes that are not multiples of b, rows shorter than a block */
+    spk_csr blk[4];
+    const char *blk_names[4] = {"random 37x53", "53x37 with a dense row", "5x70", "poisson3d-7:5"};
+    memset(blk, 0, sizeof blk);
+    random_matrix(37, 53, -1, 9, &blk[0]);
+    random_matrix(53, 37, 11, 6, &blk[1]);
+    random_matrix(5, 70, -1, 30, &blk[2]);
+    CHECK_OK(spk_gen_poisson3d7(5, &blk[3], &err), err.msg);
     int formats = 0;
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
         if (strcmp((*p)->exec, ex->ops->name) != 0) continue;
         formats++;
+        if (strcmp((*p)->name, "bcsr") == 0 || strcmp((*p)->name, "cusparse-bsr") == 0)
+            for (int c = 0; c < 4; c++) block_sizes_check(*p, ex, &blk[c], blk_names[c]);
         for (int c = 0; c < 8; c++) {
             spmv_compare(*p, ex, &cases[c], names[c], 1);
             storage_check(*p, ex, &cases[c], names[c]);
@@ -474,6 +570,7 @@ int main(void)
     }
     for (int c = 0; c < 8; c++) spk_csr_free(&cases[c]);
     for (int f = 0; f < 6; f++) spk_csr_free(&data[f]);
+    for (int c = 0; c < 4; c++) spk_csr_free(&blk[c]);
     spk_csr_free(&dense_row);
     spk_csr_free(&few);
     spk_exec_destroy(ex);
