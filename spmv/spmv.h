@@ -114,6 +114,7 @@ extern const struct spk_spmv_ops spk_spmv_pbc_host, spk_spmv_pbc_cuda;
 extern const struct spk_spmv_ops spk_spmv_scsr_host, spk_spmv_scsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_sbcsr_host, spk_spmv_sbcsr_cuda;
 extern const struct spk_spmv_ops spk_spmv_qcsr_host, spk_spmv_qcsr_cuda;
+extern const struct spk_spmv_ops spk_spmv_mqt_host, spk_spmv_mqt_cuda;
 extern const struct spk_spmv_ops spk_spmv_csr5_host, spk_spmv_csr5_cuda;
 extern const struct spk_spmv_ops spk_spmv_merge_host, spk_spmv_merge_cuda;
 extern const struct spk_spmv_ops spk_spmv_csr_adaptive_host, spk_spmv_csr_adaptive_cuda;

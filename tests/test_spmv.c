@@ -144,6 +144,27 @@ static long long storage_formula(const char *name, const spk_csr *A)
     if (strcmp(name, "bcsr") == 0 || strcmp(name, "cusparse-bsr") == 0) return block_formula(name, A, 4);
     if (strcmp(name, "csc") == 0) return 4 * (n + 1) + 12 * nnz;
     if (strcmp(name, "cmrs") == 0) return 13 * nnz + 4 * ((m + 7) / 8 + 1);
+    if (strcmp(name, "mqt") == 0) { /* 4 ceil(bits / 32) + 8 nnz + 16 Nsub: bits 4 per node with entries
+                                     * larger than a cell, Nsub the nonempty subtrees of side min(2^K, 32) */
+        long long side = 1, internal = 0, nsub = 0;
+        while (side < m || side < n) side *= 2;
+        const long long sub = side < 32 ? side : 32;
+        for (long long sz = side; sz >= 1 && nnz > 0; sz /= 2) {
+            const long long nr = (m + sz - 1) / sz, nc = (n + sz - 1) / sz;
+            long long distinct = 0;
+            char *seen = calloc((size_t)(nr * nc), 1);
+            for (int i = 0; i < A->nrows; i++)
+                for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                    const long long cell = (i / sz) * nc + A->colind[k] / sz;
+                    distinct += !seen[cell];
+                    seen[cell] = 1;
+                }
+            free(seen);
+            if (sz > 1) internal += distinct;
+            if (sz == sub) nsub = distinct;
+        }
+        return 4 * ((4 * internal + 31) / 32) + 8 * nnz + 16 * nsub;
+    }
     if (strcmp(name, "qcsr") == 0) { /* 9 nnz + (2 (D + 1) + 8) Nq + 4 (nbands + 2), Nq the nonempty 64 x 64 tiles */
         const int D = 64, nbc = (n + D - 1) / D;
         long long nq = 0;
