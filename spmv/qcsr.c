@@ -1,17 +1,15 @@
-/* qcsr.c -- the "qcsr" format (qcsr.h).  The quad-tree's recursion over a
- * square of side 2^K: a node with entries is split into quadrants until it
- * reaches the density size, where it becomes a leaf; the leaves found are
- * then ordered by band and column.  The entries of a node are found from
- * the rows' sorted columns by binary search, so an empty quadrant costs a
- * search per row, not a pass over the entries. */
+/* qcsr.c -- the "qcsr" format (qcsr.h).  Splitting a node with entries into
+ * quadrants down to the density size, and dropping the empty ones, leaves
+ * exactly the D x D tiles of the grid that hold entries: so the leaves are
+ * found by one pass per band of D rows over its entries (each row's
+ * columns are sorted), not by walking the tree, whose upper levels would
+ * search every row of every node (a banded matrix of 4M rows: billions of
+ * searches). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "qcsr.h"
-
-typedef struct leaf {
-    int band, col; /* block row and block column */
-} leaf;
 
 /* first entry of row i with column >= c */
 static int lower(const spk_csr *A, int i, int c)
@@ -25,37 +23,32 @@ static int lower(const spk_csr *A, int i, int c)
     return lo;
 }
 
-/* Does the node (r0, c0, side) hold entries? */
-static int has_entries(const spk_csr *A, int r0, int c0, long long side)
+/* The block columns with entries in band b, in increasing order, into cols
+ * (mark: one slot per block column, holding the last band that set it);
+ * returns their count. */
+static int band_tiles(const spk_csr *A, int b, int *mark, int *cols)
 {
-    for (long long i = r0; i < r0 + side && i < A->nrows; i++) {
-        const int k = lower(A, (int)i, c0);
-        if (k < A->rowptr[i + 1] && A->colind[k] < c0 + side) return 1;
+    const int D = SPK_QCSR_DENSITY, m = A->nrows;
+    int count = 0;
+    for (int i = b * D; i < m && i < (b + 1) * D; i++)
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            const int c = A->colind[k] / D;
+            if (mark[c] != b) {
+                mark[c] = b;
+                cols[count++] = c;
+            }
+        }
+    /* increasing: an insertion sort (a band has few tiles next to its entries) */
+    for (int p = 1; p < count; p++) {
+        const int c = cols[p];
+        int q = p;
+        while (q > 0 && cols[q - 1] > c) {
+            cols[q] = cols[q - 1];
+            q--;
+        }
+        cols[q] = c;
     }
-    return 0;
-}
-
-/* The leaves under node (r0, c0, side), appended to out (count in *n). */
-static void visit(const spk_csr *A, int r0, int c0, long long side, leaf *out, int *n)
-{
-    if (r0 >= A->nrows || c0 >= A->ncols || !has_entries(A, r0, c0, side)) return;
-    if (side <= SPK_QCSR_DENSITY) {
-        out[*n] = (leaf){r0 / SPK_QCSR_DENSITY, c0 / SPK_QCSR_DENSITY};
-        (*n)++;
-        return;
-    }
-    const long long h = side / 2;
-    visit(A, r0, c0, h, out, n);
-    if (c0 + h < A->ncols) visit(A, r0, (int)(c0 + h), h, out, n);
-    if (r0 + h < A->nrows) visit(A, (int)(r0 + h), c0, h, out, n);
-    if (r0 + h < A->nrows && c0 + h < A->ncols) visit(A, (int)(r0 + h), (int)(c0 + h), h, out, n);
-}
-
-static int by_band_col(const void *a, const void *b)
-{
-    const leaf *x = a, *y = b;
-    if (x->band != y->band) return x->band < y->band ? -1 : 1;
-    return x->col < y->col ? -1 : x->col > y->col;
+    return count;
 }
 
 static int qcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)
@@ -63,57 +56,63 @@ static int qcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk
     (void)o;
     spk_fmt_qcsr *Q = fmt;
     const int m = A->nrows, n = A->ncols, D = SPK_QCSR_DENSITY;
+    const int nbc = (n + D - 1) / D;
     Q->nrows = m;
     Q->ncols = n;
     Q->nnz = A->nnz;
     Q->nbands = (m + D - 1) / D;
-    long long side = D;
-    while (side < m || side < n) side *= 2;
-    /* at most one leaf per entry, and per D x D tile */
-    const long long tiles = (long long)Q->nbands * ((n + D - 1) / D);
-    const size_t cap = (size_t)((long long)A->nnz < tiles ? A->nnz : tiles) + 1;
-    leaf *lv = spk_malloc(cap, sizeof(leaf), "QCSR leaves", err);
+    int *mark = spk_malloc((size_t)nbc + 1, sizeof(int), "QCSR tile marks", err);
+    int *cols = spk_malloc((size_t)nbc + 1, sizeof(int), "QCSR band tiles", err);
     Q->bandptr = spk_calloc((size_t)Q->nbands + 1, sizeof(int), "QCSR band pointers", err);
-    if (!lv || !Q->bandptr) {
-        free(lv);
+    if (!mark || !cols || !Q->bandptr) {
+        free(mark);
+        free(cols);
         return SPK_ERR_NOMEM;
     }
-    int nl = 0;
-    if (A->nnz > 0) visit(A, 0, 0, side, lv, &nl);
-    qsort(lv, (size_t)nl, sizeof(leaf), by_band_col);
-    Q->nleaves = nl;
+    /* count the leaves */
+    for (int c = 0; c < nbc; c++) mark[c] = -1;
+    long long nl = 0;
+    for (int b = 0; b < Q->nbands; b++) {
+        nl += band_tiles(A, b, mark, cols);
+        Q->bandptr[b + 1] = (int)(nl < 2147483647LL ? nl : 2147483647LL);
+    }
+    Q->nleaves = (int)nl;
     Q->leafcol = spk_malloc((size_t)nl + 1, sizeof(int), "QCSR leaf columns", err);
     Q->leafent = spk_malloc((size_t)nl + 1, sizeof(int), "QCSR leaf entries", err);
     Q->leafrp = spk_malloc((size_t)nl * (D + 1) + 1, sizeof(unsigned short), "QCSR leaf row pointers", err);
     Q->lcol = spk_malloc((size_t)A->nnz + 1, 1, "QCSR local columns", err);
     Q->val = spk_malloc((size_t)A->nnz + 1, sizeof(double), "QCSR values", err);
     if (!Q->leafcol || !Q->leafent || !Q->leafrp || !Q->lcol || !Q->val) {
-        free(lv);
+        free(mark);
+        free(cols);
         return SPK_ERR_NOMEM;
     }
+    /* each leaf: its rows' entries in its columns, found from each row's sorted columns */
+    for (int c = 0; c < nbc; c++) mark[c] = -1;
     int at = 0;
-    for (int l = 0; l < nl; l++) {
-        const int r0 = lv[l].band * D, c0 = lv[l].col * D;
-        Q->bandptr[lv[l].band + 1] = l + 1;
-        Q->leafcol[l] = lv[l].col;
-        Q->leafent[l] = at;
-        unsigned short *rp = Q->leafrp + (size_t)l * (D + 1);
-        const int start = at;
-        for (int r = 0; r < D; r++) {
-            rp[r] = (unsigned short)(at - start);
-            const int i = r0 + r;
-            if (i >= m) continue;
-            for (int k = lower(A, i, c0); k < A->rowptr[i + 1] && A->colind[k] < c0 + D; k++) {
-                Q->lcol[at] = (unsigned char)(A->colind[k] - c0);
-                Q->val[at++] = A->val[k];
+    for (int b = 0; b < Q->nbands; b++) {
+        const int count = band_tiles(A, b, mark, cols);
+        for (int t = 0; t < count; t++) {
+            const int l = Q->bandptr[b] + t, c0 = cols[t] * D;
+            Q->leafcol[l] = cols[t];
+            Q->leafent[l] = at;
+            unsigned short *rp = Q->leafrp + (size_t)l * (D + 1);
+            const int start = at;
+            for (int r = 0; r < D; r++) {
+                rp[r] = (unsigned short)(at - start);
+                const int i = b * D + r;
+                if (i >= m) continue;
+                for (int k = lower(A, i, c0); k < A->rowptr[i + 1] && A->colind[k] < c0 + D; k++) {
+                    Q->lcol[at] = (unsigned char)(A->colind[k] - c0);
+                    Q->val[at++] = A->val[k];
+                }
             }
+            rp[D] = (unsigned short)(at - start);
         }
-        rp[D] = (unsigned short)(at - start);
     }
-    Q->leafent[nl] = at;
-    for (int b = 1; b <= Q->nbands; b++) /* bands without leaves: the next band starts where this one did */
-        if (Q->bandptr[b] < Q->bandptr[b - 1]) Q->bandptr[b] = Q->bandptr[b - 1];
-    free(lv);
+    Q->leafent[Q->nleaves] = at;
+    free(mark);
+    free(cols);
     return SPK_OK;
 }
 
