@@ -399,13 +399,13 @@ static void sell_options_check(const struct spk_spmv_ops *ops, spk_exec *ex)
     free(bound);
 }
 
-/* bcsr and cusparse-bsr with b = 1, 2, 3, 4, 7, 32 on A, whose sizes are
+/* bcsr and cusparse-bsr with b = 1, 2, 3, 4, 7, 8, 32 on A, whose sizes are
  * not multiples of most of them (partial last block row and column):
  * against the CSR product for several alpha and beta (beta = 0 with NaN in
  * y), then after new values (doubled), and stats' bytes against the formula. */
 static void block_sizes_check(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A, const char *what)
 {
-    static const int bs[] = {1, 2, 3, 4, 7, 32};
+    static const int bs[] = {1, 2, 3, 4, 7, 8, 32}; /* 2, 4 and 8: bcsr's compiled-in sizes */
     static const double ab[][2] = {{1, 0}, {-2.5, 0}, {1, 1}, {0.5, -3}, {2, 0}};
     const int m = A->nrows, n = A->ncols;
     double *x = malloc(((size_t)n + 1) * sizeof(double)), *y = malloc(((size_t)m + 1) * sizeof(double));
@@ -415,7 +415,7 @@ static void block_sizes_check(const struct spk_spmv_ops *ops, spk_exec *ex, cons
     CHECK(dx != NULL, "upload x: %s", ex->err->msg);
     spk_csr B = {0};
     spk_err e2;
-    for (int q = 0; q < 6 && dx; q++) {
+    for (size_t q = 0; q < sizeof bs / sizeof bs[0] && dx; q++) {
         spk_spmv_opts o;
         memset(&o, 0, sizeof o);
         o.bcsr_block = bs[q];
