@@ -14,7 +14,8 @@
 
 static void help(void)
 {
-    printf("usage: spk info A.mtx[.gz] [--format NAME [--hmec-parts P | --tile-... | --sell-... | --bcsr-block B]] [--json]\n"
+    printf("usage: spk info A.mtx[.gz] [--format NAME [--hmec-parts P | --tile-... | --sell-... |\n"
+           "                      --bcsr-block B]] [--json]\n"
            "\n"
            "Print the size, the stored and expanded nonzeros, the header's field and symmetry,\n"
            "the measured pattern and value symmetry, the diagonal (missing, positive, zero,\n"

@@ -235,8 +235,8 @@ static void cbsr_stats(const void *impl, spk_spmv_stats *s)
     snprintf(s->detail, sizeof s->detail,
              "cusparseSpMV %s, %dx%d blocks: %d block rows, %d blocks, %zu stored entries for %d nonzeros "
              "(%.2fx)%s%s, workspace %zu bytes",
-             c->b == 1 ? "CSR_ALG1" : "BSR_ALG1", c->b, c->b, c->mb, c->nblocks, stored, c->nnz, c->nnz > 0 ? (double)stored / c->nnz : 0.0,
-             c->xpad ? ", padded x" : "", c->ypad ? ", padded y" : "", c->buffer_bytes);
+             c->b == 1 ? "CSR_ALG1" : "BSR_ALG1", c->b, c->b, c->mb, c->nblocks, stored, c->nnz,
+             c->nnz > 0 ? (double)stored / c->nnz : 0.0, c->xpad ? ", padded x" : "", c->ypad ? ", padded y" : "", c->buffer_bytes);
 }
 
 const struct spk_spmv_ops spk_spmv_cusparse_bsr = {

@@ -75,7 +75,8 @@ static void pbc_plan(const spk_csr *A, long long *X, long long *P)
             rows++;
         }
         if (blocks == 0) break;
-        const double mean = sum / blocks, var = sq / blocks - mean * mean, rel = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
+        const double mean = sum / blocks, var = sq / blocks - mean * mean;
+        const double rel = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
         if (rel < best) {
             best = rel;
             *X = x;
