@@ -20,9 +20,12 @@ static inline double spmv_cmp_rnd(void)
 
 /* Compare with the backend's options opt (NULL: the defaults); returns the
  * create status (a refusal is returned, and a CHECK failure only when
- * must_create).  The worst error ratio goes to *worst (when not NULL). */
+ * must_create).  bytes >= 0: stats' bytes must be exactly that (the storage
+ * formula the format states).  The worst error ratio goes to *worst (when
+ * not NULL). */
 static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,
-                                    const char *what, int must_create, const spk_spmv_opts *opt, double *worst)
+                                    const char *what, int must_create, const spk_spmv_opts *opt, long long bytes,
+                                    double *worst)
 {
     void *impl = NULL;
     spk_spmv_opts o;
@@ -89,6 +92,9 @@ static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex
         /* every format keeps each value (8 bytes); tile formats pack indices in 4 bits */
         CHECK(s.bytes >= (size_t)A->nnz * 8, "%s on %s: %zu bytes for %d nonzeros", ops->name, what, s.bytes,
               A->nnz);
+        if (bytes >= 0)
+            CHECK((long long)s.bytes == bytes, "%s on %s: stats %zu bytes, the storage formula %lld", ops->name,
+                  what, s.bytes, bytes);
         ops->destroy(impl);
     }
     if (dx) ex->ops->free(ex, dx);
@@ -106,7 +112,7 @@ static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex
 static inline int spmv_compare_worst(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,
                                      const char *what, int must_create, double *worst)
 {
-    return spmv_compare_opts(ops, ex, A, what, must_create, NULL, worst);
+    return spmv_compare_opts(ops, ex, A, what, must_create, NULL, -1, worst);
 }
 
 static inline int spmv_compare(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,

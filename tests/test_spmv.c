@@ -298,22 +298,6 @@ static long long storage_formula(const char *name, const spk_csr *A)
     return -1;
 }
 
-/* stats()'s bytes against the stated formula, for each format that has one */
-static void storage_check(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A, const char *what)
-{
-    const long long want = storage_formula(ops->name, A);
-    if (want < 0) return;
-    void *impl = NULL;
-    spk_spmv_opts o;
-    memset(&o, 0, sizeof o);
-    if (ops->create(ex, A, &o, &impl) != SPK_OK) return; /* a refusal: spmv_compare checks it */
-    spk_spmv_stats st;
-    ops->stats(impl, &st);
-    CHECK((long long)st.bytes == want, "%s on %s: stats %zu bytes, the formula %lld", ops->name, what, st.bytes,
-          want);
-    ops->destroy(impl);
-}
-
 /* SELL's options: slice sizes 8, 32 and 64, windows 1 (no sorting), C and
  * 4C, on a matrix whose row lengths differ widely (empty rows, short rows,
  * a few rows of 350), each product against the CSR one (beta 0 with NaN in
@@ -334,70 +318,25 @@ static void sell_options_check(const struct spk_spmv_ops *ops, spk_exec *ex)
             v[k] = rnd() - 0.5;
         }
     }
-    spk_csr A = {0}, B = {0};
+    spk_csr A = {0};
     CHECK_OK(spk_csr_from_coo(m, n, k, r, c, v, &A, &e2), e2.msg);
     free(r);
     free(c);
     free(v);
     CHECK(sell_padded(&A, 8, 32) < sell_padded(&A, 8, 1), "sorting does not reduce the padding");
-    double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)m * sizeof(double));
-    double *ref = malloc((size_t)m * sizeof(double)), *bound = malloc((size_t)m * sizeof(double));
-    for (int j = 0; j < n; j++) x[j] = rnd() - 0.5;
-    double *dx = to_dev(ex, x, n);
-    CHECK(dx != NULL, "upload x: %s", ex->err->msg);
     const int cs[3] = {8, 32, 64};
     const int sorting = strcmp(ops->name, "sell") == 0;
-    for (int ci = 0; ci < 3 && dx; ci++)
+    for (int ci = 0; ci < 3; ci++)
         for (int si = 0; si < (sorting ? 3 : 1); si++) {
             spk_spmv_opts o;
             memset(&o, 0, sizeof o);
             o.sell_c = cs[ci];
             o.sell_sigma = si == 0 ? 1 : si == 1 ? cs[ci] : 4 * cs[ci];
-            void *impl = NULL;
-            CHECK_OK(ops->create(ex, &A, &o, &impl), ex->err->msg);
-            if (!impl) continue;
-            spk_spmv_stats st;
-            ops->stats(impl, &st);
-            const long long want = sell_bytes(ops->name, &A, o.sell_c, o.sell_sigma);
-            CHECK((long long)st.bytes == want, "%s C %d sigma %d: stats %zu bytes, the formula %lld", ops->name,
-                  o.sell_c, o.sell_sigma, st.bytes, want);
-            CHECK_OK(spk_csr_copy(&A, &B, &e2), e2.msg);
-            for (int t = 0; t < 3; t++) {
-                const double alpha = t == 1 ? 0.5 : 1.0, beta = t == 1 ? -3.0 : 0.0;
-                if (t == 2) { /* new values, same pattern */
-                    for (int q = 0; q < B.nnz; q++) B.val[q] *= 2;
-                    CHECK_OK(ops->update(impl, &B), ex->err->msg);
-                }
-                for (int i = 0; i < m; i++) y[i] = beta == 0 ? NAN : rnd();
-                for (int i = 0; i < m; i++) ref[i] = beta == 0 ? 0 : y[i];
-                spk_csr_spmv(&B, alpha, x, beta, ref);
-                double scale = 0;
-                for (int i = 0; i < m; i++) {
-                    double a = 0;
-                    for (int q = B.rowptr[i]; q < B.rowptr[i + 1]; q++) a += fabs(B.val[q] * x[B.colind[q]]);
-                    bound[i] = fabs(alpha) * a + (beta == 0 ? 0 : fabs(beta * y[i]));
-                    scale = fmax(scale, bound[i]);
-                }
-                double *dy = to_dev(ex, y, m);
-                CHECK(dy != NULL, "upload y: %s", ex->err->msg);
-                if (!dy) break;
-                CHECK_OK(ops->apply(impl, alpha, dx, beta, dy), ex->err->msg);
-                CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
-                ex->ops->free(ex, dy);
-                double err = 0;
-                for (int i = 0; i < m; i++) err = fmax(err, isfinite(y[i]) ? fabs(y[i] - ref[i]) : INFINITY);
-                CHECK(err <= 1e-12 * scale, "%s C %d sigma %d, alpha %g beta %g%s: error %g, scale %g", ops->name,
-                      o.sell_c, o.sell_sigma, alpha, beta, t == 2 ? " (new values)" : "", err, scale);
-            }
-            spk_csr_free(&B);
-            ops->destroy(impl);
+            char what[64];
+            snprintf(what, sizeof what, "C %d sigma %d", o.sell_c, o.sell_sigma);
+            spmv_compare_opts(ops, ex, &A, what, 1, &o, sell_bytes(ops->name, &A, o.sell_c, o.sell_sigma), NULL);
         }
-    if (dx) ex->ops->free(ex, dx);
     spk_csr_free(&A);
-    free(x);
-    free(y);
-    free(ref);
-    free(bound);
 }
 
 /* bcsr and cusparse-bsr with b = 1, 2, 3, 4, 7, 8, 32 on A, whose sizes are
@@ -407,61 +346,14 @@ static void sell_options_check(const struct spk_spmv_ops *ops, spk_exec *ex)
 static void block_sizes_check(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A, const char *what)
 {
     static const int bs[] = {1, 2, 3, 4, 7, 8, 32}; /* 2, 4 and 8: bcsr's compiled-in sizes */
-    static const double ab[][2] = {{1, 0}, {-2.5, 0}, {1, 1}, {0.5, -3}, {2, 0}};
-    const int m = A->nrows, n = A->ncols;
-    double *x = malloc(((size_t)n + 1) * sizeof(double)), *y = malloc(((size_t)m + 1) * sizeof(double));
-    double *ref = malloc(((size_t)m + 1) * sizeof(double));
-    for (int j = 0; j < n; j++) x[j] = rnd() - 0.5;
-    double *dx = to_dev(ex, x, n);
-    CHECK(dx != NULL, "upload x: %s", ex->err->msg);
-    spk_csr B = {0};
-    spk_err e2;
-    for (size_t q = 0; q < sizeof bs / sizeof bs[0] && dx; q++) {
+    for (size_t q = 0; q < sizeof bs / sizeof bs[0]; q++) {
         spk_spmv_opts o;
         memset(&o, 0, sizeof o);
         o.bcsr_block = bs[q];
-        void *impl = NULL;
-        int st = ops->create(ex, A, &o, &impl);
-        CHECK(st == SPK_OK, "%s b=%d on %s: create failed: %s", ops->name, bs[q], what, ex->err->msg);
-        if (st) continue;
-        spk_spmv_stats ss;
-        ops->stats(impl, &ss);
-        const long long want = block_formula(ops->name, A, bs[q]);
-        CHECK((long long)ss.bytes == want, "%s b=%d on %s: stats %zu bytes, the formula %lld", ops->name, bs[q],
-              what, ss.bytes, want);
-        CHECK_OK(spk_csr_copy(A, &B, &e2), e2.msg);
-        for (int t = 0; t < 5; t++) {
-            const double alpha = ab[t][0], beta = ab[t][1];
-            if (t == 4) { /* new values, same pattern */
-                for (int k = 0; k < B.nnz; k++) B.val[k] *= 2;
-                CHECK_OK(ops->update(impl, &B), ex->err->msg);
-            }
-            for (int i = 0; i < m; i++) y[i] = beta == 0 ? NAN : rnd();
-            for (int i = 0; i < m; i++) ref[i] = beta == 0 ? 0 : y[i];
-            spk_csr_spmv(&B, alpha, x, beta, ref);
-            double scale = 0;
-            for (int i = 0; i < m; i++) {
-                double s = 0;
-                for (int k = B.rowptr[i]; k < B.rowptr[i + 1]; k++) s += fabs(B.val[k] * x[B.colind[k]]);
-                scale = fmax(scale, fabs(alpha) * s + (beta == 0 ? 0 : fabs(beta * y[i])));
-            }
-            double *dy = to_dev(ex, y, m);
-            CHECK_OK(ops->apply(impl, alpha, dx, beta, dy), ex->err->msg);
-            for (int i = 0; i < m; i++) y[i] = NAN;
-            CHECK_OK(from_dev(ex, y, dy, m), ex->err->msg);
-            if (dy) ex->ops->free(ex, dy);
-            double err = 0;
-            for (int i = 0; i < m; i++) err = fmax(err, isfinite(y[i]) ? fabs(y[i] - ref[i]) : INFINITY);
-            CHECK(err <= 1e-12 * scale, "%s b=%d on %s: alpha %g beta %g%s: error %g, bound scale %g", ops->name,
-                  bs[q], what, alpha, beta, t == 4 ? " (new values)" : "", err, scale);
-        }
-        spk_csr_free(&B);
-        ops->destroy(impl);
+        char where[128];
+        snprintf(where, sizeof where, "%s, b = %d", what, bs[q]);
+        spmv_compare_opts(ops, ex, A, where, 1, &o, block_formula(ops->name, A, bs[q]), NULL);
     }
-    if (dx) ex->ops->free(ex, dx);
-    free(x);
-    free(y);
-    free(ref);
 }
 
 int main(void)
@@ -549,8 +441,7 @@ int main(void)
         if (strcmp((*p)->name, "bcsr") == 0 || strcmp((*p)->name, "cusparse-bsr") == 0)
             for (int c = 0; c < 4; c++) block_sizes_check(*p, ex, &blk[c], blk_names[c]);
         for (int c = 0; c < 8; c++) {
-            spmv_compare(*p, ex, &cases[c], names[c], 1);
-            storage_check(*p, ex, &cases[c], names[c]);
+            spmv_compare_opts(*p, ex, &cases[c], names[c], 1, NULL, storage_formula((*p)->name, &cases[c]), NULL);
         }
         spmv_compare(*p, ex, &few, "40x40, entries in 5 rows", 1);
         if (strcmp((*p)->name, "sell") == 0 || strcmp((*p)->name, "cusparse-sell") == 0) sell_options_check(*p, ex);
@@ -559,8 +450,7 @@ int main(void)
         spmv_compare(*p, ex, &empty, "0x0", 1);
         spk_csr_free(&empty);
         for (int f = 0; f < 6; f++) {
-            spmv_compare(*p, ex, &data[f], files[f], 1);
-            storage_check(*p, ex, &data[f], files[f]);
+            spmv_compare_opts(*p, ex, &data[f], files[f], 1, NULL, storage_formula((*p)->name, &data[f]), NULL);
         }
         /* ELL pads every row to the dense one, DIA stores the dense row's 20,000 diagonals in full */
         int refused = spmv_compare(*p, ex, &dense_row, "20000 rows, one dense", 0) == SPK_ERR_UNSUPPORTED;
@@ -584,10 +474,10 @@ int main(void)
             char what[96];
             for (int c = 0; c < 8; c++) {
                 snprintf(what, sizeof what, "%s, b = %d", names[c], bs[q]);
-                spmv_compare_opts(sb, ex, &cases[c], what, 1, &o, NULL);
+                spmv_compare_opts(sb, ex, &cases[c], what, 1, &o, -1, NULL);
             }
             snprintf(what, sizeof what, "%s, b = %d", files[3], bs[q]);
-            spmv_compare_opts(sb, ex, &data[3], what, bs[q] <= 7, &o, NULL); /* b = 32 may pad beyond the bound */
+            spmv_compare_opts(sb, ex, &data[3], what, bs[q] <= 7, &o, -1, NULL); /* b = 32 may pad beyond the bound */
         }
     }
     for (int c = 0; c < 8; c++) spk_csr_free(&cases[c]);
