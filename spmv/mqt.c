@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "mqt.h"
+#include "mqt_decode.h"
 
 typedef struct zentry {
     uint64_t key;
@@ -132,66 +133,13 @@ static int mqt_arrays(void *fmt, spk_format_array *l)
     return 6;
 }
 
-/* the 4 bits of a node at bit b (quadrant q in bit q) */
-static int get4(const unsigned *bits, long long b)
-{
-    int v = 0;
-    for (int k = 0; k < 4; k++, b++) v |= (int)((bits[b / 32] >> (b % 32)) & 1u) << k;
-    return v;
-}
-
-/* Subtree t decoded: each cell's product added into sum[row - r0] (touched
- * marks the rows), as the kernel does (mqt.cu's decode is this loop). */
-static void decode(const spk_fmt_mqt *M, int t, const double *x, double *sum, unsigned *touched)
-{
-    const int r0 = M->sub_row[t], c0 = M->sub_col[t];
-    int v = M->sub_val[t];
-    *touched = 0;
-    for (int r = 0; r < M->sub; r++) sum[r] = 0;
-    if (M->sub == 1) {
-        sum[0] = M->val[v] * x[c0];
-        *touched = 1;
-        return;
-    }
-    long long bit = M->sub_bit[t];
-    int sr[8], sc[8], ss[8], sb[8], sn[8], depth = 0; /* the path: node, its 4 bits, its next quadrant */
-    sr[0] = r0;
-    sc[0] = c0;
-    ss[0] = M->sub;
-    sb[0] = get4(M->bits, bit);
-    bit += 4;
-    sn[0] = 0;
-    while (depth >= 0) {
-        int q = sn[depth];
-        while (q < 4 && !((sb[depth] >> q) & 1)) q++;
-        if (q == 4) {
-            depth--;
-            continue;
-        }
-        sn[depth] = q + 1;
-        const int h = ss[depth] / 2, cr = sr[depth] + (q >> 1) * h, cc = sc[depth] + (q & 1) * h;
-        if (h == 1) {
-            sum[cr - r0] += M->val[v++] * x[cc];
-            *touched |= 1u << (cr - r0);
-            continue;
-        }
-        depth++;
-        sr[depth] = cr;
-        sc[depth] = cc;
-        ss[depth] = h;
-        sb[depth] = get4(M->bits, bit);
-        bit += 4;
-        sn[depth] = 0;
-    }
-}
-
 void spk_mqt_ref(const spk_fmt_mqt *M, double alpha, const double *x, double beta, double *y)
 {
     for (int i = 0; i < M->nrows; i++) y[i] = beta == 0.0 ? 0.0 : beta * y[i];
     double sum[SPK_MQT_SUB];
     for (int t = 0; t < M->nsub; t++) {
-        unsigned touched;
-        decode(M, t, x, sum, &touched);
+        const unsigned touched = spk_mqt_decode(M->sub, M->bits, M->val, M->sub_row[t], M->sub_col[t],
+                                                M->sub_bit[t], M->sub_val[t], x, sum);
         for (int r = 0; r < M->sub; r++)
             if ((touched >> r) & 1) y[M->sub_row[t] + r] += alpha * sum[r];
     }
