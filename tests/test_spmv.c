@@ -115,7 +115,7 @@ static long long sell_bytes(const char *name, const spk_csr *A, int c, int sigma
     return 4 * (nslices + 1) + 12 * sell_padded(A, c, 1); /* cusparse-sell: no sorting */
 }
 
-/* The storage of bcsr (bcsr.h) and cusparse-bsr (cusparse_bsr.c) with b x b
+/* The storage of bcsr (bcsr.h), sbcsr (scsr.h) and cusparse-bsr (cusparse_bsr.c) with b x b
  * blocks: 4 (mb + 1) + 4 nblocks + 8 b^2 nblocks, and for cusparse-bsr its
  * padded x (8 nb b, cols % b != 0) and y (8 mb b, rows % b != 0). */
 static long long block_formula(const char *name, const spk_csr *A, int b)
@@ -192,22 +192,7 @@ static long long storage_formula(const char *name, const spk_csr *A)
         }
         return 12 * 32 * L + 4 * ((m + 31) / 32 + 1);
     }
-    if (strcmp(name, "sbcsr") == 0) { /* 8 b^2 nblocks + 4 nblocks + 4 (mb + 1), b = 4 */
-        const int b = 4;
-        long long nb = 0;
-        char *seen = calloc((size_t)(n / b + 2), 1);
-        for (int br = 0; br * b < A->nrows; br++) {
-            memset(seen, 0, (size_t)(n / b + 2));
-            for (int i = br * b; i < A->nrows && i < br * b + b; i++)
-                for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-                    if (!seen[A->colind[k] / b]) {
-                        seen[A->colind[k] / b] = 1;
-                        nb++;
-                    }
-        }
-        free(seen);
-        return 8 * b * b * nb + 4 * nb + 4 * ((m + b - 1) / b + 1);
-    }
+    if (strcmp(name, "sbcsr") == 0) return block_formula(name, A, 4); /* bcsr's blocks, dealt to streams */
     if (strcmp(name, "pbc") == 0) { /* 12 X + 4 m + 4 P + 8 (P + 1) */
         long long X, P;
         pbc_plan(A, &X, &P);
@@ -339,7 +324,7 @@ static void sell_options_check(const struct spk_spmv_ops *ops, spk_exec *ex)
     spk_csr_free(&A);
 }
 
-/* bcsr and cusparse-bsr with b = 1, 2, 3, 4, 7, 8, 32 on A, whose sizes are
+/* bcsr, sbcsr and cusparse-bsr with b = 1, 2, 3, 4, 7, 8, 32 on A, whose sizes are
  * not multiples of most of them (partial last block row and column):
  * against the CSR product for several alpha and beta (beta = 0 with NaN in
  * y), then after new values (doubled), and stats' bytes against the formula. */
@@ -438,7 +423,8 @@ int main(void)
     for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++) {
         if (strcmp((*p)->exec, ex->ops->name) != 0) continue;
         formats++;
-        if (strcmp((*p)->name, "bcsr") == 0 || strcmp((*p)->name, "cusparse-bsr") == 0)
+        if (strcmp((*p)->name, "bcsr") == 0 || strcmp((*p)->name, "cusparse-bsr") == 0 ||
+            strcmp((*p)->name, "sbcsr") == 0)
             for (int c = 0; c < 4; c++) block_sizes_check(*p, ex, &blk[c], blk_names[c]);
         for (int c = 0; c < 8; c++) {
             spmv_compare_opts(*p, ex, &cases[c], names[c], 1, NULL, storage_formula((*p)->name, &cases[c]), NULL);
@@ -462,24 +448,6 @@ int main(void)
                   "refusal message: %s", ex->err->msg);
     }
     CHECK(formats >= 8, "only %d formats on %s", formats, ex->ops->name);
-    /* sbcsr's block size: sizes that are not multiples of b, edges of partial blocks */
-    {
-        const struct spk_spmv_ops *sb = NULL;
-        CHECK_OK(spk_spmv_find("sbcsr", ex, &sb, &err), err.msg);
-        const int bs[] = {1, 2, 3, 7, 32};
-        for (size_t q = 0; sb && q < sizeof bs / sizeof bs[0]; q++) {
-            spk_spmv_opts o;
-            memset(&o, 0, sizeof o);
-            o.bcsr_block = bs[q];
-            char what[96];
-            for (int c = 0; c < 8; c++) {
-                snprintf(what, sizeof what, "%s, b = %d", names[c], bs[q]);
-                spmv_compare_opts(sb, ex, &cases[c], what, 1, &o, -1, NULL);
-            }
-            snprintf(what, sizeof what, "%s, b = %d", files[3], bs[q]);
-            spmv_compare_opts(sb, ex, &data[3], what, bs[q] <= 7, &o, -1, NULL); /* b = 32 may pad beyond the bound */
-        }
-    }
     for (int c = 0; c < 8; c++) spk_csr_free(&cases[c]);
     for (int f = 0; f < 6; f++) spk_csr_free(&data[f]);
     for (int c = 0; c < 4; c++) spk_csr_free(&blk[c]);
