@@ -56,7 +56,7 @@ int spk_bcsr_build(const spk_csr *A, int b, const char *name, spk_fmt_bcsr *B, s
         B->browptr[br + 1] = (int)nblocks; /* nblocks <= nnz <= INT_MAX */
     }
     const size_t stored = nblocks * bb;
-    int st = spk_format_check_padding(name, stored, (size_t)A->nnz, m, err);
+    int st = spk_format_check_stored(name, stored, (size_t)A->nnz, m, SPK_FORMAT_BLOCKS_PAD, err);
     /* the kernel indexes a block row's run with an int (plus a warp's stride) */
     if (!st && stored > (size_t)INT_MAX - 64)
         st = spk_err_set(err, SPK_ERR_UNSUPPORTED,

@@ -3,7 +3,6 @@
  * the entries (a mark per possible offset, nrows + ncols - 1 of them), the
  * size checked against the padding bound, then each entry placed at its
  * diagonal's slot of its row. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,13 +35,12 @@ static int dia_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
             }
         }
     const size_t stored = (size_t)ndiag * (size_t)m;
-    if (!(stored <= SPK_PAD_FLOOR || (double)stored <= SPK_PAD_LIMIT * (double)A->nnz) || stored > (size_t)INT_MAX) {
+    char why[96];
+    snprintf(why, sizeof why, "%d diagonals: the matrix is not banded along a few", ndiag);
+    const int st = spk_format_check_stored("dia", stored, (size_t)A->nnz, m, why, err);
+    if (st) {
         free(slot);
-        return spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                           "format 'dia' refused: its %d diagonals would store %zu entries (padding included) "
-                           "for %d nonzeros in %d rows, more than %.0f times the nonzeros (the matrix is not "
-                           "banded along a few diagonals); use csr, cusparse, hyb or hmec",
-                           ndiag, stored, A->nnz, m, SPK_PAD_LIMIT);
+        return st;
     }
     D->ndiag = ndiag;
     D->offset = spk_malloc((size_t)ndiag, sizeof(int), "DIA offsets", err);

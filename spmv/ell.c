@@ -23,11 +23,7 @@ static int ell_plan(const spk_csr *A, int width, const char *name, spk_fmt_ell *
         int len = A->rowptr[i + 1] - A->rowptr[i];
         real += (size_t)(len < width ? len : width);
     }
-    SPK_TRY(spk_format_check_padding(name, stored, (size_t)A->nnz, n, err));
-    if (stored > (size_t)INT_MAX)
-        return spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                           "format '%s' refused: %zu stored entries exceed the 32-bit index limit",
-                           name, stored);
+    SPK_TRY(spk_format_check_stored(name, stored, (size_t)A->nnz, n, NULL, err));
     E->nrows = n;
     E->ncols = A->ncols;
     E->nnz = (int)real;

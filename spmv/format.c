@@ -1,6 +1,7 @@
 /* format.c -- the spk_spmv_ops shared by every storage format (format.h):
  * convert on the host, then apply the host reference, or upload the arrays
  * once and launch the format's kernel. */
+#include <limits.h>
 #include "format.h"
 
 #include <stdio.h>
@@ -55,14 +56,29 @@ void spk_format_free_arrays(const spk_format *f, void *fmt)
     }
 }
 
-int spk_format_check_padding(const char *name, size_t stored, size_t nnz, int nrows, spk_err *err)
+/* the padding bound, refused with `why` */
+static int padding_bound(const char *name, size_t stored, size_t nnz, int nrows, const char *why, spk_err *err)
 {
     if (stored <= SPK_PAD_FLOOR || (double)stored <= SPK_PAD_LIMIT * (double)nnz) return SPK_OK;
     return spk_err_set(err, SPK_ERR_UNSUPPORTED,
                        "format '%s' refused: it would store %zu entries (padding included) for %zu "
-                       "nonzeros in %d rows, more than %.0f times the nonzeros (rows of very "
-                       "different lengths); use csr, cusparse, hyb or hmec",
-                       name, stored, nnz, nrows, SPK_PAD_LIMIT);
+                       "nonzeros in %d rows, more than %.0f times the nonzeros (%s); use csr, cusparse, hyb "
+                       "or hmec",
+                       name, stored, nnz, nrows, SPK_PAD_LIMIT, why ? why : "rows of very different lengths");
+}
+
+int spk_format_check_padding(const char *name, size_t stored, size_t nnz, int nrows, spk_err *err)
+{
+    return padding_bound(name, stored, nnz, nrows, NULL, err);
+}
+
+int spk_format_check_stored(const char *name, size_t stored, size_t nnz, int nrows, const char *why, spk_err *err)
+{
+    SPK_TRY(padding_bound(name, stored, nnz, nrows, why, err));
+    if (stored > (size_t)INT_MAX)
+        return spk_err_set(err, SPK_ERR_UNSUPPORTED,
+                           "format '%s' refused: %zu stored entries exceed the 32-bit index limit", name, stored);
+    return SPK_OK;
 }
 
 static void impl_free(fmt_impl *m)

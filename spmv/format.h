@@ -86,6 +86,13 @@ void spk_format_free_arrays(const spk_format *f, void *fmt);
 /* SPK_OK when storing `stored` entries for nnz nonzeros is within the bound,
  * else SPK_ERR_UNSUPPORTED with a message naming the format and the sizes. */
 int spk_format_check_padding(const char *name, size_t stored, size_t nnz, int nrows, spk_err *err);
+/* The same bound, the refusal saying why the format pads (NULL: rows of very
+ * different lengths), and also refused beyond 32-bit indices into the
+ * stored entries (the formats whose kernels index them with an int). */
+int spk_format_check_stored(const char *name, size_t stored, size_t nnz, int nrows, const char *why, spk_err *err);
+/* why, for the blocked formats */
+#define SPK_FORMAT_BLOCKS_PAD "entries scattered over many b x b blocks; a smaller --bcsr-block pads less"
+
 
 /* Generic spk_spmv_ops pieces, parameterised by the format (used through
  * SPK_FORMAT_BACKENDS below). */

@@ -1,7 +1,6 @@
 /* pbc.c -- the "pbc" format (pbc.h): rows sorted by decreasing length,
  * blocks of consecutive sorted rows cut for near-equal entries, each block
  * an ELL slab. */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,10 +115,7 @@ static int pbc_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
         stored += (size_t)P->width[b] * (size_t)(P->first[b + 1] - P->first[b]);
     }
     free(slen);
-    int st = spk_format_check_padding("pbc", stored, (size_t)A->nnz, m, err);
-    if (!st && stored > (size_t)INT_MAX)
-        st = spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                         "format 'pbc' refused: %zu stored entries exceed the 32-bit index limit", stored);
+    const int st = spk_format_check_stored("pbc", stored, (size_t)A->nnz, m, NULL, err);
     if (st) {
         free(len);
         return st;

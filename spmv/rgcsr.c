@@ -1,7 +1,6 @@
 /* rgcsr.c -- the "rgcsr" format (rgcsr.h): groups of SPK_RGCSR_GROUP rows,
  * each stored column-major and padded to its longest row, with the rows'
  * lengths. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,10 +23,7 @@ static int rgcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, sp
             if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
         stored += (size_t)w * (size_t)g;
     }
-    SPK_TRY(spk_format_check_padding("rgcsr", stored, (size_t)A->nnz, m, err));
-    if (stored > (size_t)INT_MAX)
-        return spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                           "format 'rgcsr' refused: %zu stored entries exceed the 32-bit index limit", stored);
+    SPK_TRY(spk_format_check_stored("rgcsr", stored, (size_t)A->nnz, m, NULL, err));
     G->stored = (long long)stored;
     G->gptr = spk_malloc((size_t)G->ngroups + 1, sizeof(int), "RgCSR group pointers", err);
     G->rowlen = spk_malloc((size_t)m + 1, sizeof(int), "RgCSR row lengths", err);

@@ -30,10 +30,7 @@ static int scsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk
     }
     F->ptr[F->nbr] = (int)(L < INT_MAX ? L : INT_MAX);
     const size_t stored = (size_t)L * S;
-    SPK_TRY(spk_format_check_padding("scsr", stored, (size_t)A->nnz, m, err));
-    if (stored > (size_t)INT_MAX)
-        return spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                           "format 'scsr' refused: %zu stored entries exceed the 32-bit index limit", stored);
+    SPK_TRY(spk_format_check_stored("scsr", stored, (size_t)A->nnz, m, NULL, err));
     F->len = L;
     F->colind = spk_malloc(stored + 1, sizeof(int), "streamed CSR column indices", err);
     F->val = spk_malloc(stored + 1, sizeof(double), "streamed CSR values", err);
@@ -129,16 +126,7 @@ static int sbcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, sp
     }
     F->browptr[F->mb] = (int)(nb < INT_MAX ? nb : INT_MAX);
     const size_t stored = (size_t)nb * (size_t)b * (size_t)b;
-    int st = SPK_OK;
-    if (!(stored <= SPK_PAD_FLOOR || (double)stored <= SPK_PAD_LIMIT * (double)A->nnz))
-        st = spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                         "format 'sbcsr' refused: its %lld blocks of %dx%d would store %zu entries for %d nonzeros, "
-                         "more than %.0f times the nonzeros (entries scattered over many blocks); use csr, cusparse, "
-                         "hyb or hmec, or a smaller --bcsr-block",
-                         nb, b, b, stored, A->nnz, SPK_PAD_LIMIT);
-    if (!st && (stored > (size_t)INT_MAX || nb > INT_MAX))
-        st = spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                         "format 'sbcsr' refused: %zu stored entries exceed the 32-bit index limit", stored);
+    const int st = spk_format_check_stored("sbcsr", stored, (size_t)A->nnz, m, SPK_FORMAT_BLOCKS_PAD, err);
     if (st) {
         free(mark);
         return st;
