@@ -1,9 +1,9 @@
 /* format.c -- the spk_spmv_ops shared by every storage format (format.h):
  * convert on the host, then apply the host reference, or upload the arrays
  * once and launch the format's kernel. */
-#include <limits.h>
 #include "format.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
