@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "spk.h"
+#include "spmv/spmv.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -214,4 +215,24 @@ void cli_tile_help(void)
            "  --sell-sigma S      format sell: rows sorted by length inside windows of S rows\n"
            "                      (default 256; 1: not sorted; else a multiple of C)\n"
            "  --bcsr-block B      formats bcsr, cusparse-bsr, sbcsr: B x B blocks (1..32, default 4)\n");
+}
+
+void cli_tile_to_options(const cli_tile_opts *t, spk_options *o)
+{
+    o->tile_te = t->te;
+    o->tile_th = t->th;
+    o->tile_defer_nnz = t->defer_nnz;
+    o->sell_c = t->sell_c;
+    o->sell_sigma = t->sell_sigma;
+    o->bcsr_block = t->bcsr_block;
+}
+
+void cli_tile_to_spmv(const cli_tile_opts *t, spk_spmv_opts *o)
+{
+    o->tile_te = t->te;
+    o->tile_th = t->th;
+    o->tile_defer_nnz = t->defer_nnz;
+    o->sell_c = t->sell_c;
+    o->sell_sigma = t->sell_sigma;
+    o->bcsr_block = t->bcsr_block;
 }

@@ -54,6 +54,11 @@ typedef struct cli_tile_opts {
 int cli_tile_option(const char *cmd, int argc, char **argv, int *i, cli_tile_opts *t);
 /* Their lines of --help. */
 void cli_tile_help(void);
+/* Those options into the solver's options and into a backend's. */
+struct spk_options;
+struct spk_spmv_opts;
+void cli_tile_to_options(const cli_tile_opts *t, struct spk_options *o);
+void cli_tile_to_spmv(const cli_tile_opts *t, struct spk_spmv_opts *o);
 
 /* Write s as a JSON string literal (quotes and escapes included). */
 void cli_json_string(FILE *f, const char *s);

@@ -208,12 +208,7 @@ static void bench_format(bench *b, const spk_csr *A, const double *ref, double s
     void *impl = NULL;
     spk_spmv_opts o;
     memset(&o, 0, sizeof o);
-    o.tile_te = b->fo.te;
-    o.tile_th = b->fo.th;
-    o.tile_defer_nnz = b->fo.defer_nnz;
-    o.sell_c = b->fo.sell_c;
-    o.sell_sigma = b->fo.sell_sigma;
-    o.bcsr_block = b->fo.bcsr_block;
+    cli_tile_to_spmv(&b->fo, &o);
     double t0 = spk_time_now();
     int st = r->ops->create(ex, A, &o, &impl);
     r->setup_ms = (spk_time_now() - t0) * 1e3;
@@ -288,12 +283,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     o.vector_ops = c->vector_ops;
     o.precond_precision = c->precision;
     o.race = c->race;
-    o.tile_te = b->fo.te;
-    o.tile_th = b->fo.th;
-    o.tile_defer_nnz = b->fo.defer_nnz;
-    o.sell_c = b->fo.sell_c;
-    o.sell_sigma = b->fo.sell_sigma;
-    o.bcsr_block = b->fo.bcsr_block;
+    cli_tile_to_options(&b->fo, &o);
     if (c->rtol > 0) o.rtol = c->rtol;
     spk_solver *s = NULL;
     r->solved = 1;

@@ -209,12 +209,7 @@ int cmd_info(int argc, char **argv)
     spk_spmv_opts so;
     memset(&so, 0, sizeof so);
     so.hmec_parts = hmec_parts;
-    so.tile_te = tile.te;
-    so.tile_th = tile.th;
-    so.tile_defer_nnz = tile.defer_nnz;
-    so.sell_c = tile.sell_c;
-    so.sell_sigma = tile.sell_sigma;
-    so.bcsr_block = tile.bcsr_block;
+    cli_tile_to_spmv(&tile, &so);
     if (format && describe_format(&A, format, &so, detail, sizeof detail, &fbytes, &ts, &e)) goto fail;
     if (json) {
         printf("{\"file\": ");

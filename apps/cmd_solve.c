@@ -202,12 +202,7 @@ static int parse(int argc, char **argv, solve_args *a)
     }
     if (!a->matrix) return cli_usage_error("solve", "missing the matrix file");
     if (a->format) a->o.format = a->format;
-    a->o.tile_te = tile.te;
-    a->o.tile_th = tile.th;
-    a->o.tile_defer_nnz = tile.defer_nnz;
-    a->o.sell_c = tile.sell_c;
-    a->o.sell_sigma = tile.sell_sigma;
-    a->o.bcsr_block = tile.bcsr_block;
+    cli_tile_to_options(&tile, &a->o);
     return CLI_OK;
 }
 
