@@ -10,10 +10,12 @@
 
 static int padded(const char *name)
 {
-    /* the ELL family and the streamed formats pad rows to their group's longest; the blocked
-     * formats (bcsr, cusparse-bsr, sbcsr) fill b x b blocks that scattered entries leave mostly zeros */
-    static const char *const padded_formats[] = {"ell", "bell", "dia", "rgcsr", "pbc", "scsr", "sbcsr", "bcsr",
-                                                 "cusparse-bsr"};
+    /* the ELL family and the streamed formats pad rows to their group's longest (cusparse-sell
+     * too: cuSPARSE's slices are the rows in their order, with no sorting window as sell has);
+     * the blocked formats (bcsr, cusparse-bsr, sbcsr) fill b x b blocks that scattered entries
+     * leave mostly zeros */
+    static const char *const padded_formats[] = {"ell",  "bell",         "dia",          "rgcsr", "pbc", "scsr",
+                                                 "sbcsr", "bcsr", "cusparse-bsr", "cusparse-sell"};
     for (size_t k = 0; k < sizeof padded_formats / sizeof padded_formats[0]; k++)
         if (strcmp(name, padded_formats[k]) == 0) return 1;
     return 0;
