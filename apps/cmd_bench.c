@@ -90,6 +90,12 @@ static void help(void)
            "  --tile-te X, --tile-th X, --tile-defer-nnz N, --sell-c C, --sell-sigma S, --bcsr-block B\n"
            "                      the formats' options, for the products and the solves (see spk\n"
            "                      solve --help)\n"
+           "  --precision P       double (default) or float: the products in single precision,\n");
+    printf("                      every format storing its values in float (indices unchanged),\n"
+           "                      x and y float, cuSPARSE in CUDA_R_32F; each product is checked\n"
+           "                      against the double CSR product row by row with the bound of\n"
+           "                      float summation, (row length + 5) 2^-24 sum_j |a_ij x_j|, and\n"
+           "                      the CSR traffic model counts 4-byte values (no solves in float)\n"
            "  --csv FILE          one row per matrix and format\n"
            "  --json FILE         everything, for scripts/bench_plots.py\n"
            "  --quiet             no progress lines on stderr\n"
@@ -160,6 +166,7 @@ typedef struct bench {
     int nfmts;
     int repeat, maxit, solve, quiet, sweeps, isai, reorder, reorder_block;
     int solve_repeat;        /* --solve-repeat: solves per configuration, the median kept */
+    int single;              /* --precision float: the products in single precision */
     int floors;              /* --floors: measured (spk_exec_floors) */
     solve_cfg cfg[MAX_CONFIGS]; /* --solve-config: solves compared by configuration */
     int ncfg;
@@ -176,13 +183,15 @@ typedef struct bench {
 typedef struct apply_arg {
     const struct spk_spmv_ops *ops;
     void *impl;
-    const double *x;
-    double *y;
+    const void *x;
+    void *y;
+    int single; /* x and y hold floats: apply_float */
 } apply_arg;
 
 static int apply_once(void *p)
 {
     apply_arg *a = p;
+    if (a->single) return a->ops->apply_float(a->impl, 1.0f, a->x, 0.0f, a->y);
     return a->ops->apply(a->impl, 1.0, a->x, 0.0, a->y);
 }
 
@@ -199,16 +208,18 @@ static void failed(bench *b, fmt_result *r, int st)
     spk_err_clear(&b->err);
 }
 
-/* Create, check and time one format on A (x, y on the executor; ref and
- * scale on the host: the CSR product and max_i sum_j |a_ij x_j|). */
-static void bench_format(bench *b, const spk_csr *A, const double *ref, double scale, const double *x, double *y,
-                         double *hy, fmt_result *r)
+/* Create, check and time one format on A (x, y on the executor, floats in
+ * single precision; ref, rowabs and scale on the host: the CSR product, each
+ * row's sum_j |a_ij x_j| and their largest). */
+static void bench_format(bench *b, const spk_csr *A, const double *ref, const double *rowabs, double scale,
+                         const void *x, void *y, double *hy, fmt_result *r)
 {
     spk_exec *ex = b->ex;
     void *impl = NULL;
     spk_spmv_opts o;
     memset(&o, 0, sizeof o);
     cli_tile_to_spmv(&b->fo, &o);
+    o.precision = b->single ? SPK_SPMV_FLOAT : SPK_SPMV_DOUBLE;
     double t0 = spk_time_now();
     int st = r->ops->create(ex, A, &o, &impl);
     r->setup_ms = (spk_time_now() - t0) * 1e3;
@@ -223,24 +234,41 @@ static void bench_format(bench *b, const spk_csr *A, const double *ref, double s
     snprintf(r->note, sizeof r->note, "%s", s.detail);
     if (strcmp(r->ops->name, "auto") == 0) snprintf(r->chose, sizeof r->chose, "%s", spk_auto_choice(impl));
     /* the product must be right before it is timed */
-    st = ex->ops->fill(ex, A->nrows, NAN, y);
-    if (!st) st = r->ops->apply(impl, 1.0, x, 0.0, y);
-    if (!st && A->nrows > 0) st = ex->ops->download(ex, hy, y, (size_t)A->nrows * sizeof(double));
+    apply_arg a = {r->ops, impl, x, y, b->single};
+    double nan = NAN; /* in single precision, each double slot two float NaNs */
+    if (b->single) {
+        const float fnan[2] = {NAN, NAN};
+        memcpy(&nan, fnan, sizeof nan);
+    }
+    st = ex->ops->fill(ex, A->nrows, nan, y);
+    if (!st) st = apply_once(&a);
+    if (!st && A->nrows > 0) st = ex->ops->download(ex, hy, y, (size_t)A->nrows * (b->single ? 4 : 8));
     if (st) {
         failed(b, r, st);
         r->ops->destroy(impl);
         return;
     }
+    if (b->single) /* widen the floats, from the last so none is overwritten before it is read */
+        for (int i = A->nrows - 1; i >= 0; i--) hy[i] = ((const float *)hy)[i];
     double e = 0;
-    for (int i = 0; i < A->nrows; i++) e = fmax(e, isfinite(hy[i]) ? fabs(hy[i] - ref[i]) : INFINITY);
+    int bad = -1;
+    for (int i = 0; i < A->nrows; i++) {
+        const double d = isfinite(hy[i]) ? fabs(hy[i] - ref[i]) : INFINITY;
+        e = fmax(e, d);
+        if (b->single && bad < 0 && !(d <= (A->rowptr[i + 1] - A->rowptr[i] + 5) * 0x1p-24 * rowabs[i])) bad = i;
+    }
     r->rel_err = scale > 0 ? e / scale : e;
-    if (!(r->rel_err <= 1e-10)) {
+    if (b->single ? bad >= 0 : !(r->rel_err <= 1e-10)) {
         r->status = SPK_ERR_INTERNAL;
-        snprintf(r->note, sizeof r->note, "wrong product: error %.3g relative to max |A||x|", r->rel_err);
+        if (b->single)
+            snprintf(r->note, sizeof r->note,
+                     "wrong product in float: row %d off by %.3g, beyond the float summation bound %.3g", bad,
+                     fabs(hy[bad] - ref[bad]), (A->rowptr[bad + 1] - A->rowptr[bad] + 5) * 0x1p-24 * rowabs[bad]);
+        else
+            snprintf(r->note, sizeof r->note, "wrong product: error %.3g relative to max |A||x|", r->rel_err);
         r->ops->destroy(impl);
         return;
     }
-    apply_arg a = {r->ops, impl, x, y};
     double med = 0;
     st = spk_timer_median(b->timer, apply_once, &a, 0, 3, b->repeat, 10000000, b->min_time, &med, &r->hot_calls,
                           &r->hot_batch);
@@ -711,30 +739,41 @@ static int bench_matrix(bench *b, const char *name, spk_csr *A)
     m->rows = A->nrows;
     m->cols = A->ncols;
     m->nnz = A->nnz;
-    m->traffic = 12.0 * A->nnz + 4.0 * (A->nrows + 1) + 8.0 * A->ncols + 8.0 * A->nrows;
+    const double w = b->single ? 4.0 : 8.0; /* bytes per value */
+    m->traffic = (4.0 + w) * A->nnz + 4.0 * (A->nrows + 1) + w * A->ncols + w * A->nrows;
     m->cache_regime = b->cache > 0 && m->traffic <= (double)b->cache;
     const int nr = A->nrows, nc = A->ncols;
     double *hx = malloc(((size_t)nc + 1) * sizeof(double)), *ref = malloc(((size_t)nr + 1) * sizeof(double));
-    double *hy = malloc(((size_t)nr + 1) * sizeof(double));
+    double *hy = malloc(((size_t)nr + 1) * sizeof(double)), *rowabs = malloc(((size_t)nr + 1) * sizeof(double));
     double *x = NULL, *y = NULL, scale = 0;
-    int st = !hx || !ref || !hy ? spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (vectors)") : SPK_OK;
+    int st = !hx || !ref || !hy || !rowabs ? spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (vectors)")
+                                           : SPK_OK;
     if (!st) {
+        /* x exact in float too */
         for (int j = 0; j < nc; j++) hx[j] = 1.0 + (j % 7) * 0.125;
         spk_csr_spmv(A, 1.0, hx, 0.0, ref);
         for (int i = 0; i < nr; i++) {
             double s = 0;
             for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) s += fabs(A->val[q] * hx[A->colind[q]]);
+            rowabs[i] = s;
             scale = fmax(scale, s);
         }
+        /* double vectors: room for the float ones too */
         st = spk_exec_alloc_vec(b->ex, nc, &x);
     }
     if (!st) st = spk_exec_alloc_vec(b->ex, nr, &y);
-    if (!st && nc > 0) st = b->ex->ops->upload(b->ex, x, hx, (size_t)nc * sizeof(double));
+    if (!st && nc > 0) {
+        if (b->single) { /* x in float, in hx's own storage (narrowed in order, so none is lost) */
+            float *fx = (float *)hx;
+            for (int j = 0; j < nc; j++) fx[j] = (float)hx[j];
+        }
+        st = b->ex->ops->upload(b->ex, x, hx, (size_t)nc * (b->single ? sizeof(float) : sizeof(double)));
+    }
     if (st) goto done;
     for (int k = 0; k < b->nfmts; k++) {
         fmt_result *f = &m->f[m->nf++];
         f->ops = b->fmts[k];
-        bench_format(b, A, ref, scale, x, y, hy, f);
+        bench_format(b, A, ref, rowabs, scale, x, y, hy, f);
         progress(b, m, f, "spmv");
     }
     if (b->solve || b->ncfg) {
@@ -787,6 +826,7 @@ done:
     free(hx);
     free(ref);
     free(hy);
+    free(rowabs);
     return st;
 }
 
@@ -866,7 +906,8 @@ static int write_json(bench *b, const char *path, int argc, char **argv)
     cli_json_string(f, cmd);
     fprintf(f, ", \"device\": ");
     cli_json_string(f, b->devname);
-    fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\"", b->ex->ops->name, baseline(b));
+    fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\", \"precision\": \"%s\"", b->ex->ops->name,
+            baseline(b), b->single ? "float" : "double");
     json_num(f, "copy_gbs", b->copy_gbs);
     fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d, \"solve_repeat\": %d", b->cache,
             b->min_time, b->repeat, b->solve_repeat);
@@ -1218,6 +1259,12 @@ int cmd_bench(int argc, char **argv)
             if (r < 0) goto out;
         } else if ((r = cli_tile_option("bench", argc, argv, &i, &b.fo))) {
             if (r < 0) goto out;
+        } else if ((r = cli_opt_value(argc, argv, &i, "precision", &v))) {
+            if (r < 0 || (strcmp(v, "double") != 0 && strcmp(v, "float") != 0)) {
+                cli_usage_error("bench", "--precision needs double or float");
+                goto out;
+            }
+            b.single = strcmp(v, "float") == 0;
         } else if (cli_flag(argv[i], "solve")) {
             b.solve = 1;
         } else if (cli_flag(argv[i], "floors")) {
@@ -1306,6 +1353,11 @@ int cmd_bench(int argc, char **argv)
             src[nsrc++] = argv[i];
         }
     }
+    if (b.single && (b.solve || b.ncfg)) {
+        cli_usage_error("bench", "--precision float times the products only: the solvers run in double "
+                                 "(drop --solve and --solve-config, or bench the solves in another run)");
+        goto out;
+    }
     if (!nsrc && !b.floors) {
         cli_usage_error("bench", "no matrix: give files, gen:SPEC or --dir DIR (or --floors alone)");
         goto out;
@@ -1355,8 +1407,9 @@ int cmd_bench(int argc, char **argv)
         for (int k = 0; k < n; k++) free(files[k]);
         free(files);
     }
-    printf("spk bench on %s (%s executor): copy bandwidth %.0f GB/s (read + write), cache %.1f MB, baseline %s\n\n",
-           b.devname, b.ex->ops->name, b.copy_gbs, (double)b.cache / 1e6, baseline(&b));
+    printf("spk bench on %s (%s executor): copy bandwidth %.0f GB/s (read + write), cache %.1f MB, baseline %s, "
+           "products in %s\n\n",
+           b.devname, b.ex->ops->name, b.copy_gbs, (double)b.cache / 1e6, baseline(&b), b.single ? "float" : "double");
     if (b.floors) {
         if ((st = spk_exec_floors(b.ex, &b.fl))) {
             fprintf(stderr, "spk bench: floors: %s\n", b.err.msg);

@@ -295,8 +295,9 @@ void spk_dist_halo(const spk_dist *d, int *entries, int *neighbours)
     if (neighbours) *neighbours = d ? d->nrecv : 0;
 }
 
-/* create is NULL: a distributed matrix is made by spk_dist_create */
+/* create is NULL: a distributed matrix is made by spk_dist_create; the
+ * distributed solves run in double (no apply_float) */
 const struct spk_spmv_ops spk_dist_spmv = {
     "dist", "host", "distributed rows with halo exchange (MPI)", NULL, spk_dist_apply, NULL, dist_destroy_impl,
-    dist_stats, NULL,
+    dist_stats, NULL, NULL,
 };

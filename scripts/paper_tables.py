@@ -42,13 +42,18 @@ TILE_PAPER = {"merge": (2.61, 1813), "csr5": (3.96, 2040), "cusparse-bsr": (426.
 TILE_VARIANTS = [("tile", "tile-csr", 6.75), ("tile-dcoo", "tile", 7.02)]
 
 
-def load(paths, cold):
-    """{matrix: {format: ms}} over the runs (a later run's time replaces an earlier one)."""
+def load(paths, cold, precision):
+    """{matrix: {format: ms}} over the runs (a later run's time replaces an earlier one).
+    Every run must have been made in `precision` (its JSON's "precision"; double when absent)."""
     times = {}
     for p in paths:
         opener = gzip.open if p.endswith(".gz") else open
         with opener(p, "rt") as f:
             d = json.load(f)
+        got = d.get("precision", "double")
+        if got != precision:
+            sys.exit("paper_tables.py: %s is a run in %s, given as %s (float runs go after --float)"
+                     % (p, got, precision))
         for m in d.get("matrices", []):
             row = times.setdefault(m["name"], {})
             for fm in m.get("formats", []):
@@ -116,9 +121,9 @@ def main():
     ap.add_argument("--float", dest="float_runs", nargs="+", default=[], help="runs with --precision float")
     ap.add_argument("--cold", action="store_true", help="cold times (cache flushed) instead of hot")
     a = ap.parse_args()
-    runs = [("double", load(a.runs, a.cold))]
+    runs = [("double", load(a.runs, a.cold, "double"))]
     if a.float_runs:
-        runs.append(("float", load(a.float_runs, a.cold)))
+        runs.append(("float", load(a.float_runs, a.cold, "float")))
     if not any(runs[0][1].values()):
         sys.exit("paper_tables.py: no product times in the runs")
     print("### The TEB paper's comparison (SpMV time of each format over TEB's)\n")

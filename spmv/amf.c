@@ -62,11 +62,11 @@ static int amf_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
 static int amf_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_amf *F = fmt;
-    l[0] = (spk_format_array){(void **)&F->rowptr, ((size_t)F->nrows + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&F->rbrow, ((size_t)F->nrb + 1) * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&F->sbrb, ((size_t)F->nsb + 1) * sizeof(int)};
-    l[3] = (spk_format_array){(void **)&F->colind, (size_t)F->nnz * sizeof(int)};
-    l[4] = (spk_format_array){(void **)&F->val, (size_t)F->nnz * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&F->rowptr, ((size_t)F->nrows + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&F->rbrow, ((size_t)F->nrb + 1) * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&F->sbrb, ((size_t)F->nsb + 1) * sizeof(int), 0};
+    l[3] = (spk_format_array){(void **)&F->colind, (size_t)F->nnz * sizeof(int), 0};
+    l[4] = (spk_format_array){(void **)&F->val, (size_t)F->nnz * sizeof(double), 1};
     return 5;
 }
 

@@ -11,10 +11,10 @@
  * sets them from the matrix's size and nonzeros without saying how; these
  * are fixed, chosen for the warp and block sizes of the kernel.
  *
- * Storage (bytes): 12 nnz (values and column indices) + 4 (m + 1) (row
- * pointers) + 4 (nrb + 1) (each row block's first row: the paper's first
- * part of RowPtr) + 4 (nsb + 1) (each sub-block's first row block: its
- * second part). */
+ * Storage (bytes): 12 nnz (values and column indices; 8 nnz in float, 4
+ * bytes a value) + 4 (m + 1) (row pointers) + 4 (nrb + 1) (each row block's
+ * first row: the paper's first part of RowPtr) + 4 (nsb + 1) (each
+ * sub-block's first row block: its second part). */
 #ifndef SPK_SPMV_AMF_H
 #define SPK_SPMV_AMF_H
 
@@ -44,7 +44,7 @@ extern "C" {
 #endif
 /* y = alpha*F*x + beta*y: a block of 128 threads per sub-block, its warps
  * taking its row blocks in turn (device arrays in F). */
-cudaError_t spk_amf_launch(const void *F, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_amf_launch)
 #ifdef __cplusplus
 }
 #endif

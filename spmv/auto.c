@@ -139,11 +139,13 @@ typedef struct trial {
     void *impl;
     const double *x;
     double *y;
+    int single; /* the candidates in single precision: x and y hold floats */
 } trial;
 
 static int trial_apply(void *arg)
 {
     trial *t = arg;
+    if (t->single) return t->ops->apply_float(t->impl, 1.0f, (const float *)t->x, 0.0f, (float *)t->y);
     return t->ops->apply(t->impl, 1.0, t->x, 0.0, t->y);
 }
 
@@ -204,7 +206,13 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
     if (timed) { /* the trials' vectors and timer */
         SPK_CHECK(st, spk_exec_alloc_vec(e, A->ncols, &x));
         SPK_CHECK(st, spk_exec_alloc_vec(e, A->nrows, &y));
-        SPK_CHECK(st, e->ops->fill(e, A->ncols, 1.0, x));
+        /* x = 1 (in single precision each double slot holds two floats 1.0f) */
+        double one = 1.0;
+        if (o && o->precision == SPK_SPMV_FLOAT) {
+            const float ones[2] = {1.0f, 1.0f};
+            memcpy(&one, ones, sizeof one);
+        }
+        SPK_CHECK(st, e->ops->fill(e, A->ncols, one, x));
         SPK_CHECK(st, spk_timer_create(e, 0, &tm));
     }
     for (int c = 0; c < nc; c++) {
@@ -215,7 +223,7 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
             *e->err = keep;
             continue;
         }
-        trial t = {ops, NULL, x, y};
+        trial t = {ops, NULL, x, y, o && o->precision == SPK_SPMV_FLOAT};
         double tb = spk_time_now();
         int cs = uploaded && ops->create_dev ? ops->create_dev(e, A, &dA, o, &t.impl) : ops->create(e, A, o, &t.impl);
         if (cs == SPK_ERR_UNSUPPORTED) { /* refused (padding bound): pass over it */
@@ -323,6 +331,12 @@ static int auto_apply(void *impl, double alpha, const double *x, double beta, do
     return a->ops->apply(a->impl, alpha, x, beta, y);
 }
 
+static int auto_apply_float(void *impl, float alpha, const float *x, float beta, float *y)
+{
+    auto_impl *a = impl;
+    return a->ops->apply_float(a->impl, alpha, x, beta, y);
+}
+
 static int auto_update(void *impl, const spk_csr *A)
 {
     auto_impl *a = impl;
@@ -348,8 +362,9 @@ const char *spk_auto_choice(const void *impl)
 
 #define AUTO_SUMMARY "the fastest format for the matrix: a rule on its row lengths, then timed trials where the rule leaves several"
 const struct spk_spmv_ops spk_spmv_auto_host = {"auto", "host", AUTO_SUMMARY, auto_create, auto_apply,
-                                                auto_update, auto_destroy, auto_stats, NULL};
+                                                auto_update, auto_destroy, auto_stats, NULL, auto_apply_float};
 #ifdef SPK_HAVE_CUDA
 const struct spk_spmv_ops spk_spmv_auto_cuda = {"auto", "cuda", AUTO_SUMMARY, auto_create, auto_apply,
-                                                auto_update, auto_destroy, auto_stats, auto_create_dev};
+                                                auto_update, auto_destroy, auto_stats, auto_create_dev,
+                                                auto_apply_float};
 #endif

@@ -105,9 +105,10 @@ static int bcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk
 static int bcsr_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_bcsr *B = fmt;
-    l[0] = (spk_format_array){(void **)&B->browptr, ((size_t)B->mb + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&B->bcolind, (size_t)B->nblocks * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&B->val, (size_t)B->nblocks * (size_t)B->b * (size_t)B->b * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&B->browptr, ((size_t)B->mb + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&B->bcolind, (size_t)B->nblocks * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&B->val,
+                              (size_t)B->nblocks * (size_t)B->b * (size_t)B->b * sizeof(double), 1};
     return 3;
 }
 

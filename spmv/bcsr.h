@@ -13,7 +13,8 @@
  * values form one run whose position t gives the row as t mod b: the
  * kernel's lanes read that run coalesced and each lane keeps to one row.
  *
- * Storage: 4 * (mb + 1) + 4 * nblocks + 8 * b * b * nblocks bytes, with
+ * Storage: 4 * (mb + 1) + 4 * nblocks + 8 * b * b * nblocks bytes (4 * b * b *
+ * nblocks of values in float instead of 8), with
  * mb = ceil(rows / b) block rows and nblocks the nonzero blocks.  Refused
  * (SPK_ERR_UNSUPPORTED, before the values are allocated) when the
  * b * b * nblocks stored entries would exceed SPK_PAD_LIMIT (3) times the
@@ -56,7 +57,7 @@ void spk_bcsr_ref(const spk_fmt_bcsr *B, double alpha, const double *x, double b
 extern "C" {
 #endif
 /* y = alpha*B*x + beta*y, one warp per block row (device arrays in B). */
-cudaError_t spk_bcsr_launch(const void *B, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_bcsr_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -87,9 +87,9 @@ static int bell_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_bell *B = fmt; /* may hold device pointers: read only the counts */
     size_t stored = (size_t)B->stored;
-    l[0] = (spk_format_array){(void **)&B->gptr, ((size_t)B->ngroups + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&B->colind, stored * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&B->val, stored * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&B->gptr, ((size_t)B->ngroups + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&B->colind, stored * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&B->val, stored * sizeof(double), 1};
     return 3;
 }
 

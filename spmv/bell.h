@@ -22,8 +22,7 @@ typedef struct spk_fmt_bell {
 #ifdef __cplusplus
 extern "C" {
 #endif
-cudaError_t spk_bell_launch(const void *fmt, cudaStream_t s, double alpha, const double *x, double beta,
-                            double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_bell_launch)
 #ifdef __cplusplus
 }
 #endif

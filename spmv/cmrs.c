@@ -33,10 +33,10 @@ static int cmrs_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk
 static int cmrs_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_cmrs *C = fmt;
-    l[0] = (spk_format_array){(void **)&C->sptr, ((size_t)C->nstrips + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&C->rin, (size_t)C->nnz};
-    l[2] = (spk_format_array){(void **)&C->colind, (size_t)C->nnz * sizeof(int)};
-    l[3] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&C->sptr, ((size_t)C->nstrips + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&C->rin, (size_t)C->nnz, 0};
+    l[2] = (spk_format_array){(void **)&C->colind, (size_t)C->nnz * sizeof(int), 0};
+    l[3] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double), 1};
     return 4;
 }
 

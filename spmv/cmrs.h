@@ -6,9 +6,10 @@
  * consecutive addresses however short its rows are, and adds each product
  * into one of SPK_CMRS_STRIP sums by the entry's row in the strip.
  *
- * Storage (bytes): 12 nnz (values and column indices) + nnz (the row in
- * the strip, one byte an entry) + 4 (Ns + 1) (strip pointers), Ns =
- * ceil(m / SPK_CMRS_STRIP) (the survey's 3 NZV + Ns + 1, in entries). */
+ * Storage (bytes): 12 nnz (values and column indices; 8 nnz in float, 4
+ * bytes a value) + nnz (the row in the strip, one byte an entry) + 4 (Ns
+ * + 1) (strip pointers), Ns = ceil(m / SPK_CMRS_STRIP) (the survey's 3 NZV
+ * + Ns + 1, in entries). */
 #ifndef SPK_SPMV_CMRS_H
 #define SPK_SPMV_CMRS_H
 
@@ -35,7 +36,7 @@ void spk_cmrs_ref(const spk_fmt_cmrs *C, double alpha, const double *x, double b
 extern "C" {
 #endif
 /* y = alpha*C*x + beta*y, a warp per strip (device arrays in C). */
-cudaError_t spk_cmrs_launch(const void *C, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_cmrs_launch)
 #ifdef __cplusplus
 }
 #endif

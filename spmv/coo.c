@@ -38,9 +38,9 @@ int spk_coo_fill(const spk_csr *A, int skip, spk_fmt_coo *C, spk_err *err)
 
 int spk_coo_arrays(spk_fmt_coo *C, spk_format_array *l)
 {
-    l[0] = (spk_format_array){(void **)&C->row, (size_t)C->nnz * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&C->col, (size_t)C->nnz * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&C->row, (size_t)C->nnz * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&C->col, (size_t)C->nnz * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double), 1};
     return 3;
 }
 

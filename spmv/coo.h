@@ -22,11 +22,11 @@ void spk_coo_accumulate_ref(const spk_fmt_coo *C, double alpha, const double *x,
 extern "C" {
 #endif
 /* y = alpha*C*x + beta*y (beta == 0: y is not read). */
-cudaError_t spk_coo_launch(const void *C, cudaStream_t s, double alpha, const double *x, double beta,
-                           double *y);
-/* y += alpha*C*x. */
+SPK_FORMAT_LAUNCH_DECL(spk_coo_launch)
+/* y += alpha*C*x; _float over the float values (HYB's COO part). */
 cudaError_t spk_coo_accumulate(const spk_fmt_coo *C, cudaStream_t s, double alpha, const double *x,
                                double *y);
+cudaError_t spk_coo_accumulate_float(const spk_fmt_coo *C, cudaStream_t s, float alpha, const float *x, float *y);
 #ifdef __cplusplus
 }
 #endif

@@ -40,9 +40,9 @@ static int csc_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
 static int csc_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_csc *C = fmt;
-    l[0] = (spk_format_array){(void **)&C->colptr, ((size_t)C->ncols + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&C->rowind, (size_t)C->nnz * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&C->colptr, ((size_t)C->ncols + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&C->rowind, (size_t)C->nnz * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double), 1};
     return 3;
 }
 

@@ -4,7 +4,8 @@
  * x_j times its entries into their rows of y.
  *
  * Storage: 4 * (ncols + 1) bytes of column pointers + 12 * nnz bytes of row
- * indices and values (CSR's with the roles of rows and columns exchanged). */
+ * indices and values (8 * nnz in float: 4 bytes a value) (CSR's with the
+ * roles of rows and columns exchanged). */
 #ifndef SPK_SPMV_CSC_H
 #define SPK_SPMV_CSC_H
 
@@ -28,7 +29,7 @@ extern "C" {
 #endif
 /* y = alpha*C*x + beta*y: y scaled, then a thread per column adding its
  * entries into y with atomic adds (device arrays in C). */
-cudaError_t spk_csc_launch(const void *C, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_csc_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -149,14 +149,14 @@ static int csr5_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_csr5 *F = fmt;
     const size_t T = (size_t)F->ntiles;
-    l[0] = (spk_format_array){(void **)&F->rowptr, ((size_t)F->nrows + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&F->col, (size_t)F->nnz * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&F->val, (size_t)F->nnz * sizeof(double)};
-    l[3] = (spk_format_array){(void **)&F->tile_ptr, (T + 1) * sizeof(unsigned)};
-    l[4] = (spk_format_array){(void **)&F->tile_desc, T * SPK_CSR5_OMEGA * sizeof(unsigned)};
-    l[5] = (spk_format_array){(void **)&F->empty_ptr, (T + 1) * sizeof(int)};
-    l[6] = (spk_format_array){(void **)&F->empty_offset, (size_t)F->nempty * sizeof(int)};
-    l[7] = (spk_format_array){(void **)&F->calib, (T + 1) * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&F->rowptr, ((size_t)F->nrows + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&F->col, (size_t)F->nnz * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&F->val, (size_t)F->nnz * sizeof(double), 1};
+    l[3] = (spk_format_array){(void **)&F->tile_ptr, (T + 1) * sizeof(unsigned), 0};
+    l[4] = (spk_format_array){(void **)&F->tile_desc, T * SPK_CSR5_OMEGA * sizeof(unsigned), 0};
+    l[5] = (spk_format_array){(void **)&F->empty_ptr, (T + 1) * sizeof(int), 0};
+    l[6] = (spk_format_array){(void **)&F->empty_offset, (size_t)F->nempty * sizeof(int), 0};
+    l[7] = (spk_format_array){(void **)&F->calib, (T + 1) * sizeof(double), 1};
     return 8;
 }
 

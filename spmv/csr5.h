@@ -29,11 +29,12 @@
  *                 holds tile t's share of a row that began in an earlier
  *                 tile, slot ntiles the tail's (the calibration adds them)
  *
- * Storage: 12 * nnz bytes of values and columns + 4 * (nrows + 1) of rowptr
- * + 4 * (ntiles + 1) of tile_ptr + 128 * ntiles of tile_desc
- * + 4 * (ntiles + 1) of empty_ptr + 4 * nempty of empty_offset (nempty: the
- * segments of the flagged tiles) + 8 * (ntiles + 1) of calib, that is
- * 12 nnz + 4 (nrows + 1) + 128 ntiles + 16 (ntiles + 1) + 4 nempty, with
+ * Storage: 12 * nnz bytes of values and columns (8 * nnz in float)
+ * + 4 * (nrows + 1) of rowptr + 4 * (ntiles + 1) of tile_ptr + 128 * ntiles
+ * of tile_desc + 4 * (ntiles + 1) of empty_ptr + 4 * nempty of empty_offset
+ * (nempty: the segments of the flagged tiles) + 8 * (ntiles + 1) of calib
+ * (4 * (ntiles + 1) in float), that is 12 nnz + 4 (nrows + 1) + 128 ntiles
+ * + 16 (ntiles + 1) + 4 nempty (in float: 8 nnz, 12 (ntiles + 1)), with
  * sigma = ceil(nnz / nrows) clamped to [4, 16] and ntiles = nnz / (32 sigma)
  * (integer division; sigma = 4 when nrows = 0). */
 #ifndef SPK_SPMV_CSR5_H
@@ -76,7 +77,7 @@ extern "C" {
 #endif
 /* y = alpha*A*x + beta*y: a warp per tile, a thread per tail row, then a
  * thread per chain of carried partials (device arrays in F). */
-cudaError_t spk_csr5_launch(const void *F, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_csr5_launch)
 #ifdef __cplusplus
 }
 #endif

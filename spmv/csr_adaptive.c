@@ -59,10 +59,10 @@ static int adaptive_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt,
 static int adaptive_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_csr_adaptive *C = fmt;
-    l[0] = (spk_format_array){(void **)&C->rowptr, ((size_t)C->nrows + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&C->colind, (size_t)C->nnz * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double)};
-    l[3] = (spk_format_array){(void **)&C->row_blocks, ((size_t)C->nblocks + 1) * sizeof(int)};
+    l[0] = (spk_format_array){(void **)&C->rowptr, ((size_t)C->nrows + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&C->colind, (size_t)C->nnz * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&C->val, (size_t)C->nnz * sizeof(double), 1};
+    l[3] = (spk_format_array){(void **)&C->row_blocks, ((size_t)C->nblocks + 1) * sizeof(int), 0};
     return 4;
 }
 

@@ -5,7 +5,7 @@
  *
  * Row blocks are formed at convert time, greedily in row order: a block takes
  * whole rows while their nonzeros fit the shared-memory tile of
- * SPK_ADAPTIVE_NNZ doubles and it holds fewer than SPK_ADAPTIVE_ROWS rows (the
+ * SPK_ADAPTIVE_NNZ values and it holds fewer than SPK_ADAPTIVE_ROWS rows (the
  * cap keeps runs of empty rows from making one block of thousands of rows); a
  * row longer than the tile gets a block of its own.  row_blocks[b] is the
  * first row of block b, row_blocks[nblocks] = nrows.
@@ -22,14 +22,14 @@
  *     warps' sums).  The paper's CSR-VectorL (a very long row split over
  *     several blocks) is not implemented: one block takes any row.
  *
- * Storage: 4 * (nrows + 1) + 12 * nnz bytes of CSR + 4 * (nblocks + 1) bytes
- * of row blocks. */
+ * Storage: 4 * (nrows + 1) + 12 * nnz bytes of CSR (8 * nnz in float) + 4 *
+ * (nblocks + 1) bytes of row blocks. */
 #ifndef SPK_SPMV_CSR_ADAPTIVE_H
 #define SPK_SPMV_CSR_ADAPTIVE_H
 
 #include "format.h"
 
-#define SPK_ADAPTIVE_NNZ 1024     /* nonzeros of a CSR-stream block: its shared-memory tile of doubles (8 KiB) */
+#define SPK_ADAPTIVE_NNZ 1024     /* nonzeros of a CSR-stream block: its shared-memory tile (8 KiB; 4 KiB in float) */
 #define SPK_ADAPTIVE_ROWS 1024    /* rows of a block, at most */
 #define SPK_ADAPTIVE_THREADS 256  /* threads of a block */
 
@@ -69,8 +69,7 @@ void spk_csr_adaptive_ref(const spk_fmt_csr_adaptive *C, double alpha, const dou
 extern "C" {
 #endif
 /* y = alpha*C*x + beta*y, one thread block per row block (device arrays in C). */
-cudaError_t spk_csr_adaptive_launch(const void *C, cudaStream_t s, double alpha, const double *x, double beta,
-                                    double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_csr_adaptive_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -44,9 +44,9 @@ static int vector_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, s
 static int csr_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_csr *F = fmt;
-    l[0] = (spk_format_array){(void **)&F->rowptr, ((size_t)F->nrows + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&F->colind, (size_t)F->nnz * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&F->val, (size_t)F->nnz * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&F->rowptr, ((size_t)F->nrows + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&F->colind, (size_t)F->nnz * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&F->val, (size_t)F->nnz * sizeof(double), 1};
     return 3;
 }
 

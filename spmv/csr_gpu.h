@@ -17,8 +17,7 @@ typedef struct spk_fmt_csr {
 extern "C" {
 #endif
 /* y = alpha*A*x + beta*y with fmt->threads threads per row (device arrays). */
-cudaError_t spk_csr_gpu_launch(const void *fmt, cudaStream_t s, double alpha, const double *x,
-                               double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_csr_gpu_launch)
 #ifdef __cplusplus
 }
 #endif

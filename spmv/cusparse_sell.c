@@ -14,7 +14,10 @@
  * nslices = ceil(nrows / C) and padded = C * (the sum of the slices'
  * widths); the workspace (reported in stats' detail) comes on top.  Refused
  * (SPK_ERR_UNSUPPORTED, before anything is allocated) beyond the padding
- * bound (format.h) or 2^31 - 1 stored entries. */
+ * bound (format.h) or 2^31 - 1 stored entries.
+ *
+ * Single precision (spk_spmv_opts.precision): the values uploaded as float
+ * and cusparseSpMV in CUDA_R_32F; 8 * padded bytes of columns and values. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +33,9 @@ typedef struct cusell {
     int nrows, ncols, nnz;
     int c, nslices, padded; /* rows per slice, ceil(nrows / c), entries stored (padding included) */
     int *slice_off, *colind;
-    double *val;
+    void *val;
+    int single;          /* values, vectors and compute in float */
+    cudaDataType_t type; /* CUDA_R_64F or CUDA_R_32F */
     cusparseSpMatDescr_t A;
     cusparseDnVecDescr_t x, y;
     void *buffer;
@@ -137,30 +142,34 @@ static int cusell_create(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, 
     c->c = cs ? cs : 32;
     c->nslices = nslices;
     c->padded = padded;
+    c->single = o && o->precision == SPK_SPMV_FLOAT;
+    c->type = c->single ? CUDA_R_32F : CUDA_R_64F;
     spk_exec_cuda_handles(e, NULL, NULL, &c->h);
     cusell_fill(A, c->c, nslices, hoff, hcol, hval);
     const size_t ob = ((size_t)nslices + 1) * sizeof(int), cb = (size_t)padded * sizeof(int),
-                 vb = (size_t)padded * sizeof(double);
+                 vb = (size_t)padded * (c->single ? sizeof(float) : sizeof(double));
     SPK_CHECK(st, spk_cuda_alloc(e, ob, "the sliced ELL offsets", (void **)&c->slice_off));
     SPK_CHECK(st, spk_cuda_alloc(e, cb, "the sliced ELL column indices", (void **)&c->colind));
     SPK_CHECK(st, spk_cuda_alloc(e, vb, "the sliced ELL values", (void **)&c->val));
     const double tu = spk_time_now();
     SPK_CHECK(st, spk_cuda_upload(e, c->slice_off, hoff, ob, "sliced ELL offsets"));
     SPK_CHECK(st, spk_cuda_upload(e, c->colind, hcol, cb, "sliced ELL column indices"));
-    SPK_CHECK(st, spk_cuda_upload(e, c->val, hval, vb, "sliced ELL values"));
+    SPK_CHECK(st, spk_format_upload_values(e, c->val, hval, (size_t)padded, c->single, "sliced ELL values"));
     c->upload = spk_time_now() - tu;
     if (c->nnz > 0 && c->nrows > 0 && c->ncols > 0) {
         double one = 1.0, zero = 0.0;
+        float onef = 1.0f, zerof = 0.0f;
         SPK_CUSPARSE_CHECK(st, err, cusparseCreateSlicedEll(&c->A, c->nrows, c->ncols, c->nnz, c->padded, c->c,
                                                             c->slice_off, c->colind, c->val, CUSPARSE_INDEX_32I,
                                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                                            CUDA_R_64F));
+                                                            c->type));
         /* vector descriptors: the pointers are set on every call */
-        SPK_CUSPARSE_CHECK(st, err, cusparseCreateDnVec(&c->x, c->ncols, c->val, CUDA_R_64F));
-        SPK_CUSPARSE_CHECK(st, err, cusparseCreateDnVec(&c->y, c->nrows, c->val, CUDA_R_64F));
-        SPK_CUSPARSE_CHECK(st, err, cusparseSpMV_bufferSize(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->A,
-                                                            c->x, &zero, c->y, CUDA_R_64F, CUSPARSE_SPMV_SELL_ALG1,
-                                                            &c->buffer_bytes));
+        SPK_CUSPARSE_CHECK(st, err, cusparseCreateDnVec(&c->x, c->ncols, c->val, c->type));
+        SPK_CUSPARSE_CHECK(st, err, cusparseCreateDnVec(&c->y, c->nrows, c->val, c->type));
+        SPK_CUSPARSE_CHECK(st, err, cusparseSpMV_bufferSize(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                            c->single ? (void *)&onef : (void *)&one, c->A, c->x,
+                                                            c->single ? (void *)&zerof : (void *)&zero, c->y,
+                                                            c->type, CUSPARSE_SPMV_SELL_ALG1, &c->buffer_bytes));
         SPK_CHECK(st, spk_cuda_alloc(e, c->buffer_bytes, "the cuSPARSE SpMV workspace", &c->buffer));
     }
     free(hoff);
@@ -177,21 +186,33 @@ cleanup:
     return st;
 }
 
-/* y = alpha*A*x + beta*y.  No cusparseSpMV_preprocess: the call queues the
- * same work every time, with the workspace allocated at create. */
+/* y = alpha*A*x + beta*y, alpha and beta pointing to the instance's type.
+ * No cusparseSpMV_preprocess: the call queues the same work every time,
+ * with the workspace allocated at create. */
+static int cusell_spmv(cusell *c, const void *alpha, const void *x, const void *beta, void *y)
+{
+    spk_err *err = c->e->err;
+    SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(c->x, (void *)x));
+    SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(c->y, y));
+    SPK_CUSPARSE_TRY(err, cusparseSpMV(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, c->A, c->x, beta, c->y,
+                                       c->type, CUSPARSE_SPMV_SELL_ALG1, c->buffer));
+    return SPK_OK;
+}
+
 static int cusell_apply(void *impl, double alpha, const double *x, double beta, double *y)
 {
     cusell *c = impl;
-    spk_err *err = c->e->err;
-    if (!c->A) { /* no entries: y = beta*y */
-        if (c->nrows == 0) return SPK_OK;
-        return beta == 0.0 ? c->e->ops->fill(c->e, c->nrows, 0.0, y) : c->e->ops->scal(c->e, c->nrows, beta, y);
-    }
-    SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(c->x, (void *)x));
-    SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(c->y, y));
-    SPK_CUSPARSE_TRY(err, cusparseSpMV(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c->A, c->x, &beta, c->y,
-                                       CUDA_R_64F, CUSPARSE_SPMV_SELL_ALG1, c->buffer));
-    return SPK_OK;
+    if (c->single) return spk_spmv_wrong_precision(c->e, "cusparse-sell", 1);
+    if (!c->A) return spk_format_scale_y(c->e, c->nrows, 0, beta, y); /* no entries */
+    return cusell_spmv(c, &alpha, x, &beta, y);
+}
+
+static int cusell_apply_float(void *impl, float alpha, const float *x, float beta, float *y)
+{
+    cusell *c = impl;
+    if (!c->single) return spk_spmv_wrong_precision(c->e, "cusparse-sell", 0);
+    if (!c->A) return spk_format_scale_y(c->e, c->nrows, 1, beta, y); /* no entries */
+    return cusell_spmv(c, &alpha, x, &beta, y);
 }
 
 /* New values with the same pattern: the values array built again on the
@@ -216,7 +237,7 @@ static int cusell_update(void *impl, const spk_csr *A)
     int st = SPK_ERR_NOMEM;
     if (hoff && hval) {
         cusell_fill(A, c->c, nslices, hoff, NULL, hval);
-        st = spk_cuda_upload(c->e, c->val, hval, (size_t)padded * sizeof(double), "sliced ELL values");
+        st = spk_format_upload_values(c->e, c->val, hval, (size_t)padded, c->single, "sliced ELL values");
     }
     free(hoff);
     free(hval);
@@ -227,16 +248,17 @@ static void cusell_stats(const void *impl, spk_spmv_stats *s)
 {
     const cusell *c = impl;
     memset(s, 0, sizeof *s);
-    s->bytes = ((size_t)c->nslices + 1) * sizeof(int) + (size_t)c->padded * (sizeof(int) + sizeof(double));
+    s->bytes = ((size_t)c->nslices + 1) * sizeof(int) +
+               (size_t)c->padded * (sizeof(int) + (c->single ? sizeof(float) : sizeof(double)));
     s->setup_seconds = c->setup;
     s->upload_seconds = c->upload;
     snprintf(s->detail, sizeof s->detail,
-             "cusparseSpMV SELL_ALG1, slice size %d, %d slices, %d stored entries for %d nonzeros (%.2fx), "
+             "cusparseSpMV SELL_ALG1%s, slice size %d, %d slices, %d stored entries for %d nonzeros (%.2fx), "
              "workspace %zu bytes",
-             c->c, c->nslices, c->padded, c->nnz, c->nnz > 0 ? (double)c->padded / c->nnz : 0.0, c->buffer_bytes);
+             c->single ? " in float" : "", c->c, c->nslices, c->padded, c->nnz, c->nnz > 0 ? (double)c->padded / c->nnz : 0.0, c->buffer_bytes);
 }
 
 const struct spk_spmv_ops spk_spmv_cusparse_sell = {
     "cusparse-sell", "cuda", "cuSPARSE sliced ELL (cusparseSpMV, SELL_ALG1; --sell-c rows per slice)",
-    cusell_create, cusell_apply, cusell_update, cusell_destroy, cusell_stats, NULL,
+    cusell_create, cusell_apply, cusell_update, cusell_destroy, cusell_stats, NULL, cusell_apply_float,
 };

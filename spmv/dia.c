@@ -67,8 +67,8 @@ static int dia_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
 static int dia_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_dia *D = fmt;
-    l[0] = (spk_format_array){(void **)&D->offset, (size_t)D->ndiag * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&D->val, (size_t)D->ndiag * (size_t)D->nrows * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&D->offset, (size_t)D->ndiag * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&D->val, (size_t)D->ndiag * (size_t)D->nrows * sizeof(double), 1};
     return 2;
 }
 

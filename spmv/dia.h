@@ -3,7 +3,8 @@
  * i of diagonal d, A(i, i + offset[d]), at d*nrows + i; 0 where that column
  * is outside the matrix or the entry is not stored).
  *
- * Storage: 8 * ndiag * nrows bytes of values + 4 * ndiag bytes of offsets.
+ * Storage: 8 * ndiag * nrows bytes of values (4 * in float) + 4 * ndiag
+ * bytes of offsets.
  * Refused (SPK_ERR_UNSUPPORTED, before anything is allocated) when ndiag *
  * nrows stored entries would exceed SPK_PAD_LIMIT (3) times the nonzeros and
  * SPK_PAD_FLOOR (2^20) entries: a matrix that is not banded along a few
@@ -28,8 +29,9 @@ void spk_dia_ref(const spk_fmt_dia *D, double alpha, const double *x, double bet
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* y = alpha*D*x + beta*y, one thread per row (device arrays in D). */
-cudaError_t spk_dia_launch(const void *D, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+/* y = alpha*D*x + beta*y, one thread per row (device arrays in D); _float
+ * over the float values. */
+SPK_FORMAT_LAUNCH_DECL(spk_dia_launch)
 #ifdef __cplusplus
 }
 #endif

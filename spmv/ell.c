@@ -59,8 +59,8 @@ int spk_ell_fill(const spk_csr *A, int width, const char *name, spk_fmt_ell *E, 
 int spk_ell_arrays(spk_fmt_ell *E, spk_format_array *l)
 {
     size_t stored = (size_t)E->width * (size_t)E->nrows;
-    l[0] = (spk_format_array){(void **)&E->colind, stored * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&E->val, stored * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&E->colind, stored * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&E->val, stored * sizeof(double), 1};
     return 2;
 }
 

@@ -31,8 +31,7 @@ void spk_ell_ref(const spk_fmt_ell *E, double alpha, const double *x, double bet
 extern "C" {
 #endif
 /* y = alpha*E*x + beta*y, one thread per row (device arrays in E). */
-cudaError_t spk_ell_launch(const void *E, cudaStream_t s, double alpha, const double *x, double beta,
-                           double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_ell_launch)
 #ifdef __cplusplus
 }
 #endif

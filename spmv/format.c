@@ -1,6 +1,14 @@
 /* format.c -- the spk_spmv_ops shared by every storage format (format.h):
  * convert on the host, then apply the host reference, or upload the arrays
- * once and launch the format's kernel. */
+ * once and launch the format's kernel.
+ *
+ * Single precision (spk_spmv_opts.precision): the conversion is the same;
+ * then every array the format marks real is rewritten in float (the field
+ * points to floats, half the bytes) before the upload, and apply_float
+ * launches the format's float kernel.  On the host, the reference reads a
+ * second struct whose real arrays hold those float values widened back to
+ * double (so it runs over the values as stored), and y is rounded to float
+ * once at the end. */
 #include "format.h"
 
 #include <limits.h>
@@ -17,6 +25,9 @@ typedef struct fmt_impl {
     spk_exec *e;
     void *host;     /* the format's struct with host arrays (host executor) */
     void *dev;      /* the same struct with device arrays (CUDA executor) */
+    void *wide;     /* single precision on the host: host with its real arrays in double
+                       (the float values widened; the other arrays are host's) */
+    int single;     /* values stored in float (spk_spmv_opts.precision) */
     int nrows, ncols, nnz;
     spk_spmv_opts o; /* the options of create(), reused by update() */
     size_t bytes;   /* array bytes held on the executor */
@@ -44,6 +55,73 @@ double spk_format_lane_sum(const int *col, const double *val, int begin, int end
     for (int off = lanes / 2; off > 0; off /= 2)
         for (int l = 0; l < off; l++) part[l] += part[l + off];
     return part[0];
+}
+
+/* The arrays of fmt as an instance stores them: in single precision the
+ * real arrays take half their double size. */
+static int stored_arrays(const spk_format *f, int single, void *fmt, spk_format_array *list)
+{
+    int n = f->arrays(fmt, list);
+    for (int i = 0; i < n; i++)
+        if (single && list[i].real) list[i].bytes /= 2;
+    return n;
+}
+
+/* The real arrays of the host struct h rewritten in float (new arrays). */
+static int demote(const spk_format *f, void *h, spk_err *err)
+{
+    spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
+    int n = f->arrays(h, list);
+    for (int i = 0; i < n; i++) {
+        const size_t count = list[i].bytes / sizeof(double);
+        if (!list[i].real || count == 0) continue;
+        float *p = malloc(count * sizeof(float));
+        if (!p) return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (format '%s' in float)", f->name);
+        double *d = *list[i].field;
+        for (size_t k = 0; k < count; k++) p[k] = (float)d[k];
+        free(d);
+        *list[i].field = p;
+    }
+    return SPK_OK;
+}
+
+/* Release what widen() made. */
+static void free_wide(const spk_format *f, void *w)
+{
+    if (!w) return;
+    spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
+    int n = f->arrays(w, list);
+    for (int i = 0; i < n; i++)
+        if (list[i].real && list[i].bytes > 0) free(*list[i].field);
+    free(w);
+}
+
+/* A copy of the float host struct h whose real arrays are double copies of
+ * its float values (the other array fields point to h's arrays). */
+static int widen(const spk_format *f, void *h, void **out, spk_err *err)
+{
+    spk_format_array hl[SPK_FORMAT_MAX_ARRAYS], wl[SPK_FORMAT_MAX_ARRAYS];
+    void *w = malloc(f->host_size);
+    if (!w) return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+    memcpy(w, h, f->host_size);
+    int n = f->arrays(h, hl);
+    f->arrays(w, wl);
+    for (int i = 0; i < n; i++)
+        if (wl[i].real && wl[i].bytes > 0) *wl[i].field = NULL;
+    for (int i = 0; i < n; i++) {
+        const size_t count = hl[i].bytes / sizeof(double);
+        if (!hl[i].real || count == 0) continue;
+        double *d = malloc(count * sizeof(double));
+        if (!d) {
+            free_wide(f, w);
+            return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
+        }
+        const float *p = *hl[i].field;
+        for (size_t k = 0; k < count; k++) d[k] = p[k];
+        *wl[i].field = d;
+    }
+    *out = w;
+    return SPK_OK;
 }
 
 void spk_format_free_arrays(const spk_format *f, void *fmt)
@@ -84,6 +162,7 @@ int spk_format_check_stored(const char *name, size_t stored, size_t nnz, int nro
 static void impl_free(fmt_impl *m)
 {
     if (!m) return;
+    free_wide(m->f, m->wide);
     if (m->host) {
         spk_format_free_arrays(m->f, m->host);
         free(m->host);
@@ -121,6 +200,29 @@ static int convert(const spk_format *f, const spk_csr *A, const spk_spmv_opts *o
 }
 
 #ifdef SPK_HAVE_CUDA
+int spk_format_upload_values(spk_exec *e, void *dev, const double *host, size_t count, int single,
+                             const char *what)
+{
+    if (!single) return spk_cuda_upload(e, dev, host, count * sizeof(double), what);
+    float *v = malloc((count + 1) * sizeof(float));
+    if (!v) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (%s in float)", what);
+    for (size_t k = 0; k < count; k++) v[k] = (float)host[k];
+    int st = spk_cuda_upload(e, dev, v, count * sizeof(float), what);
+    free(v);
+    return st;
+}
+
+int spk_format_scale_y(spk_exec *e, int n, int single, double beta, void *y)
+{
+    if (n <= 0) return SPK_OK;
+    if (single) {
+        cudaStream_t s;
+        spk_exec_cuda_handles(e, &s, NULL, NULL);
+        return spk_cuda_check(e->err, spk_scale_float(s, n, (float)beta, y), "spk_scale_float");
+    }
+    return beta == 0.0 ? e->ops->fill(e, n, 0.0, y) : e->ops->scal(e, n, beta, y);
+}
+
 /* Device copies of the host arrays of m->host; m->dev gets the struct. */
 static int upload(fmt_impl *m)
 {
@@ -129,7 +231,7 @@ static int upload(fmt_impl *m)
     m->dev = malloc(f->host_size);
     if (!m->dev) return spk_err_set(m->e->err, SPK_ERR_NOMEM, "out of host memory (format '%s')", f->name);
     memcpy(m->dev, m->host, f->host_size);
-    int n = f->arrays(m->host, hl);
+    int n = stored_arrays(f, m->single, m->host, hl);
     f->arrays(m->dev, dl);
     for (int i = 0; i < n; i++) *dl[i].field = NULL; /* nothing allocated yet */
     const double t0 = spk_time_now();
@@ -159,15 +261,16 @@ static fmt_impl *impl_new(const spk_format *f, spk_exec *e, const spk_csr *A, co
     m->ncols = A->ncols;
     m->nnz = A->nnz;
     if (o) m->o = *o;
+    m->single = m->o.precision == SPK_SPMV_FLOAT;
     return m;
 }
 
-/* The bytes of the arrays of fmt (host or device struct). */
-static size_t array_bytes(const spk_format *f, void *fmt)
+/* The bytes of the arrays of fmt (host or device struct) as m stores them. */
+static size_t array_bytes(const fmt_impl *m, void *fmt)
 {
     spk_format_array list[SPK_FORMAT_MAX_ARRAYS];
     size_t bytes = 0;
-    int n = f->arrays(fmt, list);
+    int n = stored_arrays(m->f, m->single, fmt, list);
     for (int i = 0; i < n; i++) bytes += list[i].bytes;
     return bytes;
 }
@@ -200,6 +303,12 @@ int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const s
     m->host = host;
     host = NULL;
     f->describe(m->host, m->detail, sizeof m->detail);
+    if (m->single) {
+        const size_t used = strlen(m->detail);
+        snprintf(m->detail + used, sizeof m->detail - used, "; values in float");
+        if ((st = demote(f, m->host, e->err))) goto fail;
+        if (!cuda && (st = widen(f, m->host, &m->wide, e->err))) goto fail;
+    }
     if (cuda) {
 #ifdef SPK_HAVE_CUDA
         if ((st = upload(m))) goto fail;
@@ -211,7 +320,7 @@ int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const s
         goto fail;
 #endif
     } else {
-        m->bytes = array_bytes(f, m->host);
+        m->bytes = array_bytes(m, m->host);
     }
     m->setup = spk_time_now() - t0;
     *impl = m;
@@ -229,7 +338,8 @@ int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, co
                           const spk_spmv_opts *o, void **impl)
 {
 #ifdef SPK_HAVE_CUDA
-    if (!f->build_device || !dA || strcmp(e->ops->name, "cuda") != 0) return spk_format_create(f, e, A, o, impl);
+    if (!f->build_device || !dA || strcmp(e->ops->name, "cuda") != 0 || (o && o->precision == SPK_SPMV_FLOAT))
+        return spk_format_create(f, e, A, o, impl); /* the device builders make double values */
     double t0 = spk_time_now();
     *impl = NULL;
     spk_spmv_opts def;
@@ -249,7 +359,7 @@ int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, co
         impl_free(m);
         return st;
     }
-    m->bytes = array_bytes(f, d);
+    m->bytes = array_bytes(m, d);
     f->describe(d, m->detail, sizeof m->detail);
     m->setup = spk_time_now() - t0;
     *impl = m;
@@ -263,6 +373,7 @@ int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, co
 int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y)
 {
     fmt_impl *m = impl;
+    if (m->single) return spk_spmv_wrong_precision(m->e, m->f->name, 1);
     if (m->host) {
         m->f->ref_apply(m->host, alpha, x, beta, y);
         return SPK_OK;
@@ -274,6 +385,51 @@ int spk_format_apply(void *impl, double alpha, const double *x, double beta, dou
     if (ce != cudaSuccess) {
         char call[64];
         snprintf(call, sizeof call, "the '%s' SpMV kernel", m->f->name);
+        return spk_cuda_check(m->e->err, ce, call);
+    }
+    return SPK_OK;
+#else
+    return SPK_ERR_INTERNAL;
+#endif
+}
+
+int spk_format_is_float(const void *impl)
+{
+    return ((const fmt_impl *)impl)->single;
+}
+
+/* The host reference in single precision: x (and y when read) widened, the
+ * product over the widened float values, y rounded once. */
+static int host_apply_float(fmt_impl *m, float alpha, const float *x, float beta, float *y)
+{
+    double *xd = malloc(((size_t)m->ncols + 1) * sizeof(double));
+    double *yd = malloc(((size_t)m->nrows + 1) * sizeof(double));
+    if (!xd || !yd) {
+        free(xd);
+        free(yd);
+        return spk_err_set(m->e->err, SPK_ERR_NOMEM, "out of host memory (format '%s' in float)", m->f->name);
+    }
+    for (int j = 0; j < m->ncols; j++) xd[j] = x[j];
+    for (int i = 0; i < m->nrows; i++) yd[i] = beta == 0.0f ? 0.0 : (double)y[i];
+    m->f->ref_apply(m->wide, alpha, xd, beta, yd);
+    for (int i = 0; i < m->nrows; i++) y[i] = (float)yd[i];
+    free(xd);
+    free(yd);
+    return SPK_OK;
+}
+
+int spk_format_apply_float(void *impl, float alpha, const float *x, float beta, float *y)
+{
+    fmt_impl *m = impl;
+    if (!m->single) return spk_spmv_wrong_precision(m->e, m->f->name, 0);
+    if (m->host) return host_apply_float(m, alpha, x, beta, y);
+#ifdef SPK_HAVE_CUDA
+    cudaStream_t s;
+    spk_exec_cuda_handles(m->e, &s, NULL, NULL);
+    cudaError_t ce = m->f->launch_float(m->dev, s, alpha, x, beta, y);
+    if (ce != cudaSuccess) {
+        char call[64];
+        snprintf(call, sizeof call, "the '%s' SpMV kernel (float)", m->f->name);
         return spk_cuda_check(m->e->err, ce, call);
     }
     return SPK_OK;
@@ -300,17 +456,21 @@ int spk_format_update_adopt(void *impl, void *h)
 {
     fmt_impl *m = impl;
     spk_err *err = m->e->err;
-    if (m->host) {
+    int st = m->single ? demote(m->f, h, err) : SPK_OK;
+    if (m->host && !st) {
+        void *w = NULL;
+        if (m->single && (st = widen(m->f, h, &w, err))) goto done;
+        free_wide(m->f, m->wide);
+        m->wide = w;
         spk_format_free_arrays(m->f, m->host);
         free(m->host);
         m->host = h;
         return SPK_OK;
     }
-    int st = SPK_OK;
 #ifdef SPK_HAVE_CUDA
     spk_format_array hl[SPK_FORMAT_MAX_ARRAYS], dl[SPK_FORMAT_MAX_ARRAYS];
-    int n = m->f->arrays(h, hl);
-    m->f->arrays(m->dev, dl);
+    int n = stored_arrays(m->f, m->single, h, hl);
+    stored_arrays(m->f, m->single, m->dev, dl);
     for (int i = 0; i < n && !st; i++) {
         if (hl[i].bytes != dl[i].bytes)
             st = spk_err_set(err, SPK_ERR_INTERNAL,
@@ -320,7 +480,7 @@ int spk_format_update_adopt(void *impl, void *h)
             st = spk_cuda_upload(m->e, *dl[i].field, *hl[i].field, hl[i].bytes, "new matrix values");
     }
 #endif
-    (void)err;
+done:
     spk_format_free_arrays(m->f, h);
     free(h);
     return st;

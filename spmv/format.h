@@ -28,10 +28,15 @@
 #define SPK_PAD_LIMIT 3.0             /* stored entries / nnz */
 #define SPK_PAD_FLOOR ((size_t)1 << 20) /* below this many stored entries, any padding is fine */
 
-/* One array field of a format struct: where its pointer lives and its size. */
+/* One array field of a format struct: where its pointer lives and its size.
+ * real: the array holds matrix values (or sums of them), declared double and
+ * sized in doubles; an instance in single precision stores it in float (half
+ * the bytes, the field pointing to floats) and the kernel's float launch
+ * reads it so.  Index and structure arrays are the same in both precisions. */
 typedef struct spk_format_array {
     void **field;
     size_t bytes;
+    int real;
 } spk_format_array;
 
 #define SPK_FORMAT_MAX_ARRAYS 12
@@ -45,8 +50,26 @@ typedef int (*spk_format_build_fn)(spk_exec *e, const spk_csr *A, const spk_csr 
 #include <cuda_runtime_api.h>
 typedef cudaError_t (*spk_format_launch_fn)(const void *dev_fmt, cudaStream_t s, double alpha,
                                             const double *x, double beta, double *y);
+typedef cudaError_t (*spk_format_launch_float_fn)(const void *dev_fmt, cudaStream_t s, float alpha,
+                                                  const float *x, float beta, float *y);
+/* A format's header declares its two launches (double, and FN_float over the
+ * float values; spmv/real.cuh defines both from one template). */
+#define SPK_FORMAT_LAUNCH_DECL(FN)                                                                     \
+    cudaError_t FN(const void *dev_fmt, cudaStream_t s, double alpha, const double *x, double beta,    \
+                   double *y);                                                                         \
+    cudaError_t FN##_float(const void *dev_fmt, cudaStream_t s, float alpha, const float *x, float beta, \
+                           float *y);
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* y = beta*y on n floats of the device (beta 0: y = 0, not read; real.cu). */
+cudaError_t spk_scale_float(cudaStream_t s, int n, float beta, float *y);
+#ifdef __cplusplus
+}
+#endif
 #else
 typedef int (*spk_format_launch_fn)(void);
+typedef int (*spk_format_launch_float_fn)(void);
 #endif
 
 typedef struct spk_format {
@@ -63,8 +86,10 @@ typedef struct spk_format {
     int (*arrays)(void *fmt, spk_format_array *list);
     /* y = alpha*A*x + beta*y on the host arrays (beta == 0: y not read). */
     void (*ref_apply)(const void *fmt, double alpha, const double *x, double beta, double *y);
-    /* The same on the device (NULL in builds without CUDA). */
+    /* The same on the device (NULL in builds without CUDA), and in float over
+     * the float struct (single precision); SPK_FORMAT_LAUNCH(fn) names both. */
     spk_format_launch_fn launch;
+    spk_format_launch_float_fn launch_float;
     /* One line: widths, parts, ... (scalars only: also called on device structs) */
     void (*describe)(const void *fmt, char *buf, size_t len);
     /* Optional, CUDA builds: the arrays built on the device (spmv/devbuild.cu);
@@ -80,6 +105,16 @@ int spk_format_lanes(const spk_csr *A);
  * lanes/2, ..., 1) as warp shuffles do.  The host reference of every
  * kernel with a shuffle reduction. */
 double spk_format_lane_sum(const int *col, const double *val, int begin, int end, const double *x, int lanes);
+
+#ifdef SPK_HAVE_CUDA
+/* The cuSPARSE backends' pieces in both precisions: count values to dev,
+ * rounded to float when single; and y = beta*y on n entries (beta 0: y = 0,
+ * not read) of a double or (single) float vector, for a matrix without
+ * entries. */
+int spk_format_upload_values(spk_exec *e, void *dev, const double *host, size_t count, int single,
+                             const char *what);
+int spk_format_scale_y(spk_exec *e, int n, int single, double beta, void *y);
+#endif
 
 /* Release the host arrays of fmt (every listed array is freed). */
 void spk_format_free_arrays(const spk_format *f, void *fmt);
@@ -109,6 +144,9 @@ int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, co
 /* update() with a host struct already converted from the new values (owned). */
 int spk_format_update_adopt(void *impl, void *host);
 int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y);
+int spk_format_apply_float(void *impl, float alpha, const float *x, float beta, float *y);
+/* 1 when the instance stores its values in float */
+int spk_format_is_float(const void *impl);
 int spk_format_update(void *impl, const spk_csr *A);
 void spk_format_destroy(void *impl);
 void spk_format_stats(const void *impl, spk_spmv_stats *s);
@@ -127,12 +165,12 @@ int spk_format_describe(const spk_format *f, const spk_csr *A, const spk_spmv_op
     }                                                                                          \
     const struct spk_spmv_ops spk_spmv_##SYM##_cuda = {                                        \
         NAME, "cuda", SUMMARY, SYM##_create, spk_format_apply, spk_format_update,              \
-        spk_format_destroy, spk_format_stats, SYM##_create_dev};
-#define SPK_FORMAT_LAUNCH(fn) fn
+        spk_format_destroy, spk_format_stats, SYM##_create_dev, spk_format_apply_float};
+#define SPK_FORMAT_LAUNCH(fn) fn, fn##_float
 #define SPK_FORMAT_BUILD(fn) fn
 #else
 #define SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY, FMT)
-#define SPK_FORMAT_LAUNCH(fn) NULL
+#define SPK_FORMAT_LAUNCH(fn) NULL, NULL
 #define SPK_FORMAT_BUILD(fn) NULL
 #endif
 #define SPK_FORMAT_BACKENDS(SYM, NAME, SUMMARY, FMT)                                           \
@@ -143,7 +181,7 @@ int spk_format_describe(const spk_format *f, const spk_csr *A, const spk_spmv_op
     const struct spk_spmv_ops spk_spmv_##SYM##_host = {NAME, "host", SUMMARY, SYM##_create,   \
                                                         spk_format_apply, spk_format_update,  \
                                                         spk_format_destroy, spk_format_stats, \
-                                                        NULL};                                 \
+                                                        NULL, spk_format_apply_float};         \
     SPK_FORMAT_CUDA_ENTRY(SYM, NAME, SUMMARY, FMT)
 
 #endif

@@ -152,12 +152,12 @@ static int hmec_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_hmec *F = fmt;
     size_t ell = F->ell_off[F->info.nparts];
-    l[0] = (spk_format_array){(void **)&F->jds_row, (size_t)F->nrows * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&F->ell_col, ell * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&F->ell_val, ell * sizeof(double)};
-    l[3] = (spk_format_array){(void **)&F->csr_rowptr, ((size_t)F->info.csr_rows + 1) * sizeof(int)};
-    l[4] = (spk_format_array){(void **)&F->csr_col, (size_t)F->info.csr_nnz * sizeof(int)};
-    l[5] = (spk_format_array){(void **)&F->csr_val, (size_t)F->info.csr_nnz * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&F->jds_row, (size_t)F->nrows * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&F->ell_col, ell * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&F->ell_val, ell * sizeof(double), 1};
+    l[3] = (spk_format_array){(void **)&F->csr_rowptr, ((size_t)F->info.csr_rows + 1) * sizeof(int), 0};
+    l[4] = (spk_format_array){(void **)&F->csr_col, (size_t)F->info.csr_nnz * sizeof(int), 0};
+    l[5] = (spk_format_array){(void **)&F->csr_val, (size_t)F->info.csr_nnz * sizeof(double), 1};
     return 6;
 }
 

@@ -62,8 +62,7 @@ const spk_format *spk_hmec_format(void);
 extern "C" {
 #endif
 /* y = alpha*A*x + beta*y: one kernel per part (device arrays). */
-cudaError_t spk_hmec_launch(const void *fmt, cudaStream_t s, double alpha, const double *x, double beta,
-                            double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_hmec_launch)
 #ifdef __cplusplus
 }
 #endif

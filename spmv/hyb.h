@@ -18,8 +18,7 @@ int spk_hyb_width(const spk_csr *A);
 #ifdef __cplusplus
 extern "C" {
 #endif
-cudaError_t spk_hyb_launch(const void *fmt, cudaStream_t s, double alpha, const double *x, double beta,
-                           double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_hyb_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -59,11 +59,11 @@ static int merge_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, sp
 static int merge_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_merge *M = fmt;
-    l[0] = (spk_format_array){(void **)&M->rowptr, ((size_t)M->nrows + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&M->colind, (size_t)M->nnz * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&M->val, (size_t)M->nnz * sizeof(double)};
-    l[3] = (spk_format_array){(void **)&M->coord, 2 * ((size_t)M->nseg + 1) * sizeof(int)};
-    l[4] = (spk_format_array){(void **)&M->carry, (size_t)M->nseg * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&M->rowptr, ((size_t)M->nrows + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&M->colind, (size_t)M->nnz * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&M->val, (size_t)M->nnz * sizeof(double), 1};
+    l[3] = (spk_format_array){(void **)&M->coord, 2 * ((size_t)M->nseg + 1) * sizeof(int), 0};
+    l[4] = (spk_format_array){(void **)&M->carry, (size_t)M->nseg * sizeof(double), 1};
     return 5;
 }
 

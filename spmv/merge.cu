@@ -8,6 +8,7 @@
 // carries, in segment order, into that row.  y = alpha*A*x + beta*y; beta == 0
 // does not read y.
 #include "merge.h"
+#include "real.cuh"
 
 namespace {
 
@@ -15,14 +16,15 @@ constexpr int ITEMS = SPK_MERGE_ITEMS;
 constexpr int THREADS = 128;
 constexpr int TILE = THREADS * ITEMS; /* merge items of a block */
 
+template <typename T>
 __global__ void __launch_bounds__(THREADS)
     merge_kernel(int nrows, int nnz, int nseg, const int *__restrict__ rowptr, const int *__restrict__ colind,
-                 const double *__restrict__ val, const int *__restrict__ coord, double alpha,
-                 const double *__restrict__ x, double beta, double *__restrict__ y, double *__restrict__ carry)
+                 const T *__restrict__ val, const int *__restrict__ coord, T alpha, const T *__restrict__ x, T beta,
+                 T *__restrict__ y, T *__restrict__ carry)
 {
     /* a block's items hold at most TILE nonzeros and TILE row ends; its
      * threads compare against the ends of rows i0 .. min(i1, nrows - 1) */
-    __shared__ double prod[TILE];
+    __shared__ T prod[TILE];
     __shared__ int rend[TILE + 1];
     const int s0 = blockIdx.x * THREADS, s1 = min(s0 + THREADS, nseg);
     const int i0 = coord[2 * s0], k0 = coord[2 * s0 + 1];
@@ -37,7 +39,7 @@ __global__ void __launch_bounds__(THREADS)
     int i = coord[2 * s], k = coord[2 * s + 1];
     const long long left = (long long)nrows + nnz - (long long)s * ITEMS;
     const int n = left < ITEMS ? (int)left : ITEMS;
-    double sum = 0;
+    T sum = 0;
 #pragma unroll
     for (int t = 0; t < ITEMS; t++) {
         if (t >= n) break;
@@ -45,7 +47,7 @@ __global__ void __launch_bounds__(THREADS)
             sum += prod[k - k0];
             k++;
         } else { /* the end of row i */
-            y[i] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[i];
+            y[i] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[i];
             sum = 0;
             i++;
         }
@@ -60,32 +62,36 @@ __global__ void __launch_bounds__(THREADS)
  * s .. e - 1, e the segment holding row r's end item (merge item
  * rowptr[r + 1] + r), so its length is known before its carries are read:
  * their loads overlap.  A row spanning R segments costs its thread R adds. */
+template <typename T>
 __global__ void merge_fixup_kernel(int nrows, int nseg, const int *__restrict__ rowptr,
-                                   const int *__restrict__ coord, const double *__restrict__ carry, double alpha,
-                                   double *__restrict__ y)
+                                   const int *__restrict__ coord, const T *__restrict__ carry, T alpha,
+                                   T *__restrict__ y)
 {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= nseg) return;
     const int r = coord[2 * (s + 1)]; /* the row segment s ends in */
     if (r >= nrows || (s > 0 && coord[2 * s] == r)) return;
     const int e = (int)(((long long)rowptr[r + 1] + r) / ITEMS);
-    double t = 0;
+    T t = 0;
     for (int q = s; q < e; q++) t += carry[q];
     y[r] += alpha * t;
 }
 
-}  // namespace
-
-extern "C" cudaError_t spk_merge_launch(const void *fmt, cudaStream_t s, double alpha, const double *x, double beta,
-                                        double *y)
+template <typename T>
+cudaError_t merge_launch(const void *fmt, cudaStream_t s, T alpha, const T *x, T beta, T *y)
 {
     const spk_fmt_merge *M = static_cast<const spk_fmt_merge *>(fmt);
     if (M->nrows == 0) return cudaSuccess; /* no rows: no items, no segments */
-    merge_kernel<<<(M->nseg + THREADS - 1) / THREADS, THREADS, 0, s>>>(
-        M->nrows, M->nnz, M->nseg, M->rowptr, M->colind, M->val, M->coord, alpha, x, beta, y, M->carry);
+    merge_kernel<T><<<(M->nseg + THREADS - 1) / THREADS, THREADS, 0, s>>>(
+        M->nrows, M->nnz, M->nseg, M->rowptr, M->colind, spk_real<T>(M->val), M->coord, alpha, x, beta, y,
+        spk_real_w<T>(M->carry));
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    merge_fixup_kernel<<<(M->nseg + 255) / 256, 256, 0, s>>>(M->nrows, M->nseg, M->rowptr, M->coord, M->carry,
-                                                               alpha, y);
+    merge_fixup_kernel<T><<<(M->nseg + 255) / 256, 256, 0, s>>>(M->nrows, M->nseg, M->rowptr, M->coord,
+                                                                  spk_real<T>(M->carry), alpha, y);
     return cudaGetLastError();
 }
+
+}  // namespace
+
+SPK_LAUNCH_BOTH(spk_merge_launch, merge_launch)

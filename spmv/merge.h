@@ -29,9 +29,10 @@
  * the GPU, large enough that a segment's 16 bytes of coordinate and carry are
  * about 2.3 bytes an item against a nonzero's 12.
  *
- * Storage: 4 * (nrows + 1) + 12 * nnz bytes of CSR + 8 * (nseg + 1) bytes of
- * segment coordinates + 8 * nseg bytes of carries (the kernel's workspace,
- * held with the matrix), nseg = ceil((nrows + nnz) / SPK_MERGE_ITEMS). */
+ * Storage: 4 * (nrows + 1) + 12 * nnz bytes of CSR (8 * nnz in float) + 8 *
+ * (nseg + 1) bytes of segment coordinates + 8 * nseg bytes of carries (4 *
+ * nseg in float; the kernel's workspace, held with the matrix), nseg =
+ * ceil((nrows + nnz) / SPK_MERGE_ITEMS). */
 #ifndef SPK_SPMV_MERGE_H
 #define SPK_SPMV_MERGE_H
 
@@ -61,7 +62,7 @@ extern "C" {
 /* y = alpha*M*x + beta*y: the segments (a thread each, a block's nonzero
  * products and row ends staged in shared memory), then the carries (device
  * arrays in M; M->carry is written). */
-cudaError_t spk_merge_launch(const void *M, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_merge_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -124,12 +124,12 @@ static int mqt_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_mqt *M = fmt;
     const size_t ns = (size_t)M->nsub * sizeof(int);
-    l[0] = (spk_format_array){(void **)&M->bits, (size_t)((M->nbits + 31) / 32) * sizeof(unsigned)};
-    l[1] = (spk_format_array){(void **)&M->val, (size_t)M->nnz * sizeof(double)};
-    l[2] = (spk_format_array){(void **)&M->sub_row, ns};
-    l[3] = (spk_format_array){(void **)&M->sub_col, ns};
-    l[4] = (spk_format_array){(void **)&M->sub_bit, ns};
-    l[5] = (spk_format_array){(void **)&M->sub_val, ns};
+    l[0] = (spk_format_array){(void **)&M->bits, (size_t)((M->nbits + 31) / 32) * sizeof(unsigned), 0};
+    l[1] = (spk_format_array){(void **)&M->val, (size_t)M->nnz * sizeof(double), 1};
+    l[2] = (spk_format_array){(void **)&M->sub_row, ns, 0};
+    l[3] = (spk_format_array){(void **)&M->sub_col, ns, 0};
+    l[4] = (spk_format_array){(void **)&M->sub_bit, ns, 0};
+    l[5] = (spk_format_array){(void **)&M->sub_val, ns, 0};
     return 6;
 }
 

@@ -14,7 +14,7 @@
  * them into y with atomic adds (y scaled by beta first).
  *
  * Storage (bytes): 4 ceil(bits / 32) (the stream, bits = 4 x the nodes with
- * entries larger than one cell) + 8 nnz (values) + 16 Nsub (the subtree
+ * entries larger than one cell) + 8 nnz (values; 4 nnz in float) + 16 Nsub (the subtree
  * table); the survey's bound on the stream is 4 N (1/3 + log4(n^2 / N))
  * bits. */
 #ifndef SPK_SPMV_MQT_H
@@ -47,7 +47,7 @@ void spk_mqt_ref(const spk_fmt_mqt *M, double alpha, const double *x, double bet
 extern "C" {
 #endif
 /* y = alpha*M*x + beta*y: y scaled, then a thread per subtree (device arrays in M). */
-cudaError_t spk_mqt_launch(const void *M, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_mqt_launch)
 #ifdef __cplusplus
 }
 #endif

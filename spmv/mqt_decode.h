@@ -3,7 +3,9 @@
  * stream the same way: depth first from the subtree's own 4 bits at `bit`,
  * a quadrant's subtree before the next quadrant, each cell's value (from
  * `v` on) times x of its column added into sum[row - r0].  Returns the rows
- * touched (bit r for row r0 + r); sum holds `sub` entries. */
+ * touched (bit r for row r0 + r); sum holds `sub` entries.  The values, x
+ * and sum are spk_mqt_real: double in C (the host reference), a template
+ * parameter in C++/CUDA (double, or float for a single-precision kernel). */
 #ifndef SPK_SPMV_MQT_DECODE_H
 #define SPK_SPMV_MQT_DECODE_H
 
@@ -11,6 +13,13 @@
 #define SPK_MQT_HD __host__ __device__ __forceinline__
 #else
 #define SPK_MQT_HD static inline
+#endif
+
+#ifdef __cplusplus
+#define SPK_MQT_TEMPLATE template <typename spk_mqt_real>
+#else
+#define SPK_MQT_TEMPLATE
+typedef double spk_mqt_real;
 #endif
 
 /* the 4 bits of a node at bit b (quadrant q in bit q) */
@@ -21,8 +30,9 @@ SPK_MQT_HD int spk_mqt_get4(const unsigned *bits, long long b)
     return v;
 }
 
-SPK_MQT_HD unsigned spk_mqt_decode(int sub, const unsigned *bits, const double *val, int r0, int c0, long long bit,
-                                   int v, const double *x, double *sum)
+SPK_MQT_TEMPLATE
+SPK_MQT_HD unsigned spk_mqt_decode(int sub, const unsigned *bits, const spk_mqt_real *val, int r0, int c0,
+                                   long long bit, int v, const spk_mqt_real *x, spk_mqt_real *sum)
 {
     for (int r = 0; r < sub; r++) sum[r] = 0;
     if (sub == 1) { /* the subtree is one cell */

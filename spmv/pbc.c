@@ -150,12 +150,12 @@ static int pbc_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
 static int pbc_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_pbc *P = fmt;
-    l[0] = (spk_format_array){(void **)&P->pos, (size_t)P->nrows * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&P->width, (size_t)P->nblocks * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&P->first, ((size_t)P->nblocks + 1) * sizeof(int)};
-    l[3] = (spk_format_array){(void **)&P->data, ((size_t)P->nblocks + 1) * sizeof(int)};
-    l[4] = (spk_format_array){(void **)&P->colind, (size_t)P->stored * sizeof(int)};
-    l[5] = (spk_format_array){(void **)&P->val, (size_t)P->stored * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&P->pos, (size_t)P->nrows * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&P->width, (size_t)P->nblocks * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&P->first, ((size_t)P->nblocks + 1) * sizeof(int), 0};
+    l[3] = (spk_format_array){(void **)&P->data, ((size_t)P->nblocks + 1) * sizeof(int), 0};
+    l[4] = (spk_format_array){(void **)&P->colind, (size_t)P->stored * sizeof(int), 0};
+    l[5] = (spk_format_array){(void **)&P->val, (size_t)P->stored * sizeof(double), 1};
     return 6;
 }
 

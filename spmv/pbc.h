@@ -15,9 +15,10 @@
  * favour the smallest blocks).
  *
  * Storage (bytes): 12 X (values and column indices, X the entries stored,
- * padding included) + 4 m (Dev_blockPos) + 4 P (Dev_w) + 4 (P + 1) (Dev_p)
- * + 4 (P + 1) (each block's first stored entry), P the blocks.  Refused
- * beyond the ELL family's padding bound (format.h). */
+ * padding included; 8 X in float, 4 bytes a value) + 4 m (Dev_blockPos)
+ * + 4 P (Dev_w) + 4 (P + 1) (Dev_p) + 4 (P + 1) (each block's first stored
+ * entry), P the blocks.  Refused beyond the ELL family's padding bound
+ * (format.h). */
 #ifndef SPK_SPMV_PBC_H
 #define SPK_SPMV_PBC_H
 
@@ -45,7 +46,7 @@ void spk_pbc_ref(const spk_fmt_pbc *P, double alpha, const double *x, double bet
 extern "C" {
 #endif
 /* y = alpha*P*x + beta*y: a thread block per block, a thread per row (device arrays in P). */
-cudaError_t spk_pbc_launch(const void *P, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_pbc_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -120,12 +120,12 @@ static int qcsr_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_qcsr *Q = fmt;
     const size_t D = SPK_QCSR_DENSITY;
-    l[0] = (spk_format_array){(void **)&Q->bandptr, ((size_t)Q->nbands + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&Q->leafcol, (size_t)Q->nleaves * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&Q->leafent, ((size_t)Q->nleaves + 1) * sizeof(int)};
-    l[3] = (spk_format_array){(void **)&Q->leafrp, (size_t)Q->nleaves * (D + 1) * sizeof(unsigned short)};
-    l[4] = (spk_format_array){(void **)&Q->lcol, (size_t)Q->nnz};
-    l[5] = (spk_format_array){(void **)&Q->val, (size_t)Q->nnz * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&Q->bandptr, ((size_t)Q->nbands + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&Q->leafcol, (size_t)Q->nleaves * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&Q->leafent, ((size_t)Q->nleaves + 1) * sizeof(int), 0};
+    l[3] = (spk_format_array){(void **)&Q->leafrp, (size_t)Q->nleaves * (D + 1) * sizeof(unsigned short), 0};
+    l[4] = (spk_format_array){(void **)&Q->lcol, (size_t)Q->nnz, 0};
+    l[5] = (spk_format_array){(void **)&Q->val, (size_t)Q->nnz * sizeof(double), 1};
     return 6;
 }
 

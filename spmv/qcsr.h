@@ -8,10 +8,10 @@
  * order, so that each row's sum runs over its leaves left to right.
  *
  * Storage (bytes): for each leaf, its CSR (2 (D + 1) row pointers, a 1-byte
- * column and an 8-byte value per entry) plus its block column and where its
- * entries start (4 + 4), and 4 (nbands + 1) band pointers: 9 nnz + (2 (D +
- * 1) + 8) Nq + 4 (nbands + 2), D = SPK_QCSR_DENSITY, Nq the leaves (the
- * survey's Nq x CSR_storage). */
+ * column and an 8-byte value per entry, 4-byte in float) plus its block column
+ * and where its entries start (4 + 4), and 4 (nbands + 1) band pointers: 9 nnz
+ * (5 nnz in float) + (2 (D + 1) + 8) Nq + 4 (nbands + 2), D =
+ * SPK_QCSR_DENSITY, Nq the leaves (the survey's Nq x CSR_storage). */
 #ifndef SPK_SPMV_QCSR_H
 #define SPK_SPMV_QCSR_H
 
@@ -39,7 +39,7 @@ void spk_qcsr_ref(const spk_fmt_qcsr *Q, double alpha, const double *x, double b
 extern "C" {
 #endif
 /* y = alpha*Q*x + beta*y: a warp per band, each lane two of its rows (device arrays in Q). */
-cudaError_t spk_qcsr_launch(const void *Q, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_qcsr_launch)
 #ifdef __cplusplus
 }
 #endif

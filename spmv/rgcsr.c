@@ -57,10 +57,10 @@ static int rgcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, sp
 static int rgcsr_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_rgcsr *G = fmt;
-    l[0] = (spk_format_array){(void **)&G->gptr, ((size_t)G->ngroups + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&G->rowlen, (size_t)G->nrows * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&G->colind, (size_t)G->stored * sizeof(int)};
-    l[3] = (spk_format_array){(void **)&G->val, (size_t)G->stored * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&G->gptr, ((size_t)G->ngroups + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&G->rowlen, (size_t)G->nrows * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&G->colind, (size_t)G->stored * sizeof(int), 0};
+    l[3] = (spk_format_array){(void **)&G->val, (size_t)G->stored * sizeof(double), 1};
     return 4;
 }
 

@@ -6,9 +6,10 @@
  * length is kept, so a row stops at its own entries and the padding is
  * never multiplied.
  *
- * Storage (bytes): 12 X (values and column indices) + 4 m (row lengths)
- * + 4 (Ng + 1) (group pointers), X = sum over the Ng groups of the group's
- * longest row times SPK_RGCSR_GROUP (the survey's 2X + m + Ng, in entries).
+ * Storage (bytes): 12 X (values and column indices; 8 X in float, 4 bytes a
+ * value) + 4 m (row lengths) + 4 (Ng + 1) (group pointers), X = sum over the
+ * Ng groups of the group's longest row times SPK_RGCSR_GROUP (the survey's
+ * 2X + m + Ng, in entries).
  * Refused, before anything is allocated, beyond the padding bound of the
  * ELL family (format.h: SPK_PAD_LIMIT times the nonzeros and SPK_PAD_FLOOR
  * entries). */
@@ -38,7 +39,7 @@ void spk_rgcsr_ref(const spk_fmt_rgcsr *G, double alpha, const double *x, double
 extern "C" {
 #endif
 /* y = alpha*G*x + beta*y, one thread per row (device arrays in G). */
-cudaError_t spk_rgcsr_launch(const void *G, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_rgcsr_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -52,9 +52,9 @@ static int scsr_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_scsr *F = fmt;
     const size_t stored = (size_t)F->len * SPK_SCSR_STREAMS;
-    l[0] = (spk_format_array){(void **)&F->ptr, ((size_t)F->nbr + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&F->colind, stored * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&F->val, stored * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&F->ptr, ((size_t)F->nbr + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&F->colind, stored * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&F->val, stored * sizeof(double), 1};
     return 3;
 }
 
@@ -176,9 +176,10 @@ static int sbcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, sp
 static int sbcsr_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_sbcsr *F = fmt;
-    l[0] = (spk_format_array){(void **)&F->browptr, ((size_t)F->mb + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&F->bcol, (size_t)F->nblocks * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&F->val, (size_t)F->nblocks * (size_t)F->b * (size_t)F->b * sizeof(double)};
+    l[0] = (spk_format_array){(void **)&F->browptr, ((size_t)F->mb + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&F->bcol, (size_t)F->nblocks * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&F->val,
+                              (size_t)F->nblocks * (size_t)F->b * (size_t)F->b * sizeof(double), 1};
     return 3;
 }
 

@@ -12,7 +12,7 @@
  * stream, a lane's consecutive entries share cache lines); the lanes of a
  * warp read S streams at once, so the loads are not coalesced across the
  * warp, by design.  Padding: value 0 at the row's last column.
- * Storage (bytes): 12 S L (values and column indices) + 4 (nbr + 1)
+ * Storage (bytes): 12 S L (values and column indices; 8 S L in float) + 4 (nbr + 1)
  * (pointers), nbr = ceil(m / S) (the survey's 2 N_S max(NZS) + S_r + 1).
  * Refused beyond the ELL family's padding bound (format.h).
  *
@@ -23,7 +23,7 @@
  * reading stream r sequentially.  Partial blocks at the right and bottom
  * edges are padded with zeros; x and y are never read or written beyond n
  * and m.
- * Storage (bytes): 8 b^2 nblocks (values) + 4 nblocks (block columns) + 4
+ * Storage (bytes): 8 b^2 nblocks (values; 4 b^2 nblocks in float) + 4 nblocks (block columns) + 4
  * (mb + 1) (block row pointers), mb = ceil(m / b).  Refused beyond the
  * padding bound. */
 #ifndef SPK_SPMV_SCSR_H
@@ -59,8 +59,8 @@ void spk_sbcsr_ref(const spk_fmt_sbcsr *B, double alpha, const double *x, double
 #ifdef __cplusplus
 extern "C" {
 #endif
-cudaError_t spk_scsr_launch(const void *S, cudaStream_t s, double alpha, const double *x, double beta, double *y);
-cudaError_t spk_sbcsr_launch(const void *B, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_scsr_launch)
+SPK_FORMAT_LAUNCH_DECL(spk_sbcsr_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -116,10 +116,10 @@ static int sell_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk
 static int sell_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_sell *S = fmt;
-    l[0] = (spk_format_array){(void **)&S->slice_ptr, ((size_t)S->nslices + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&S->colind, (size_t)S->padded * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&S->val, (size_t)S->padded * sizeof(double)};
-    l[3] = (spk_format_array){(void **)&S->perm, (size_t)S->nrows * sizeof(int)};
+    l[0] = (spk_format_array){(void **)&S->slice_ptr, ((size_t)S->nslices + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&S->colind, (size_t)S->padded * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&S->val, (size_t)S->padded * sizeof(double), 1};
+    l[3] = (spk_format_array){(void **)&S->perm, (size_t)S->nrows * sizeof(int), 0};
     return 4;
 }
 

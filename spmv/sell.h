@@ -15,7 +15,8 @@
  * correct product; a multiple of C keeps each slice inside one window.
  *
  * Storage: 4 * (nslices + 1) bytes of slice offsets + 12 * padded bytes of
- * column indices and values + 4 * nrows bytes of the permutation, with
+ * column indices and values (8 * padded in float) + 4 * nrows bytes of the
+ * permutation, with
  * nslices = ceil(nrows / C) and padded = C * (the sum of the slices'
  * widths).  Refused (SPK_ERR_UNSUPPORTED, before the arrays are allocated)
  * when padded exceeds SPK_PAD_LIMIT (3) times the nonzeros and
@@ -51,7 +52,7 @@ extern "C" {
 #endif
 /* y = alpha*S*x + beta*y, one thread per sorted row, C consecutive threads
  * per slice (device arrays in S). */
-cudaError_t spk_sell_launch(const void *S, cudaStream_t s, double alpha, const double *x, double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_sell_launch)
 #ifdef __cplusplus
 }
 #endif

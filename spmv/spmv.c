@@ -116,3 +116,12 @@ int spk_spmv_find(const char *name, const spk_exec *e, const struct spk_spmv_ops
     return spk_err_set(err, SPK_ERR_NOT_FOUND, "unknown SpMV format '%s' (available on %s: %s)",
                        name, exec, avail);
 }
+
+int spk_spmv_wrong_precision(spk_exec *e, const char *name, int created_float)
+{
+    return spk_err_set(e->err, SPK_ERR_INVALID_ARG,
+                       created_float ? "format '%s' was created in single precision: use apply_float"
+                                     : "format '%s' was created in double precision: apply_float needs an "
+                                       "instance created with precision float",
+                       name);
+}

@@ -13,6 +13,10 @@
 #include "core/csr.h"
 #include "core/exec.h"
 
+/* The precision a backend stores its values in and computes with
+ * (spk_spmv_opts.precision). */
+enum { SPK_SPMV_DOUBLE = 0, SPK_SPMV_FLOAT = 1 };
+
 /* Options a backend may read at create(); zero means "the backend's default". */
 typedef struct spk_spmv_opts {
     int hmec_parts;   /* HMEC: most ELL parts before the CSR rest (0: 2) */
@@ -24,6 +28,9 @@ typedef struct spk_spmv_opts {
     int sell_c;       /* sell, cusparse-sell: rows per slice (0: 32) */
     int sell_sigma;   /* sell: sorting window in rows (0: 256; 1: none; else a multiple of sell_c) */
     int bcsr_block;   /* bcsr, cusparse-bsr, sbcsr: block size b (0: 4) */
+    int precision;    /* SPK_SPMV_DOUBLE (0) or SPK_SPMV_FLOAT: the matrix values stored in float
+                         (the index arrays unchanged) and the products formed in float through
+                         apply_float; such an instance refuses apply() and the reverse */
 } spk_spmv_opts;
 
 /* What a backend reports about itself. */
@@ -55,7 +62,15 @@ struct spk_spmv_ops {
      * sizes and row lengths); NULL when the format has no device builder.
      * "auto" uploads A once and builds its candidates this way. */
     int (*create_dev)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void **impl);
+    /* y = alpha*A*x + beta*y in single precision, x and y float vectors on
+     * the executor, for an instance created with precision SPK_SPMV_FLOAT.
+     * On the GPU the kernel accumulates in float; the host references form
+     * the products of the float values in double and round y once. */
+    int (*apply_float)(void *impl, float alpha, const float *x, float beta, float *y);
 };
+
+/* The message of an apply in the precision the instance was not created in. */
+int spk_spmv_wrong_precision(spk_exec *e, const char *name, int created_float);
 
 /* Find a backend by name for executor e.  NULL or "" gives the executor's
  * default ("auto" on the GPU, "csr" on the host); "auto" gives the auto

@@ -310,11 +310,11 @@ static int teb_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
 static int teb_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_teb *T = fmt; /* may hold device pointers: only the counts are read */
-    l[0] = (spk_format_array){(void **)&T->blo, ((size_t)T->nblocks + 1) * sizeof(int)};
-    l[1] = (spk_format_array){(void **)&T->rs, ((size_t)T->nrows + 1) * sizeof(int)};
-    l[2] = (spk_format_array){(void **)&T->col, (size_t)T->nnz * sizeof(int)};
-    l[3] = (spk_format_array){(void **)&T->val, (size_t)T->nnz * sizeof(double)};
-    l[4] = (spk_format_array){(void **)&T->orig, (size_t)T->nrows * sizeof(int)};
+    l[0] = (spk_format_array){(void **)&T->blo, ((size_t)T->nblocks + 1) * sizeof(int), 0};
+    l[1] = (spk_format_array){(void **)&T->rs, ((size_t)T->nrows + 1) * sizeof(int), 0};
+    l[2] = (spk_format_array){(void **)&T->col, (size_t)T->nnz * sizeof(int), 0};
+    l[3] = (spk_format_array){(void **)&T->val, (size_t)T->nnz * sizeof(double), 1};
+    l[4] = (spk_format_array){(void **)&T->orig, (size_t)T->nrows * sizeof(int), 0};
     return 5;
 }
 

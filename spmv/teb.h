@@ -56,11 +56,9 @@ int spk_teb_convert(const spk_csr *A, spk_fmt_teb *T, spk_err *err);
 extern "C" {
 #endif
 /* Alg. 3: one thread block per sub-block, one thread per row. */
-cudaError_t spk_teb_launch(const void *fmt, cudaStream_t s, double alpha, const double *x, double beta,
-                           double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_teb_launch)
 /* The same partition, T threads per row sharing the row's nonzeros. */
-cudaError_t spk_teb_fast_launch(const void *fmt, cudaStream_t s, double alpha, const double *x,
-                                double beta, double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_teb_fast_launch)
 #ifdef __cplusplus
 }
 #endif

@@ -632,17 +632,17 @@ static int tile_arrays(void *fmt, spk_format_array *l)
 {
     spk_fmt_tile *T = fmt;
     size_t nt = (size_t)T->ntiles, I = sizeof(int);
-    l[0] = (spk_format_array){(void **)&T->tile_ptr, ((size_t)T->tm + 1) * I};
-    l[1] = (spk_format_array){(void **)&T->tile_col, nt * I};
-    l[2] = (spk_format_array){(void **)&T->val_off, (nt + 1) * I};
-    l[3] = (spk_format_array){(void **)&T->idx_off, (nt + 1) * I};
-    l[4] = (spk_format_array){(void **)&T->kind, nt};
-    l[5] = (spk_format_array){(void **)&T->width, nt};
+    l[0] = (spk_format_array){(void **)&T->tile_ptr, ((size_t)T->tm + 1) * I, 0};
+    l[1] = (spk_format_array){(void **)&T->tile_col, nt * I, 0};
+    l[2] = (spk_format_array){(void **)&T->val_off, (nt + 1) * I, 0};
+    l[3] = (spk_format_array){(void **)&T->idx_off, (nt + 1) * I, 0};
+    l[4] = (spk_format_array){(void **)&T->kind, nt, 0};
+    l[5] = (spk_format_array){(void **)&T->width, nt, 0};
     /* sizes from the scalar fields: the arrays may live on the device */
-    l[6] = (spk_format_array){(void **)&T->val, (size_t)T->nval * sizeof(double)};
-    l[7] = (spk_format_array){(void **)&T->idx, (size_t)T->nidx};
-    l[8] = (spk_format_array){(void **)&T->unit, (size_t)T->nunits * SPK_TILE_UNIT * I};
-    l[9] = (spk_format_array){(void **)&T->split_rows, (size_t)T->nsplit * I};
+    l[6] = (spk_format_array){(void **)&T->val, (size_t)T->nval * sizeof(double), 1};
+    l[7] = (spk_format_array){(void **)&T->idx, (size_t)T->nidx, 0};
+    l[8] = (spk_format_array){(void **)&T->unit, (size_t)T->nunits * SPK_TILE_UNIT * I, 0};
+    l[9] = (spk_format_array){(void **)&T->split_rows, (size_t)T->nsplit * I, 0};
     return 10;
 }
 
@@ -722,7 +722,10 @@ static int tile_create(const char *name, spk_exec *e, const spk_csr *A, const sp
     if (st) goto cleanup;
     if (t->D.nnz > 0) {
         SPK_CHECK(st, spk_spmv_find(spk_exec_is_host(e) ? "csr" : "cusparse", e, &t->dops, e->err));
-        SPK_CHECK(st, t->dops->create(e, &t->D, NULL, &t->d));
+        spk_spmv_opts dopt; /* the deferred part in the tiles' precision */
+        memset(&dopt, 0, sizeof dopt);
+        dopt.precision = o ? o->precision : SPK_SPMV_DOUBLE;
+        SPK_CHECK(st, t->dops->create(e, &t->D, &dopt, &t->d));
     }
     if (!spk_exec_is_host(e)) spk_csr_free(&t->D); /* on the device now */
     t->setup = spk_time_now() - t0;
@@ -737,6 +740,14 @@ static int tile_apply(void *impl, double alpha, const double *x, double beta, do
     tile_impl *t = impl;
     SPK_TRY(spk_format_apply(t->tiles, alpha, x, beta, y));
     if (t->d) SPK_TRY(t->dops->apply(t->d, alpha, x, 1.0, y));
+    return SPK_OK;
+}
+
+static int tile_apply_float(void *impl, float alpha, const float *x, float beta, float *y)
+{
+    tile_impl *t = impl;
+    SPK_TRY(spk_format_apply_float(t->tiles, alpha, x, beta, y));
+    if (t->d) SPK_TRY(t->dops->apply_float(t->d, alpha, x, 1.0f, y));
     return SPK_OK;
 }
 
@@ -783,7 +794,7 @@ static void tile_stats(const void *impl, spk_spmv_stats *s)
     }                                                                                               \
     const struct spk_spmv_ops spk_spmv_##SYM##_##EXEC = {NAME, #EXEC, SUMMARY, SYM##_##EXEC##_create, \
                                                            tile_apply, tile_update, tile_destroy,   \
-                                                           tile_stats, NULL};
+                                                           tile_stats, NULL, tile_apply_float};
 #define TILE_SUMMARY_CSR "TileSpMV: 16x16 tiles, every tile CSR (4-bit columns), a warp per tile"
 #define TILE_SUMMARY "TileSpMV: a format per 16x16 tile; COO deferred to CSR above 1.8M nonzeros"
 #define TILE_SUMMARY_DCOO "TileSpMV: a format per tile, COO entries in a separate CSR (cuSPARSE)"

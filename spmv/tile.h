@@ -132,8 +132,7 @@ void spk_tile_describe(const spk_tile_stats *s, int ntiles, const spk_tile_param
 extern "C" {
 #endif
 /* One warp per work unit, a warp-level kernel per tile format. */
-cudaError_t spk_tile_launch(const void *T, cudaStream_t s, double alpha, const double *x, double beta,
-                            double *y);
+SPK_FORMAT_LAUNCH_DECL(spk_tile_launch)
 #ifdef __cplusplus
 }
 #endif

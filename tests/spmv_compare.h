@@ -36,6 +36,10 @@ static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex
         if (must_create) CHECK(st == 0, "%s on %s: create failed: %s", ops->name, what, ex->err->msg);
         return st;
     }
+    /* a double instance refuses the float product (before reading anything) */
+    CHECK(ops->apply_float && ops->apply_float(impl, 1.0f, NULL, 0.0f, NULL) == SPK_ERR_INVALID_ARG,
+          "%s: apply_float of a double instance accepted", ops->name);
+    spk_err_clear(ex->err);
     const int m = A->nrows, n = A->ncols;
     double *x = malloc(((size_t)n + 1) * sizeof(double)), *y = malloc(((size_t)m + 1) * sizeof(double));
     double *ref = malloc(((size_t)m + 1) * sizeof(double)), *bound = malloc(((size_t)m + 1) * sizeof(double));
@@ -105,6 +109,109 @@ static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex
     free(ref);
     free(bound);
     free(absx);
+    return SPK_OK;
+}
+
+/* Single precision: the backend created with precision float, applied with
+ * float x and y, against the double CSR product of the same (float) x and y.
+ * Per row the bound is that of any order of float summation,
+ *     |y_i - ref_i| <= (len_i + 5) 2^-24 (|alpha| sum_k |a_ik x_k| + |beta y_i|),
+ * the values' rounding to float and the two final operations included.
+ * Also: apply() on the float instance is refused, and the stored bytes are
+ * below the double instance's by at least 4 per nonzero (every value
+ * halved), and at least 4 per nonzero.  double_bytes < 0: not known. */
+static inline int spmv_compare_float(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A,
+                                     const char *what, int must_create, const spk_spmv_opts *opt,
+                                     long long double_bytes, double *worst)
+{
+    void *impl = NULL;
+    spk_spmv_opts o;
+    memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
+    o.precision = SPK_SPMV_FLOAT;
+    CHECK(ops->apply_float != NULL, "%s: no single-precision apply", ops->name);
+    if (!ops->apply_float) return SPK_ERR_INTERNAL;
+    int st = ops->create(ex, A, &o, &impl);
+    if (st) {
+        if (must_create) CHECK(st == 0, "%s on %s (float): create failed: %s", ops->name, what, ex->err->msg);
+        return st;
+    }
+    const int m = A->nrows, n = A->ncols;
+    float *x = malloc(((size_t)n + 1) * sizeof(float)), *y = malloc(((size_t)m + 1) * sizeof(float));
+    double *xd = malloc(((size_t)n + 1) * sizeof(double)), *ref = malloc(((size_t)m + 1) * sizeof(double));
+    double *bound = malloc(((size_t)m + 1) * sizeof(double));
+    spk_csr B = {0};
+    spk_err e2;
+    for (int j = 0; j < n; j++) x[j] = (float)(spmv_cmp_rnd() - 0.5), xd[j] = x[j];
+    void *dx = NULL, *dy = NULL;
+    CHECK_OK(ex->ops->alloc(ex, ((size_t)n + 1) * sizeof(float), &dx), ex->err->msg);
+    CHECK_OK(ex->ops->alloc(ex, ((size_t)m + 1) * sizeof(float), &dy), ex->err->msg);
+    if (dx && n > 0) CHECK_OK(ex->ops->upload(ex, dx, x, (size_t)n * sizeof(float)), ex->err->msg);
+    /* the double instance refuses apply_float, the float one apply() */
+    if (dx && dy) {
+        CHECK(ops->apply(impl, 1.0, (const double *)dx, 0.0, (double *)dy) == SPK_ERR_INVALID_ARG,
+              "%s: apply() of a float instance accepted", ops->name);
+        spk_err_clear(ex->err);
+    }
+    const float ab[][2] = {{1, 0}, {-2.5f, 0}, {1, 1}, {0.5f, -3}, {1, 0}};
+    CHECK_OK(spk_csr_copy(A, &B, &e2), e2.msg);
+    for (int t = 0; t < 5 && dx && dy; t++) {
+        const float alpha = ab[t][0], beta = ab[t][1];
+        if (t == 4) { /* new values, same pattern */
+            for (int k = 0; k < B.nnz; k++) B.val[k] *= 2;
+            if (ops->update) {
+                CHECK_OK(ops->update(impl, &B), ex->err->msg);
+            } else {
+                ops->destroy(impl);
+                impl = NULL;
+                CHECK_OK(ops->create(ex, &B, &o, &impl), ex->err->msg);
+                if (!impl) break;
+            }
+        }
+        for (int i = 0; i < m; i++) y[i] = beta == 0 ? NAN : (float)spmv_cmp_rnd();
+        for (int i = 0; i < m; i++) ref[i] = beta == 0 ? 0 : (double)y[i];
+        spk_csr_spmv(&B, alpha, xd, beta, ref);
+        for (int i = 0; i < m; i++) {
+            double s = 0;
+            for (int k = B.rowptr[i]; k < B.rowptr[i + 1]; k++) s += fabs(B.val[k] * xd[B.colind[k]]);
+            bound[i] = (B.rowptr[i + 1] - B.rowptr[i] + 5) * 0x1p-24 *
+                       (fabs(alpha) * s + (beta == 0 ? 0 : fabs(beta * (double)y[i])));
+        }
+        if (m > 0) CHECK_OK(ex->ops->upload(ex, dy, y, (size_t)m * sizeof(float)), ex->err->msg);
+        CHECK_OK(ops->apply_float(impl, alpha, dx, beta, dy), ex->err->msg);
+        for (int i = 0; i < m; i++) y[i] = NAN;
+        if (m > 0) CHECK_OK(ex->ops->download(ex, y, dy, (size_t)m * sizeof(float)), ex->err->msg);
+        int bad = -1;
+        double ratio = 0;
+        for (int i = 0; i < m; i++) {
+            const double e = isfinite(y[i]) ? fabs(y[i] - ref[i]) : INFINITY;
+            if (e > bound[i] && bad < 0) bad = i;
+            if (bound[i] > 0) ratio = fmax(ratio, e / bound[i]);
+            else if (e > 0) ratio = INFINITY;
+        }
+        if (worst) *worst = fmax(*worst, ratio);
+        CHECK(bad < 0, "%s on %s (float): alpha %g beta %g%s: row %d: %.9g, reference %.9g, bound %.3g", ops->name,
+              what, alpha, beta, t == 4 ? " (new values)" : "", bad, bad >= 0 ? y[bad] : 0.0,
+              bad >= 0 ? ref[bad] : 0.0, bad >= 0 ? bound[bad] : 0.0);
+    }
+    if (impl) {
+        spk_spmv_stats s;
+        ops->stats(impl, &s);
+        CHECK(s.bytes >= (size_t)A->nnz * 4, "%s on %s (float): %zu bytes for %d nonzeros", ops->name, what,
+              s.bytes, A->nnz);
+        if (double_bytes >= 0)
+            CHECK((long long)s.bytes <= double_bytes - 4LL * A->nnz, "%s on %s: %zu bytes in float, %lld in double",
+                  ops->name, what, s.bytes, double_bytes);
+        ops->destroy(impl);
+    }
+    if (dx) ex->ops->free(ex, dx);
+    if (dy) ex->ops->free(ex, dy);
+    spk_csr_free(&B);
+    free(x);
+    free(y);
+    free(xd);
+    free(ref);
+    free(bound);
     return SPK_OK;
 }
 

@@ -248,9 +248,9 @@ static void wrap_stats(const void *impl, spk_spmv_stats *s)
     g_csr->stats(impl, s);
 }
 static const struct spk_spmv_ops fast_ops = {"fast-test", "host", "test", wrap_create, fast_apply, NULL,
-                                             wrap_destroy, wrap_stats, NULL};
+                                             wrap_destroy, wrap_stats, NULL, NULL};
 static const struct spk_spmv_ops slow_ops = {"slow-test", "host", "test", wrap_create, slow_apply, NULL,
-                                             wrap_destroy, wrap_stats, NULL};
+                                             wrap_destroy, wrap_stats, NULL, NULL};
 
 /* A candidate 5x slower than the best so far is dropped after one product;
  * tried first, it is timed in full and loses.  The products are timed

@@ -63,9 +63,9 @@ static void nan_stats(const void *impl, spk_spmv_stats *s)
     memset(s, 0, sizeof *s);
 }
 static const struct spk_spmv_ops nan_ops_host = {"nan-after", "host", "test", nan_create, nan_apply,
-                                                  NULL, nan_destroy, nan_stats, NULL};
+                                                  NULL, nan_destroy, nan_stats, NULL, NULL};
 static const struct spk_spmv_ops nan_ops_cuda = {"nan-after", "cuda", "test", nan_create, nan_apply,
-                                                  NULL, nan_destroy, nan_stats, NULL};
+                                                  NULL, nan_destroy, nan_stats, NULL, NULL};
 
 static spk_exec *g_host, *g_dev; /* the host executor and the one under test */
 static int g_vector_ops;         /* the suite runs with SPK_VECTOR_CLASSIC, _FUSED, _GRAPH and _BLOCK */

@@ -427,16 +427,22 @@ int main(void)
             strcmp((*p)->name, "sbcsr") == 0)
             for (int c = 0; c < 4; c++) block_sizes_check(*p, ex, &blk[c], blk_names[c]);
         for (int c = 0; c < 8; c++) {
-            spmv_compare_opts(*p, ex, &cases[c], names[c], 1, NULL, storage_formula((*p)->name, &cases[c]), NULL);
+            const long long bytes = storage_formula((*p)->name, &cases[c]);
+            spmv_compare_opts(*p, ex, &cases[c], names[c], 1, NULL, bytes, NULL);
+            spmv_compare_float(*p, ex, &cases[c], names[c], 1, NULL, bytes, NULL);
         }
         spmv_compare(*p, ex, &few, "40x40, entries in 5 rows", 1);
+        spmv_compare_float(*p, ex, &few, "40x40, entries in 5 rows", 1, NULL, -1, NULL);
         if (strcmp((*p)->name, "sell") == 0 || strcmp((*p)->name, "cusparse-sell") == 0) sell_options_check(*p, ex);
         spk_csr empty = {0};
         CHECK_OK(spk_csr_alloc(&empty, 0, 0, 0, &err), err.msg);
         spmv_compare(*p, ex, &empty, "0x0", 1);
+        spmv_compare_float(*p, ex, &empty, "0x0", 1, NULL, -1, NULL);
         spk_csr_free(&empty);
         for (int f = 0; f < 6; f++) {
-            spmv_compare_opts(*p, ex, &data[f], files[f], 1, NULL, storage_formula((*p)->name, &data[f]), NULL);
+            const long long bytes = storage_formula((*p)->name, &data[f]);
+            spmv_compare_opts(*p, ex, &data[f], files[f], 1, NULL, bytes, NULL);
+            spmv_compare_float(*p, ex, &data[f], files[f], 1, NULL, bytes, NULL);
         }
         /* ELL pads every row to the dense one, DIA stores the dense row's 20,000 diagonals in full */
         int refused = spmv_compare(*p, ex, &dense_row, "20000 rows, one dense", 0) == SPK_ERR_UNSUPPORTED;
