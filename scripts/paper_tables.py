@@ -20,6 +20,9 @@ each next to the ratios the paper reports:
   (and cuSPARSE's CSR, which the paper's Merge-SpMV was), the same
   statistics, the largest being the paper's "up to".
 
+With float runs, a third table: each format's double time over its float
+time (the speedup single precision gives it), on the matrices with both.
+
 Matrices where either format is missing or was refused are left out of
 that pair and counted.  Runs with `--precision float` go after --float
 (their columns are labelled float); without them only the double columns
@@ -115,6 +118,18 @@ def tile_table(runs):
                 fast, slow, prec, mean, gm, top, faster, up_to, miss))
 
 
+def precision_table(runs):
+    dbl, flt = runs[0][1], runs[1][1]
+    names = sorted({f for row in flt.values() for f in row} & {f for row in dbl.values() for f in row})
+    print("| format | double time / float time: mean | geometric mean | least | largest | matrices |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for f in names:
+        r = [dbl[m][f] / flt[m][f] for m in flt if m in dbl and f in flt[m] and f in dbl[m]]
+        if r:
+            gm = math.exp(sum(math.log(x) for x in r) / len(r))
+            print("| %s | %.2f | %.2f | %.2f | %.2f | %d |" % (f, sum(r) / len(r), gm, min(r), max(r), len(r)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", help="spk bench --json files (double)")
@@ -130,6 +145,9 @@ def main():
     teb_table(runs)
     print("\n### The TileSpMV paper's comparison (SpMV time of each format over the tile format's)\n")
     tile_table(runs)
+    if len(runs) > 1:
+        print("\n### Single precision: each format's double time over its float time\n")
+        precision_table(runs)
 
 
 if __name__ == "__main__":

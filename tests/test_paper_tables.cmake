@@ -49,6 +49,9 @@ foreach(row "tile \\| merge \\| double" "tile \\| csr5 \\| double" "tile-dcoo \\
     message(FATAL_ERROR "paper_tables.py: no ratios for '${row}':\n${out}")
   endif()
 endforeach()
+if(NOT out MATCHES "\\| teb \\| [0-9]+\\.[0-9][0-9] \\| [0-9]+\\.[0-9][0-9] \\| [0-9]+\\.[0-9][0-9] \\| [0-9]+\\.[0-9][0-9] \\| 2 \\|")
+  message(FATAL_ERROR "paper_tables.py: no float-over-double row for teb:\n${out}")
+endif()
 # cuSPARSE's BSR runs on the GPU only: its pair has no matrices here
 if(NOT out MATCHES "\\| tile \\| cusparse-bsr \\| double \\| — \\| — \\| — \\| — \\| 426\\.59x, 1638 of 2757 \\| 2 \\|")
   message(FATAL_ERROR "paper_tables.py: the missing pair is not shown as missing:\n${out}")
