@@ -327,7 +327,8 @@ static void sell_options_check(const struct spk_spmv_ops *ops, spk_exec *ex)
 /* bcsr, sbcsr and cusparse-bsr with b = 1, 2, 3, 4, 7, 8, 32 on A, whose sizes are
  * not multiples of most of them (partial last block row and column):
  * against the CSR product for several alpha and beta (beta = 0 with NaN in
- * y), then after new values (doubled), and stats' bytes against the formula. */
+ * y), then after new values (doubled), and stats' bytes against the formula;
+ * the same in single precision. */
 static void block_sizes_check(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_csr *A, const char *what)
 {
     static const int bs[] = {1, 2, 3, 4, 7, 8, 32}; /* 2, 4 and 8: bcsr's compiled-in sizes */
@@ -337,7 +338,9 @@ static void block_sizes_check(const struct spk_spmv_ops *ops, spk_exec *ex, cons
         o.bcsr_block = bs[q];
         char where[128];
         snprintf(where, sizeof where, "%s, b = %d", what, bs[q]);
-        spmv_compare_opts(ops, ex, A, where, 1, &o, block_formula(ops->name, A, bs[q]), NULL);
+        const long long bytes = block_formula(ops->name, A, bs[q]);
+        spmv_compare_opts(ops, ex, A, where, 1, &o, bytes, NULL);
+        spmv_compare_float(ops, ex, A, where, 1, &o, bytes, NULL);
     }
 }
 
@@ -439,6 +442,12 @@ int main(void)
         spmv_compare(*p, ex, &empty, "0x0", 1);
         spmv_compare_float(*p, ex, &empty, "0x0", 1, NULL, -1, NULL);
         spk_csr_free(&empty);
+        /* rows and columns but no entries: y = beta y (beta = 0: zeros over the NaN in y) */
+        spk_csr none = {0};
+        CHECK_OK(spk_csr_alloc(&none, 37, 21, 0, &err), err.msg);
+        spmv_compare(*p, ex, &none, "37x21 without entries", 1);
+        spmv_compare_float(*p, ex, &none, "37x21 without entries", 1, NULL, -1, NULL);
+        spk_csr_free(&none);
         for (int f = 0; f < 6; f++) {
             const long long bytes = storage_formula((*p)->name, &data[f]);
             spmv_compare_opts(*p, ex, &data[f], files[f], 1, NULL, bytes, NULL);
