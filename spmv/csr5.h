@@ -27,7 +27,10 @@
  *                 tile_ptr + s)
  *   calib         ntiles + 1 partial sums written by each product: slot t
  *                 holds tile t's share of a row that began in an earlier
- *                 tile, slot ntiles the tail's (the calibration adds them)
+ *                 tile, slot ntiles the tail's (the calibration adds them);
+ *                 so an instance runs one product at a time (its executor's
+ *                 stream orders them; two products of one instance on two
+ *                 streams at once would share calib)
  *
  * Storage: 12 * nnz bytes of values and columns (8 * nnz in float)
  * + 4 * (nrows + 1) of rowptr + 4 * (ntiles + 1) of tile_ptr + 128 * ntiles

@@ -32,7 +32,10 @@
  * Storage: 4 * (nrows + 1) + 12 * nnz bytes of CSR (8 * nnz in float) + 8 *
  * (nseg + 1) bytes of segment coordinates + 8 * nseg bytes of carries (4 *
  * nseg in float; the kernel's workspace, held with the matrix), nseg =
- * ceil((nrows + nnz) / SPK_MERGE_ITEMS). */
+ * ceil((nrows + nnz) / SPK_MERGE_ITEMS).  Holding the carries with the
+ * matrix makes an instance run one product at a time: its executor's stream
+ * orders them, and two products of one instance on two streams at once
+ * would share carry[]. */
 #ifndef SPK_SPMV_MERGE_H
 #define SPK_SPMV_MERGE_H
 
