@@ -13,8 +13,6 @@
  *                                       steps, coo beyond them while the
  *                                       longest row has at most AUTO_COO_ROW
  *                                       entries, cusparse beyond that
- *   larger, banded                      dia, when its diagonals pad by at
- *                                       most AUTO_DIA_FILL (stencils)
  *   larger, regular rows                bell (hyb, bell and csr-scalar, timed,
  *                                       when ELL's padding would be refused)
  *   larger, irregular rows              cusparse
@@ -41,13 +39,7 @@
  * matrix from 2M nonzeros blocked ELL was the fastest (ELL 1-5 % behind,
  * csr-scalar 6-250 %); on the power-law ones cuSPARSE's merge-based CSR
  * beat HYB, COO and csr-vector by 2.5-19x, and HYB was the fastest on no
- * irregular matrix.  DIA came later (2026-11-26, the same benchmark with
- * every format): on the three 3D stencils of 6.9M-14.6M nonzeros it was the
- * fastest format, 1.31-1.35x faster than blocked ELL in double and
- * 1.5-2.4x in float, its 7 or 27 diagonals padding them by 1-5 %; it
- * refused G3_circuit and powerlaw (diagonals scattered).  Below 2M
- * nonzeros it is not a candidate (not measured against the rule's choices
- * there).  Formats the executor lacks are skipped; one that
+ * irregular matrix.  Formats the executor lacks are skipped; one that
  * refuses the matrix is passed over (the next candidate of the rule is then
  * tried).
  *
@@ -89,32 +81,6 @@
  * product is then exact to a few per cent) */
 #define AUTO_CUT 1.5
 #define AUTO_CUT_MS 0.05
-/* from AUTO_SMALL_NNZ nonzeros on, regular rows: dia when its diagonals
- * store at most this many entries per nonzero */
-#define AUTO_DIA_FILL 1.1
-
-/* The stored entries of A as DIA (its distinct diagonals x rows) are at most
- * fill x nnz.  One pass over the entries, a mark per possible diagonal;
- * stops as soon as the diagonals exceed the bound. */
-static int auto_banded(const spk_csr *A, double fill)
-{
-    const int m = A->nrows, n = A->ncols;
-    if (m == 0 || n == 0 || A->nnz == 0) return 0;
-    const long long most = (long long)(fill * A->nnz / m); /* diagonals allowed */
-    unsigned char *seen = calloc((size_t)m + (size_t)n, 1);
-    if (!seen) return 0; /* no memory for the test: not banded (another rule's format) */
-    long long ndiag = 0;
-    for (int i = 0; i < m && ndiag <= most; i++)
-        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            unsigned char *d = &seen[(size_t)(A->colind[k] - i + m - 1)];
-            if (!*d) {
-                *d = 1;
-                ndiag++;
-            }
-        }
-    free(seen);
-    return ndiag <= most;
-}
 
 int spk_auto_candidates(const spk_csr *A, const char **names, int max, int *timed)
 {
@@ -132,7 +98,6 @@ int spk_auto_candidates(const spk_csr *A, const char **names, int max, int *time
     static const char *const small_balanced[] = {"csr-vector", "coo", "cusparse", NULL};
     static const char *const small_long_rows[] = {"coo", "cusparse", NULL};
     static const char *const small_very_long_rows[] = {"cusparse", "coo", NULL};
-    static const char *const large_banded[] = {"dia", "bell", "csr-scalar", NULL};
     static const char *const large_regular[] = {"bell", "csr-scalar", NULL};
     static const char *const large_regular_padded[] = {"hyb", "bell", "csr-scalar", NULL};
     static const char *const large_irregular[] = {"cusparse", "coo", NULL};
@@ -145,8 +110,6 @@ int spk_auto_candidates(const spk_csr *A, const char **names, int max, int *time
             list = steps <= AUTO_VECTOR_STEPS ? small_balanced
                    : maxlen <= AUTO_COO_ROW   ? small_long_rows
                                               : small_very_long_rows;
-    } else if (!irregular && auto_banded(A, AUTO_DIA_FILL)) {
-        list = large_banded;
     } else if (!irregular) { /* would ELL be refused by the padding bound? */
         const double ell = (double)maxlen * A->nrows;
         const int padded = ell > (double)SPK_PAD_FLOOR && ell > SPK_PAD_LIMIT * A->nnz;
