@@ -212,7 +212,7 @@ static void failed(bench *b, fmt_result *r, int st)
  * single precision; ref, rowabs and scale on the host: the CSR product, each
  * row's sum_j |a_ij x_j| and their largest). */
 static void bench_format(bench *b, const spk_csr *A, const double *ref, const double *rowabs, double scale,
-                         const void *x, void *y, double *hy, fmt_result *r)
+                         const void *x, void *y, double *hy, float *hf, fmt_result *r)
 {
     spk_exec *ex = b->ex;
     void *impl = NULL;
@@ -242,14 +242,16 @@ static void bench_format(bench *b, const spk_csr *A, const double *ref, const do
     }
     st = ex->ops->fill(ex, A->nrows, nan, y);
     if (!st) st = apply_once(&a);
-    if (!st && A->nrows > 0) st = ex->ops->download(ex, hy, y, (size_t)A->nrows * (b->single ? 4 : 8));
+    if (!st && A->nrows > 0)
+        st = b->single ? ex->ops->download(ex, hf, y, (size_t)A->nrows * sizeof(float))
+                       : ex->ops->download(ex, hy, y, (size_t)A->nrows * sizeof(double));
     if (st) {
         failed(b, r, st);
         r->ops->destroy(impl);
         return;
     }
-    if (b->single) /* widen the floats, from the last so none is overwritten before it is read */
-        for (int i = A->nrows - 1; i >= 0; i--) hy[i] = ((const float *)hy)[i];
+    if (b->single)
+        for (int i = 0; i < A->nrows; i++) hy[i] = hf[i];
     double e = 0;
     int bad = -1;
     for (int i = 0; i < A->nrows; i++) {
@@ -745,9 +747,12 @@ static int bench_matrix(bench *b, const char *name, spk_csr *A)
     const int nr = A->nrows, nc = A->ncols;
     double *hx = malloc(((size_t)nc + 1) * sizeof(double)), *ref = malloc(((size_t)nr + 1) * sizeof(double));
     double *hy = malloc(((size_t)nr + 1) * sizeof(double)), *rowabs = malloc(((size_t)nr + 1) * sizeof(double));
+    /* single precision: x to upload and y downloaded, in float */
+    float *hf = malloc(((size_t)(nr > nc ? nr : nc) + 1) * sizeof(float));
     double *x = NULL, *y = NULL, scale = 0;
-    int st = !hx || !ref || !hy || !rowabs ? spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (vectors)")
-                                           : SPK_OK;
+    int st = !hx || !ref || !hy || !rowabs || !hf
+                 ? spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (vectors)")
+                 : SPK_OK;
     if (!st) {
         /* x exact in float too */
         for (int j = 0; j < nc; j++) hx[j] = 1.0 + (j % 7) * 0.125;
@@ -763,17 +768,15 @@ static int bench_matrix(bench *b, const char *name, spk_csr *A)
     }
     if (!st) st = spk_exec_alloc_vec(b->ex, nr, &y);
     if (!st && nc > 0) {
-        if (b->single) { /* x in float, in hx's own storage (narrowed in order, so none is lost) */
-            float *fx = (float *)hx;
-            for (int j = 0; j < nc; j++) fx[j] = (float)hx[j];
-        }
-        st = b->ex->ops->upload(b->ex, x, hx, (size_t)nc * (b->single ? sizeof(float) : sizeof(double)));
+        for (int j = 0; j < nc && b->single; j++) hf[j] = (float)hx[j];
+        st = b->single ? b->ex->ops->upload(b->ex, x, hf, (size_t)nc * sizeof(float))
+                       : b->ex->ops->upload(b->ex, x, hx, (size_t)nc * sizeof(double));
     }
     if (st) goto done;
     for (int k = 0; k < b->nfmts; k++) {
         fmt_result *f = &m->f[m->nf++];
         f->ops = b->fmts[k];
-        bench_format(b, A, ref, rowabs, scale, x, y, hy, f);
+        bench_format(b, A, ref, rowabs, scale, x, y, hy, hf, f);
         progress(b, m, f, "spmv");
     }
     if (b->solve || b->ncfg) {
@@ -827,6 +830,7 @@ done:
     free(ref);
     free(hy);
     free(rowabs);
+    free(hf);
     return st;
 }
 

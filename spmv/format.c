@@ -28,6 +28,7 @@ typedef struct fmt_impl {
     void *wide;     /* single precision on the host: host with its real arrays in double
                        (the float values widened; the other arrays are host's) */
     int single;     /* values stored in float (spk_spmv_opts.precision) */
+    double *xd, *yd; /* single precision on the host: x and y widened for the reference */
     int nrows, ncols, nnz;
     spk_spmv_opts o; /* the options of create(), reused by update() */
     size_t bytes;   /* array bytes held on the executor */
@@ -163,6 +164,8 @@ static void impl_free(fmt_impl *m)
 {
     if (!m) return;
     free_wide(m->f, m->wide);
+    free(m->xd);
+    free(m->yd);
     if (m->host) {
         spk_format_free_arrays(m->f, m->host);
         free(m->host);
@@ -307,7 +310,15 @@ int spk_format_adopt(const spk_format *f, spk_exec *e, const spk_csr *A, const s
         const size_t used = strlen(m->detail);
         snprintf(m->detail + used, sizeof m->detail - used, "; values in float");
         if ((st = demote(f, m->host, e->err))) goto fail;
-        if (!cuda && (st = widen(f, m->host, &m->wide, e->err))) goto fail;
+        if (!cuda) {
+            if ((st = widen(f, m->host, &m->wide, e->err))) goto fail;
+            m->xd = malloc(((size_t)m->ncols + 1) * sizeof(double));
+            m->yd = malloc(((size_t)m->nrows + 1) * sizeof(double));
+            if (!m->xd || !m->yd) {
+                st = spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format '%s' in float)", f->name);
+                goto fail;
+            }
+        }
     }
     if (cuda) {
 #ifdef SPK_HAVE_CUDA
@@ -370,6 +381,24 @@ int spk_format_create_dev(const spk_format *f, spk_exec *e, const spk_csr *A, co
 #endif
 }
 
+#ifdef SPK_HAVE_CUDA
+static cudaStream_t stream_of(const fmt_impl *m)
+{
+    cudaStream_t s;
+    spk_exec_cuda_handles(m->e, &s, NULL, NULL);
+    return s;
+}
+
+/* The outcome of a launch of m's kernel (prec: "" or " (float)"). */
+static int launch_status(const fmt_impl *m, cudaError_t ce, const char *prec)
+{
+    if (ce == cudaSuccess) return SPK_OK;
+    char call[96];
+    snprintf(call, sizeof call, "the '%s' SpMV kernel%s", m->f->name, prec);
+    return spk_cuda_check(m->e->err, ce, call);
+}
+#endif
+
 int spk_format_apply(void *impl, double alpha, const double *x, double beta, double *y)
 {
     fmt_impl *m = impl;
@@ -379,15 +408,7 @@ int spk_format_apply(void *impl, double alpha, const double *x, double beta, dou
         return SPK_OK;
     }
 #ifdef SPK_HAVE_CUDA
-    cudaStream_t s;
-    spk_exec_cuda_handles(m->e, &s, NULL, NULL);
-    cudaError_t ce = m->f->launch(m->dev, s, alpha, x, beta, y);
-    if (ce != cudaSuccess) {
-        char call[64];
-        snprintf(call, sizeof call, "the '%s' SpMV kernel", m->f->name);
-        return spk_cuda_check(m->e->err, ce, call);
-    }
-    return SPK_OK;
+    return launch_status(m, m->f->launch(m->dev, stream_of(m), alpha, x, beta, y), "");
 #else
     return SPK_ERR_INTERNAL;
 #endif
@@ -398,41 +419,27 @@ int spk_format_is_float(const void *impl)
     return ((const fmt_impl *)impl)->single;
 }
 
-/* The host reference in single precision: x (and y when read) widened, the
- * product over the widened float values, y rounded once. */
-static int host_apply_float(fmt_impl *m, float alpha, const float *x, float beta, float *y)
+/* The host reference in single precision: x (and y when read) widened into
+ * the instance's buffers, the product over the widened float values, y
+ * rounded once. */
+static void host_apply_float(fmt_impl *m, float alpha, const float *x, float beta, float *y)
 {
-    double *xd = malloc(((size_t)m->ncols + 1) * sizeof(double));
-    double *yd = malloc(((size_t)m->nrows + 1) * sizeof(double));
-    if (!xd || !yd) {
-        free(xd);
-        free(yd);
-        return spk_err_set(m->e->err, SPK_ERR_NOMEM, "out of host memory (format '%s' in float)", m->f->name);
-    }
-    for (int j = 0; j < m->ncols; j++) xd[j] = x[j];
-    for (int i = 0; i < m->nrows; i++) yd[i] = beta == 0.0f ? 0.0 : (double)y[i];
-    m->f->ref_apply(m->wide, alpha, xd, beta, yd);
-    for (int i = 0; i < m->nrows; i++) y[i] = (float)yd[i];
-    free(xd);
-    free(yd);
-    return SPK_OK;
+    for (int j = 0; j < m->ncols; j++) m->xd[j] = x[j];
+    for (int i = 0; i < m->nrows; i++) m->yd[i] = beta == 0.0f ? 0.0 : (double)y[i];
+    m->f->ref_apply(m->wide, alpha, m->xd, beta, m->yd);
+    for (int i = 0; i < m->nrows; i++) y[i] = (float)m->yd[i];
 }
 
 int spk_format_apply_float(void *impl, float alpha, const float *x, float beta, float *y)
 {
     fmt_impl *m = impl;
     if (!m->single) return spk_spmv_wrong_precision(m->e, m->f->name, 0);
-    if (m->host) return host_apply_float(m, alpha, x, beta, y);
-#ifdef SPK_HAVE_CUDA
-    cudaStream_t s;
-    spk_exec_cuda_handles(m->e, &s, NULL, NULL);
-    cudaError_t ce = m->f->launch_float(m->dev, s, alpha, x, beta, y);
-    if (ce != cudaSuccess) {
-        char call[64];
-        snprintf(call, sizeof call, "the '%s' SpMV kernel (float)", m->f->name);
-        return spk_cuda_check(m->e->err, ce, call);
+    if (m->host) {
+        host_apply_float(m, alpha, x, beta, y);
+        return SPK_OK;
     }
-    return SPK_OK;
+#ifdef SPK_HAVE_CUDA
+    return launch_status(m, m->f->launch_float(m->dev, stream_of(m), alpha, x, beta, y), " (float)");
 #else
     return SPK_ERR_INTERNAL;
 #endif

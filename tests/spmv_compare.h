@@ -18,6 +18,23 @@ static inline double spmv_cmp_rnd(void)
     return (double)(spmv_cmp_rng >> 11) / 9007199254740992.0;
 }
 
+/* New values, same pattern: B's values doubled (the product doubles), given
+ * to the instance by update() or, without one, a new create(); 0 when no
+ * instance is left. */
+static inline int spmv_cmp_new_values(const struct spk_spmv_ops *ops, spk_exec *ex, const spk_spmv_opts *o,
+                                      spk_csr *B, void **impl)
+{
+    for (int k = 0; k < B->nnz; k++) B->val[k] *= 2;
+    if (ops->update) {
+        CHECK_OK(ops->update(*impl, B), ex->err->msg);
+        return 1;
+    }
+    ops->destroy(*impl);
+    *impl = NULL;
+    CHECK_OK(ops->create(ex, B, o, impl), ex->err->msg);
+    return *impl != NULL;
+}
+
 /* Compare with the backend's options opt (NULL: the defaults); returns the
  * create status (a refusal is returned, and a CHECK failure only when
  * must_create).  bytes >= 0: stats' bytes must be exactly that (the storage
@@ -53,17 +70,7 @@ static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex
     CHECK_OK(spk_csr_copy(A, &B, &e2), e2.msg);
     for (int t = 0; t < 5 && dx; t++) {
         const double alpha = ab[t][0], beta = ab[t][1];
-        if (t == 4) { /* new values, same pattern: the product doubles */
-            for (int k = 0; k < B.nnz; k++) B.val[k] *= 2;
-            if (ops->update) {
-                CHECK_OK(ops->update(impl, &B), ex->err->msg);
-            } else {
-                ops->destroy(impl);
-                impl = NULL;
-                CHECK_OK(ops->create(ex, &B, &o, &impl), ex->err->msg);
-                if (!impl) break;
-            }
-        }
+        if (t == 4 && !spmv_cmp_new_values(ops, ex, &o, &B, &impl)) break;
         for (int i = 0; i < m; i++) y[i] = beta == 0 ? NAN : spmv_cmp_rnd();
         for (int i = 0; i < m; i++) ref[i] = beta == 0 ? 0 : y[i];
         spk_csr_spmv(&B, alpha, x, beta, ref);
@@ -157,17 +164,7 @@ static inline int spmv_compare_float(const struct spk_spmv_ops *ops, spk_exec *e
     CHECK_OK(spk_csr_copy(A, &B, &e2), e2.msg);
     for (int t = 0; t < 5 && dx && dy; t++) {
         const float alpha = ab[t][0], beta = ab[t][1];
-        if (t == 4) { /* new values, same pattern */
-            for (int k = 0; k < B.nnz; k++) B.val[k] *= 2;
-            if (ops->update) {
-                CHECK_OK(ops->update(impl, &B), ex->err->msg);
-            } else {
-                ops->destroy(impl);
-                impl = NULL;
-                CHECK_OK(ops->create(ex, &B, &o, &impl), ex->err->msg);
-                if (!impl) break;
-            }
-        }
+        if (t == 4 && !spmv_cmp_new_values(ops, ex, &o, &B, &impl)) break;
         for (int i = 0; i < m; i++) y[i] = beta == 0 ? NAN : (float)spmv_cmp_rnd();
         for (int i = 0; i < m; i++) ref[i] = beta == 0 ? 0 : (double)y[i];
         spk_csr_spmv(&B, alpha, xd, beta, ref);

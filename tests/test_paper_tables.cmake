@@ -6,20 +6,19 @@
 # Inputs: SPK, DATA, SCRIPT (paper_tables.py), PYTHON, WORK.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
-execute_process(COMMAND "${SPK}" bench --device cpu --min-time 0 --repeat 2 --quiet
-                        --formats teb,teb-fast,pbc,amf-csr,csr-scalar,csr5,tile,tile-csr,tile-dcoo,merge
-                        "${DATA}/sherman3.mtx.gz" "${DATA}/nos3.mtx.gz" --json "${WORK}/bench.json"
-                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "spk bench failed (${rc}): ${err}")
-endif()
-execute_process(COMMAND "${SPK}" bench --device cpu --min-time 0 --repeat 2 --quiet --precision float
-                        --formats teb,teb-fast,pbc,amf-csr,csr-scalar,csr5,tile,tile-csr,tile-dcoo,merge
-                        "${DATA}/sherman3.mtx.gz" "${DATA}/nos3.mtx.gz" --json "${WORK}/bench-float.json"
-                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "spk bench --precision float failed (${rc}): ${err}")
-endif()
+foreach(prec double float)
+  set(json "${WORK}/bench.json")
+  if(prec STREQUAL "float")
+    set(json "${WORK}/bench-float.json")
+  endif()
+  execute_process(COMMAND "${SPK}" bench --device cpu --min-time 0 --repeat 2 --quiet --precision ${prec}
+                          --formats teb,teb-fast,pbc,amf-csr,csr-scalar,csr5,tile,tile-csr,tile-dcoo,merge
+                          "${DATA}/sherman3.mtx.gz" "${DATA}/nos3.mtx.gz" --json "${json}"
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "spk bench --precision ${prec} failed (${rc}): ${err}")
+  endif()
+endforeach()
 if(NOT PYTHON)
   message("SKIP: no python3 found, the tables were not made")
   return()
