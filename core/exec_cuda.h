@@ -11,6 +11,7 @@
 
 #include "csr.h"
 #include "exec.h"
+#include "slot_kernels.h"
 
 /* Is a CUDA device usable?  On no, *why (may be NULL) says why. */
 int spk_cuda_available(const char **why);
@@ -24,13 +25,18 @@ void spk_exec_cuda_handles(const spk_exec *e, cudaStream_t *stream, cublasHandle
 /* Device memory: cudaMalloc that names what it was for and, when the device
  * is full, the bytes needed and free. */
 int spk_cuda_alloc(spk_exec *e, size_t bytes, const char *what, void **p);
-/* cudaFree, or, while a job runs alongside (exec.h, side_run), when it ends:
- * cudaFree waits for all the device's work, the job's included.  NULL-safe. */
+/* cudaFree, or, while frees are held, when the hold ends.  NULL-safe. */
 void spk_cuda_free(spk_exec *e, void *p);
-/* While jobs run alongside: the flag in device memory that the first of
- * them to converge sets to *race, the race's number (exec.h, side_run);
- * NULL when none runs. */
-const int *spk_exec_cuda_side_over(const spk_exec *e, int *race);
+/* Hold (1) or release (0) the frees of e's device memory: cudaFree waits
+ * for all the device's work, so while kernels run on streams alongside the
+ * executor's (solver/engine/race_cuda.c) frees wait for the last release;
+ * holds nest. */
+void spk_exec_cuda_hold_frees(spk_exec *e, int hold);
+/* The device e runs on. */
+int spk_exec_cuda_device(const spk_exec *e);
+/* The scalar slots and the reduction's scratch in device memory (made at
+ * the first use), for kernels that write slots (solver/engine/steps_cuda.c). */
+int spk_exec_cuda_slot_dev(spk_exec *e, spk_slot_dev *d);
 /* cudaMemcpy host -> device on the executor's stream, synchronously. */
 int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const char *what);
 

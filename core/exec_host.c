@@ -7,6 +7,7 @@
 
 #include "csr.h"
 #include "exec.h"
+#include "host_sum.h"
 
 static int host_alloc(spk_exec *e, size_t bytes, void **p)
 {
@@ -28,26 +29,11 @@ static int host_memcpy(spk_exec *e, void *dst, const void *src, size_t bytes)
     return SPK_OK;
 }
 
-/* Sum of x[i]*y[i] with four independent partial sums (breaks the add latency chain). */
-static double dot4(int n, const double *x, const double *y)
-{
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += x[i] * y[i];
-        s1 += x[i + 1] * y[i + 1];
-        s2 += x[i + 2] * y[i + 2];
-        s3 += x[i + 3] * y[i + 3];
-    }
-    for (; i < n; i++) s0 += x[i] * y[i];
-    return (s0 + s1) + (s2 + s3);
-}
-
 /* *out = x'y  (2 reads) */
 static int host_dot(spk_exec *e, int n, const double *x, const double *y, double *out)
 {
     (void)e;
-    *out = dot4(n, x, y);
+    *out = spk_host_dot(n, x, y);
     return SPK_OK;
 }
 
@@ -56,7 +42,7 @@ static int host_dot(spk_exec *e, int n, const double *x, const double *y, double
 static int host_nrm2(spk_exec *e, int n, const double *x, double *out)
 {
     (void)e;
-    double s = dot4(n, x, x);
+    double s = spk_host_dot(n, x, x);
     if (s != 0 && isfinite(s) && s > 1e-290) {
         *out = sqrt(s);
         return SPK_OK;
@@ -122,13 +108,12 @@ static int host_sync(spk_exec *e)
     return SPK_OK;
 }
 
-/* ---- fused Krylov steps (exec.h): the plain operations' arithmetic, in
- * their order, in one pass; reductions in dot4's four partial sums ---- */
+/* ---- scalars on the executor (exec.h): reductions in spk_host_dot's order ---- */
 
 typedef struct host_state {
-    double s[SPK_KRYLOV_SLOTS];  /* the scalar slots */
-    double last;                 /* wall clock of the last mark */
-    double acc[SPK_PHASES];      /* phase seconds since the last collect */
+    double s[SPK_EXEC_SLOTS]; /* the scalar slots */
+    double last;              /* wall clock of the last mark */
+    double acc[SPK_PHASES];   /* phase seconds since the last collect */
 } host_state;
 
 static double *slots(spk_exec *e)
@@ -136,25 +121,9 @@ static double *slots(spk_exec *e)
     return ((host_state *)e->impl)->s;
 }
 
-/* Run BODY(i, s) for i = 0..n-1 with s the partial sum of dot4 that entry
- * i feeds (s0..s3 by i mod 4, the tail into s0), in dot4's order; the sums
- * are locals of the caller. */
-#define FOR4(n, BODY)                                                          \
-    do {                                                                       \
-        int i_ = 0;                                                            \
-        for (; i_ + 4 <= (n); i_ += 4) {                                       \
-            BODY(i_, s0);                                                      \
-            BODY(i_ + 1, s1);                                                  \
-            BODY(i_ + 2, s2);                                                  \
-            BODY(i_ + 3, s3);                                                  \
-        }                                                                      \
-        for (; i_ < (n); i_++) BODY(i_, s0);                                   \
-    } while (0)
-#define SUM4() ((s0 + s1) + (s2 + s3))
-
 static int hk_dot(spk_exec *e, int n, const double *x, const double *y, int o)
 {
-    slots(e)[o] = dot4(n, x, y);
+    slots(e)[o] = spk_host_dot(n, x, y);
     return SPK_OK;
 }
 
@@ -187,106 +156,6 @@ static int hk_set(spk_exec *e, int o, double v)
     return SPK_OK;
 }
 
-static int hk_cg_update(spk_exec *e, int n, int rz, int pq, const double *p, const double *q, double *x, double *r,
-                        int o)
-{
-    double *s = slots(e);
-    const double a = s[rz] / s[pq], na = -a;
-    if (!(s[rz] > 0 && s[pq] > 0 && isfinite(s[rz]) && isfinite(s[pq]) && isfinite(a))) {
-        s[o] = NAN;
-        return SPK_OK;
-    }
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#define CG_UPDATE(i, acc)                 \
-    do {                                  \
-        x[i] += a * p[i];                 \
-        r[i] += na * q[i];                \
-        acc += r[i] * r[i];               \
-    } while (0)
-    FOR4(n, CG_UPDATE);
-#undef CG_UPDATE
-    s[o] = SUM4();
-    return SPK_OK;
-}
-
-static int hk_cg_direction(spk_exec *e, int n, int num, int den, const double *z, double *p)
-{
-    const double b = slots(e)[num] / slots(e)[den];
-    if (!isfinite(b)) return SPK_OK;
-    for (int i = 0; i < n; i++) p[i] = 1.0 * z[i] + b * p[i];
-    return SPK_OK;
-}
-
-static int hk_bicg_direction(spk_exec *e, int n, int fresh, int rho, int rho_old, int r0v, int ts, int tt,
-                             const double *r, const double *v, double *p)
-{
-    const double *s = slots(e);
-    if (!(isfinite(s[rho]) && s[rho] != 0)) return SPK_OK;
-    if (fresh) {
-        if (n > 0 && r != p) memmove(p, r, (size_t)n * sizeof(double));
-        return SPK_OK;
-    }
-    const double alpha = s[rho_old] / s[r0v], omega = s[ts] / s[tt];
-    const double beta = (s[rho] / s[rho_old]) * (alpha / omega), nw = -omega;
-    if (!isfinite(beta)) return SPK_OK;
-    for (int i = 0; i < n; i++) {
-        const double t = p[i] + nw * v[i];
-        p[i] = 1.0 * r[i] + beta * t;
-    }
-    return SPK_OK;
-}
-
-static int hk_bicg_s(spk_exec *e, int n, int rho, int r0v, const double *v, double *r, int o)
-{
-    double *s = slots(e);
-    const double a = s[rho] / s[r0v], na = -a;
-    if (!isfinite(a)) {
-        s[o] = NAN;
-        return SPK_OK;
-    }
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#define BICG_S(i, acc)                    \
-    do {                                  \
-        r[i] += na * v[i];                \
-        acc += r[i] * r[i];               \
-    } while (0)
-    FOR4(n, BICG_S);
-#undef BICG_S
-    s[o] = SUM4();
-    return SPK_OK;
-}
-
-static int hk_axpy_ratio(spk_exec *e, int n, int num, int den, const double *x, double *y)
-{
-    const double a = slots(e)[num] / slots(e)[den];
-    if (!isfinite(a)) return SPK_OK;
-    for (int i = 0; i < n; i++) y[i] += a * x[i];
-    return SPK_OK;
-}
-
-static int hk_bicg_update(spk_exec *e, int n, int rho, int r0v, int ts, int tt, const double *ph, const double *sh,
-                          const double *t, double *x, double *r, int o)
-{
-    double *s = slots(e);
-    const double a = s[rho] / s[r0v], w = s[ts] / s[tt], nw = -w;
-    if (!(s[tt] != 0 && isfinite(s[tt]) && isfinite(s[ts]) && isfinite(a) && isfinite(w))) {
-        s[o] = NAN;
-        return SPK_OK;
-    }
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#define BICG_UPDATE(i, acc)               \
-    do {                                  \
-        x[i] += a * ph[i];                \
-        x[i] += w * sh[i];                \
-        r[i] += nw * t[i];                \
-        acc += r[i] * r[i];               \
-    } while (0)
-    FOR4(n, BICG_UPDATE);
-#undef BICG_UPDATE
-    s[o] = SUM4();
-    return SPK_OK;
-}
-
 static int hk_read(spk_exec *e, const int *which, int count, double *host)
 {
     for (int i = 0; i < count; i++) host[i] = slots(e)[which[i]];
@@ -314,12 +183,9 @@ static int hk_collect(spk_exec *e, double *seconds)
     return SPK_OK;
 }
 
-static const struct spk_exec_krylov_ops host_krylov = {
-    hk_dot,       hk_dot2,       hk_set,         hk_cg_update, hk_cg_direction, hk_bicg_direction,
-    hk_bicg_s,    hk_axpy_ratio, hk_bicg_update, hk_read,      hk_mark,         hk_collect,
-    NULL,         NULL,          NULL,           NULL,         NULL, /* no graphs */
-    NULL,         NULL,                                                /* no block iterations */
-    NULL,         NULL,          NULL,         NULL,                   /* no job alongside */
+static const struct spk_exec_async_ops host_async = {
+    hk_dot, hk_dot2, hk_set, hk_read, slots, hk_mark, hk_collect,
+    NULL,   NULL,    NULL,   NULL,    NULL, /* no graphs */
 };
 
 static void host_destroy(spk_exec *e)
@@ -331,7 +197,7 @@ static void host_destroy(spk_exec *e)
 
 static const struct spk_exec_ops host_ops = {
     "host",    host_alloc, host_free, host_memcpy, host_memcpy, host_dot,  host_nrm2,    host_axpy,
-    host_axpby, host_scal, host_copy, host_fill,   host_sync,   host_destroy, &host_krylov,
+    host_axpby, host_scal, host_copy, host_fill,   host_sync,   host_destroy, &host_async,
 };
 
 int spk_exec_host_create(spk_err *err, spk_exec **e)
@@ -348,11 +214,6 @@ int spk_exec_host_create(spk_err *err, spk_exec **e)
     (*e)->ops = &host_ops;
     (*e)->err = err;
     return SPK_OK;
-}
-
-void spk_exec_destroy(spk_exec *e)
-{
-    if (e) e->ops->destroy(e);
 }
 
 /* The host executor, or one built on it that keeps its vectors in host

@@ -102,7 +102,7 @@ int spk_exec_mpi_create(MPI_Comm comm, spk_err *err, spk_exec **e)
     m->ops.dot = mpi_dot;
     m->ops.nrm2 = mpi_nrm2;
     m->ops.destroy = mpi_destroy;
-    m->ops.krylov = NULL; /* the fused steps reduce locally: the drivers use the plain operations */
+    m->ops.async = NULL; /* its scalars would reduce locally: the drivers use the plain operations */
     m->pub.ops = &m->ops;
     m->pub.impl = m->host->impl;
     m->pub.err = err;

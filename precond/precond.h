@@ -9,6 +9,7 @@
 
 #include "core/csr.h"
 #include "core/exec.h"
+#include "precond/devtri.h"
 #include "spmv/spmv.h"
 
 typedef struct spk_precond_opts {
@@ -75,8 +76,8 @@ struct spk_precond_ops {
      * same matrix), with no host pass over A; NULL where there is none. */
     int (*create_dev)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, void **impl);
     /* Optional (GPU): 1 and *out filled when one thread block can apply
-     * what apply applies (core/devtri.h; the block iterations of small
-     * systems, exec.h), else 0; NULL: never. */
+     * what apply applies (precond/devtri.h; the block iterations of small
+     * systems, solver/engine/block_job.h), else 0; NULL: never. */
     int (*block)(const void *impl, spk_block_prec *out);
     /* Optional: the Jacobi sweeps per triangular solve that apply runs, 0
      * where it solves exactly; NULL: no triangular solves by sweeps. */

@@ -10,7 +10,8 @@
 #include "core/exec_cuda.h"
 #endif
 #include "io/mmio.h"
-#include "krylov.h"
+#include "solver/engine/race.h"
+#include "solver/krylov.h"
 #include "precond/precond.h"
 #include "spmv/spmv.h"
 
@@ -613,7 +614,7 @@ static int race_applies(const spk_solver *s, spk_precond_kind asked)
     const spk_csr *A = work_matrix(s);
     const spk_exec *ex = s->ctx->exec;
     return s->opts.race && asked == SPK_PRECOND_AUTO && s->kind == SPK_SOLVER_CG && s->pkind == SPK_PRECOND_IC0 &&
-           !spk_exec_is_host(ex) && ex->ops->krylov && ex->ops->krylov->side_run &&
+           spk_race_cuda_can(ex) &&
            s->opts.vector_ops == SPK_VECTOR_BLOCK && A->nrows <= SPK_BLOCK_ROWS &&
            A->nnz <= SPK_BLOCK_CLUSTER_NNZ_MAX && !s->perm && !s->opts.keep_history && !s->opts.monitor;
 }
@@ -1039,7 +1040,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
             s->popts.stop = race_answered;
             s->popts.stop_arg = rc;
 #ifdef SPK_HAVE_CUDA
-            s->popts.stop_dev = spk_exec_cuda_side_over(ex, &s->popts.stop_race);
+            s->popts.stop_dev = spk_race_cuda_flag(ex, &s->popts.stop_race);
 #endif
         }
         st = deferred_setup(s);

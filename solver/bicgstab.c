@@ -28,34 +28,8 @@
  * r 3n, nrm2(r) n = 27n. */
 #include "krylov_common.h"
 
-int spk_bicgstab_broke(spk_krylov *k, const double *b, double *x, double *r, double *r0, const spk_options *o,
-                       spk_result *res, int it, double bnorm, int broke, int *seq, int *fresh, int *stop)
+int spk_bicgstab_classic(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
-    double rnorm;
-    *stop = 1;
-    if (res->restarts >= SPK_BICGSTAB_RESTARTS || *seq == 0) {
-        res->reason = (spk_reason)broke;
-        return SPK_OK;
-    }
-    SPK_TRY(spk_krylov_residual(k, res, b, x, r));
-    SPK_VEC(k, res, nrm2, k->n, r, &rnorm);
-    SPK_VEC(k, res, copy, k->n, r, r0);
-    res->restarts++;
-    res->rnorm = rnorm;
-    res->relres = rnorm / bnorm;
-    if (isfinite(rnorm) && spk_krylov_converged(o, res, rnorm, bnorm)) {
-        spk_krylov_record(k, o, res, it - 1, rnorm, bnorm);
-        return SPK_OK;
-    }
-    *stop = 0;
-    *fresh = 1;
-    *seq = 0;
-    return SPK_OK;
-}
-
-int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
-{
-    if (o->vector_ops != SPK_VECTOR_CLASSIC && k->e->ops->krylov) return spk_bicgstab_fused(k, b, x, o, res);
     const int n = k->n, ident = spk_krylov_identity(k);
     double *r = k->w[0], *r0 = k->w[1], *p = k->w[2], *v = k->w[3], *t = k->w[4];
     double *ph = ident ? p : k->w[5];
@@ -72,12 +46,9 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
     for (int it = 1; it <= o->maxit; it++) {
         int broke = 0; /* a breakdown: SPK_BREAKDOWN_RHO or SPK_BREAKDOWN_R0V */
         SPK_VEC(k, res, dot, n, r0, r, &rho);
-        if (!isfinite(rho)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (rho == 0) {
-            broke = SPK_BREAKDOWN_RHO;
+        int why;
+        if (spk_bicg_rho_bad(rho, &why)) {
+            broke = why;
         } else {
             if (fresh) {
                 SPK_VEC(k, res, copy, n, r, p);
@@ -90,12 +61,12 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
             if (!ident) SPK_PREC(k, res, p, ph);
             SPK_SPMV(k, res, 1.0, ph, 0.0, v);
             SPK_VEC(k, res, dot, n, r0, v, &r0v);
-            if (!isfinite(r0v)) {
-                res->reason = SPK_DIVERGED_NAN;
-                break;
-            }
-            alpha = r0v != 0 ? rho / r0v : INFINITY;
-            if (!isfinite(alpha)) broke = SPK_BREAKDOWN_R0V;
+            if (spk_bicg_r0v_bad(rho, r0v, &why)) broke = why;
+            else alpha = rho / r0v;
+        }
+        if (broke && !spk_bicg_restartable(broke)) {
+            res->reason = (spk_reason)broke;
+            break;
         }
         if (broke) {
             int stop;
@@ -118,12 +89,8 @@ int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o
         SPK_SPMV(k, res, 1.0, sh, 0.0, t);
         SPK_VEC(k, res, dot, n, t, t, &tt);
         SPK_VEC(k, res, dot, n, t, s, &ts);
-        if (!isfinite(tt) || !isfinite(ts)) {
-            res->reason = SPK_DIVERGED_NAN;
-            break;
-        }
-        if (tt == 0) {
-            res->reason = SPK_BREAKDOWN_OMEGA;
+        if (spk_bicg_rest_bad(tt, ts, &why)) {
+            res->reason = (spk_reason)why;
             break;
         }
         omega = ts / tt;

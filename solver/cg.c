@@ -14,9 +14,8 @@
  * reads/writes (11n without a preconditioner: z = r, r'z = ||r||^2). */
 #include "krylov_common.h"
 
-int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+int spk_cg_classic(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
-    if (o->vector_ops != SPK_VECTOR_CLASSIC && k->e->ops->krylov) return spk_cg_fused(k, b, x, o, res);
     const int n = k->n, ident = spk_krylov_identity(k);
     double *r = k->w[0], *p = k->w[1], *q = k->w[2];
     double *z = ident ? r : k->w[3];

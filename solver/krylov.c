@@ -2,13 +2,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "krylov_common.h"
+#include "solver/engine/steps.h"
+#include "solver/krylov_common.h"
 
 int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_history)
 {
     memset(k, 0, sizeof *k);
     k->e = e;
     k->n = n;
+    k->steps = spk_steps_of(e);
     /* On a device, one allocation for all of them (each allocation and free
      * there costs a few microseconds, a noticeable part of a small solve),
      * every vector at a multiple of 256 bytes; on the host one each (so a
@@ -118,5 +120,30 @@ int spk_krylov_finished(spk_result *res, double tn, double bnorm)
      * never report a non-finite answer as converged */
     if (!isfinite(tn) && (res->reason == SPK_CONVERGED_RTOL || res->reason == SPK_CONVERGED_ATOL))
         res->reason = SPK_DIVERGED_NAN;
+    return SPK_OK;
+}
+
+int spk_bicgstab_broke(spk_krylov *k, const double *b, double *x, double *r, double *r0, const spk_options *o,
+                       spk_result *res, int it, double bnorm, int broke, int *seq, int *fresh, int *stop)
+{
+    double rnorm;
+    *stop = 1;
+    if (res->restarts >= SPK_BICGSTAB_RESTARTS || *seq == 0) {
+        res->reason = (spk_reason)broke;
+        return SPK_OK;
+    }
+    SPK_TRY(spk_krylov_residual(k, res, b, x, r));
+    SPK_VEC(k, res, nrm2, k->n, r, &rnorm);
+    SPK_VEC(k, res, copy, k->n, r, r0);
+    res->restarts++;
+    res->rnorm = rnorm;
+    res->relres = rnorm / bnorm;
+    if (isfinite(rnorm) && spk_krylov_converged(o, res, rnorm, bnorm)) {
+        spk_krylov_record(k, o, res, it - 1, rnorm, bnorm);
+        return SPK_OK;
+    }
+    *stop = 0;
+    *fresh = 1;
+    *seq = 0;
     return SPK_OK;
 }

@@ -6,7 +6,8 @@
 
 #include <math.h>
 
-#include "krylov.h"
+#include "solver/control.h"
+#include "solver/krylov.h"
 
 /* Run one interface call, add its wall time to *acc (after a device sync so
  * queued work is charged to the phase that queued it), propagate failure. */
@@ -44,30 +45,14 @@ static inline void spk_krylov_record(spk_krylov *k, const spk_options *o, spk_re
     if (o->monitor) o->monitor(o->monitor_user, it, rnorm, bnorm > 0 ? rnorm / bnorm : rnorm);
 }
 
-/* Has ||r|| met the stopping test?  Sets res->reason when it has. */
-static inline int spk_krylov_converged(const spk_options *o, spk_result *res, double rnorm,
-                                       double bnorm)
+/* Has ||r|| met the stopping test (solver/control.h)?  Sets res->reason when it has. */
+static inline int spk_krylov_converged(const spk_options *o, spk_result *res, double rnorm, double bnorm)
 {
-    if (rnorm <= o->rtol * bnorm) {
-        res->reason = SPK_CONVERGED_RTOL;
-        return 1;
-    }
-    if (rnorm <= o->atol) {
-        res->reason = SPK_CONVERGED_ATOL;
-        return 1;
-    }
-    return 0;
-}
-
-/* Has ||r|| grown past dtol * max(||b||, ||r0||)?  Sets res->reason when it has. */
-static inline int spk_krylov_diverged(const spk_options *o, spk_result *res, double rnorm, double bnorm)
-{
-    const double ref = bnorm > res->rnorm0 ? bnorm : res->rnorm0;
-    if (o->dtol > 0 && rnorm > o->dtol * ref) {
-        res->reason = SPK_DIVERGED_DTOL;
-        return 1;
-    }
-    return 0;
+    const spk_stop t = spk_stop_of(o->rtol, o->atol, 0, bnorm, 0);
+    int why;
+    if (!spk_stop_met(&t, rnorm, &why)) return 0;
+    res->reason = (spk_reason)why;
+    return 1;
 }
 
 /* The end of an iteration with residual norm rnorm: record it; 1 when the
@@ -78,25 +63,27 @@ static inline int spk_krylov_end_step(spk_krylov *k, const spk_options *o, spk_r
     res->rnorm = rnorm;
     res->relres = rnorm / bnorm;
     spk_krylov_record(k, o, res, it, rnorm, bnorm);
-    if (!isfinite(rnorm)) {
-        res->reason = SPK_DIVERGED_NAN;
-        return 1;
-    }
-    return spk_krylov_converged(o, res, rnorm, bnorm) || spk_krylov_diverged(o, res, rnorm, bnorm);
+    const spk_stop t = spk_stop_of(o->rtol, o->atol, o->dtol, bnorm, res->rnorm0);
+    int why;
+    if (!spk_stop_end(&t, rnorm, &why)) return 0;
+    res->reason = (spk_reason)why;
+    return 1;
 }
 
 /* CG's tests on r'z (M must be positive definite) and p'q (A must be):
  * 1 when the loop stops (res->reason set). */
 static inline int spk_cg_bad_rz(spk_result *res, double rz)
 {
-    if (isfinite(rz) && rz > 0) return 0;
-    res->reason = !isfinite(rz) ? SPK_DIVERGED_NAN : SPK_BREAKDOWN_PRECOND;
+    int why;
+    if (!spk_cg_rz_bad(rz, &why)) return 0;
+    res->reason = (spk_reason)why;
     return 1;
 }
 static inline int spk_cg_bad_pq(spk_result *res, double pq)
 {
-    if (isfinite(pq) && pq > 0) return 0;
-    res->reason = !isfinite(pq) ? SPK_DIVERGED_NAN : SPK_BREAKDOWN_INDEFINITE;
+    int why;
+    if (!spk_cg_pq_bad(pq, &why)) return 0;
+    res->reason = (spk_reason)why;
     return 1;
 }
 

@@ -1066,7 +1066,10 @@ static void test_registry(ctx *c)
     struct spk_exec_ops fake_ops;
     memset(&fake_ops, 0, sizeof fake_ops);
     fake_ops.name = "opencl";
-    spk_exec fake = {&fake_ops, NULL, &c->err};
+    spk_exec fake;
+    memset(&fake, 0, sizeof fake);
+    fake.ops = &fake_ops;
+    fake.err = &c->err;
     st = spk_precond_find("ic0", &fake, &ops, &c->err);
     CHECK(st == SPK_ERR_NOT_FOUND && check_contains(c->err.msg, "'ic0'") &&
               check_contains(c->err.msg, "'opencl'") && check_contains(c->err.msg, "host"),

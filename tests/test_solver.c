@@ -14,6 +14,7 @@
 #include "core/exec_cuda.h"
 #endif
 #include "precond/precond.h"
+#include "solver/engine/block.h"
 #include "solver/krylov.h"
 #include "spmv/spmv.h"
 

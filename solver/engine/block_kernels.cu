@@ -1,16 +1,16 @@
 // block_kernels.cu -- whole CG and BiCGStab iterations in one thread block
-// (exec.h, spk_block_job): for small systems, where an iteration of
+// (block_job.h, spk_block_job): for small systems, where an iteration of
 // separate kernels costs its launches and the waits between them more than
 // its arithmetic, one block of kSmallBlock threads runs the fused steps of
-// solver/fused.c back to back, the vectors in global memory (in the SM's
+// solver/fused.c (steps.h) back to back, the vectors in global memory (in the SM's
 // L1 between steps), barriers in place of kernel boundaries.
 //
-// Each step is the fused kernel's arithmetic (krylov_kernels.cu) with the
+// Each step is the fused kernel's arithmetic (step_kernels.cu) with the
 // same guards; the reductions add in a fixed order (each thread its
 // entries, then the warps, then the 32 warp sums in order), so a run
 // repeats to the bit.  After each point where the fused driver reads its
 // scalars, the kernel writes them to `reads` and applies the driver's tests
-// (fused.c, krylov_common.h) to them, stopping where any would end the loop
+// (solver/control.h) to them, stopping where any would end the loop
 // or leave the fast path; the host replays the reads through its own tests.
 //
 // Phases: thread 0 reads clock64() at the barriers that end the product,
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "block_kernels.h"
-#include "devtri.cuh"
+#include "precond/devtri.cuh"
 
 namespace {
 
@@ -262,17 +262,22 @@ struct clock3 {
     }
 };
 
-// The fused driver's norm: sqrt(vv) on its fast path (0 < vv <= finite,
-// above 1e-290), else the driver calls nrm2 (-1 here: stop).
+// The driver's tests (solver/control.h) on a read: the norm where the
+// square root serves (-1: the driver calls nrm2, so the kernel stops), the
+// stopping test met, the loop ended.
 __device__ __forceinline__ double fast_norm(double vv)
 {
-    return vv != 0 && fin(vv) && vv > 1e-290 ? sqrt(vv) : -1.0;
+    return spk_norm_from_square(vv);
 }
-
-// Does ||r|| end the loop (krylov_end_step)?
+__device__ __forceinline__ bool meets(const spk_block_job &j, double rn)
+{
+    int why;
+    return spk_stop_met(&j.stop, rn, &why);
+}
 __device__ __forceinline__ bool end_test(const spk_block_job &j, double rn)
 {
-    return !fin(rn) || rn <= j.conv || rn <= j.atol || (j.div > 0 && rn > j.div);
+    int why;
+    return spk_stop_end(&j.stop, rn, &why);
 }
 
 // read i's place: i, or i mod j.ring (a job whose host reads only its last)
@@ -456,10 +461,11 @@ __global__ void __launch_bounds__(kT) cg_block_kernel(spk_block_job j, double *s
         const int t = cur;
         cur = next;
         next = t;
-        if (!(fin(rzn) && rzn > 0) || !(fin(pq) && pq > 0)) break;
+        int why;
+        if (spk_cg_rz_bad(rzn, &why) || spk_cg_pq_bad(pq, &why)) break;
         rn = fast_norm(rr);
         const bool halt = j.over && sh.stop[it & 1] != 0;
-        met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
+        met = rr == 0 || (rn >= 0 && meets(j, rn));
         if (rn < 0 || end_test(j, rn) || it >= j.maxit || halt) break;
     }
     if (met && j.over && j.signal && G::first() == 0) *(volatile int *)j.over = j.race;
@@ -521,9 +527,10 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         ss = residual_step<G>(fin(a), n, a, v, r, sh, [](int) {});
         ck.mark(SPK_PHASE_VECTOR);
         put3<G>(reads, read_at(j, done++), rho, r0v, ss);
-        if (!fin(rho) || rho == 0 || !fin(r0v) || !fin(r0v != 0 ? rho / r0v : INFINITY)) break;
+        int why;
+        if (spk_bicg_half_bad(rho, r0v, &why)) break;
         const double sn = fast_norm(ss);
-        if (sn < 0 || sn <= j.conv || sn <= j.atol) break;
+        if (sn < 0 || meets(j, sn)) break;
         if (prec) {
             block_prec_apply<G, W>(n, j.M, r, shv, xs, stg, lrs);
             ck.mark(SPK_PHASE_PRECOND);
@@ -565,9 +572,9 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
         cur = old;
         old = sw;
         rho_o = rho_c;
-        if (!fin(tt) || !fin(ts) || tt == 0) break;
+        if (spk_bicg_rest_bad(tt, ts, &why)) break;
         const double rn = fast_norm(rr);
-        met = rr == 0 || (rn >= 0 && (rn <= j.conv || rn <= j.atol));
+        met = rr == 0 || (rn >= 0 && meets(j, rn));
         if (rn < 0 || end_test(j, rn) || w == 0 || it >= j.maxit) break;
     }
     true_residual<G>(j, met, &sh);
@@ -584,45 +591,6 @@ __global__ void __launch_bounds__(kT) bicg_block_kernel(spk_block_job j, double 
 }
 
 }  // namespace
-
-// The driver's calls for loading a module's kernels, found at run time (no
-// link to the driver library); 0 where the driver has none (before 12.4).
-typedef CUresult (*fn_get_module)(CUmodule *, CUfunction);
-typedef CUresult (*fn_count)(unsigned *, CUmodule);
-typedef CUresult (*fn_enumerate)(CUfunction *, unsigned, CUmodule);
-typedef CUresult (*fn_load)(CUfunction);
-
-static int driver_call(const char *name, void **fn)
-{
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    *fn = NULL;
-    return cudaGetDriverEntryPointByVersion(name, fn, 12040, cudaEnableDefault, &q) == cudaSuccess &&
-           q == cudaDriverEntryPointSuccess && *fn;
-}
-
-extern "C" cudaError_t spk_module_preload(const void *kernel, int *done)
-{
-    *done = 0;
-    void *g = NULL, *c = NULL, *en = NULL, *ld = NULL;
-    if (!driver_call("cuFuncGetModule", &g) || !driver_call("cuModuleGetFunctionCount", &c) ||
-        !driver_call("cuModuleEnumerateFunctions", &en) || !driver_call("cuFuncLoad", &ld))
-        return cudaSuccess;
-    cudaFunction_t f = NULL;
-    cudaError_t st = cudaGetFuncBySymbol(&f, kernel);
-    if (st != cudaSuccess) return st;
-    CUmodule m = NULL;
-    unsigned count = 0;
-    if (((fn_get_module)g)(&m, (CUfunction)f) != CUDA_SUCCESS || ((fn_count)c)(&count, m) != CUDA_SUCCESS)
-        return cudaErrorUnknown;
-    CUfunction *all = (CUfunction *)calloc(count ? count : 1, sizeof *all);
-    if (!all) return cudaErrorMemoryAllocation;
-    st = ((fn_enumerate)en)(all, count, m) == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
-    for (unsigned i = 0; st == cudaSuccess && i < count; i++)
-        if (((fn_load)ld)(all[i]) != CUDA_SUCCESS) st = cudaErrorUnknown;
-    free(all);
-    *done = st == cudaSuccess;
-    return st;
-}
 
 extern "C" const void *spk_block_kernels_probe(void)
 {
@@ -700,6 +668,20 @@ extern "C" cudaError_t spk_block_cluster_max(int *out)
             return cudaSuccess;
         }
     }
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t spk_block_cluster_fit(int *most, int *cluster)
+{
+    if (*cluster <= 1) return cudaSuccess;
+    if (*most < 1) {
+        const cudaError_t st = spk_block_cluster_max(most);
+        if (st != cudaSuccess) {
+            *most = 0;
+            return st;
+        }
+    }
+    while (*cluster > 1 && *cluster > *most) *cluster /= 2;
     return cudaSuccess;
 }
 
