@@ -1,0 +1,95 @@
+/* api_impl.h -- the objects behind the public C API (include/spk.h) and
+ * what the files that implement it share: context.c (names, contexts),
+ * matrix.c (matrices, vectors), options.c, setup.c (a solver's setup,
+ * refactorization, getters), solve_race.c (the race's part of a solver),
+ * solve.c (spk_solve).  Internal to solver/. */
+#ifndef SPK_SOLVER_API_IMPL_H
+#define SPK_SOLVER_API_IMPL_H
+
+#include "core/csr.h"
+#include "core/exec.h"
+#include "precond/precond.h"
+#include "solver/engine/race.h"
+#include "solver/krylov.h"
+#include "spmv/spmv.h"
+
+#define SPK_STR2(x) #x
+#define SPK_STR(x) SPK_STR2(x)
+
+struct spk_context {
+    spk_exec *exec;
+    spk_err err;
+    char note[SPK_ERR_MSG_MAX]; /* why this device (SPK_DEVICE_AUTO) */
+};
+
+struct spk_matrix {
+    spk_context *ctx;
+    spk_csr A;        /* canonical host CSR */
+    int *map;         /* input entry k -> position in A (NULL: identity) */
+    int nin;          /* entries in the caller's arrays (spk_matrix_update_values) */
+    unsigned version; /* bumped by spk_matrix_update_values */
+};
+
+struct spk_solver {
+    spk_context *ctx;
+    spk_matrix *M;
+    spk_options opts;
+    spk_solver_kind kind;     /* CG or BiCGStab, after AUTO was resolved */
+    spk_precond_kind pkind;   /* after AUTO was resolved */
+    int auto_kind;            /* the caller asked for SPK_SOLVER_AUTO */
+    int auto_precond;         /* the caller asked for SPK_PRECOND_AUTO */
+    spk_precond_opts popts;
+    spk_krylov k;
+    double *b, *x;            /* executor copies (NULL on the host: caller's arrays are used) */
+    unsigned version;         /* matrix version the setup was made for */
+    double t_setup;           /* seconds of the (last) setup */
+    double t_split[4];        /* ... its parts: upload, checks, format, preconditioner */
+    char format_detail[512];  /* the SpMV backend's description, after setup */
+    char format_name[64];     /* opts.format points here: the caller's string may not outlive
+                                 spk_solver_create, and a refactorization rebuilds the format */
+    /* SPK_REORDER_MULTICOLOR: the system solved is P A P^T (P b) */
+    spk_csr PA;               /* P A P^T */
+    int *perm;                /* row i of PA is row perm[i] of A (NULL: no reordering) */
+    int *pmap;                /* entry k of PA is entry pmap[k] of A (for new values) */
+    int ncolors;
+    double *pb, *px;          /* host b and x in the solver's order */
+    const spk_csr *dA;        /* during setup on the GPU: the matrix in device memory, shared by
+                                 the SpMV format and the preconditioner (NULL: none) */
+    spk_csr blockA;           /* SPK_VECTOR_BLOCK on a small system: that copy, kept for the
+                                 block iterations (k.dA; rowptr NULL: none) */
+    int racing;               /* spk_options.race applies: each solve runs CG without the
+                                 preconditioner alongside (see race_applies) */
+    int deferred;             /* ... and the preconditioner is built by the first solve, while
+                                 that CG already iterates */
+    int race_init;            /* the race's sides' work vectors made */
+    spk_race race;
+};
+
+/* rows per block of SPK_REORDER_BLOCK_MULTICOLOR when reorder_block is 0 */
+#define SPK_REORDER_BLOCK_DEFAULT 16
+
+/* The matrix the solver works on: A, or P A P^T when reordered. */
+static inline const spk_csr *spk_solver_work(const spk_solver *s)
+{
+    return s->perm ? &s->PA : &s->M->A;
+}
+
+/* options.c: the options' checks, and the SpMV backend's options of them. */
+int spk_options_check(const spk_options *o, spk_err *e);
+void spk_options_spmv(const spk_options *o, spk_spmv_opts *so);
+/* matrix.c: is every diagonal entry of A stored and positive? */
+int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e);
+/* setup.c: the preconditioner of kind s->pkind made anew; st with the row
+ * of A named where a reordered factorization failed; the deferred build of
+ * the first solve (its seconds added to s->t_setup); new values since the
+ * setup taken. */
+int spk_solver_make_precond(spk_solver *s);
+int spk_solver_original_row(spk_solver *s, int st);
+int spk_solver_deferred_setup(spk_solver *s);
+int spk_solver_refresh(spk_solver *s);
+/* solve_race.c: the race's part of a solver (spk_options.race). */
+spk_race *spk_solver_race_start(spk_solver *s, const double *db, const double *dx, int *st);
+void spk_solver_race_free(spk_solver *s);
+int spk_solver_race_answered(void *arg);
+
+#endif

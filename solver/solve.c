@@ -1,0 +1,220 @@
+/* solve.c -- spk_solve (include/spk.h): new values taken, the vectors
+ * uploaded, the race and a deferred preconditioner's build, the method on
+ * its engine, CG's switch to BiCGStab where AUTO met an indefinite matrix,
+ * the answer and its status. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/api_impl.h"
+#ifdef SPK_HAVE_CUDA
+#include "core/exec_cuda.h"
+#endif
+
+/* Status and message for a finished solve. */
+static int outcome(spk_solver *s, const spk_result *r)
+{
+    spk_err *e = &s->ctx->err;
+    const char *m = spk_solver_method(s);
+    switch (r->reason) {
+    case SPK_CONVERGED_RTOL:
+    case SPK_CONVERGED_ATOL:
+    case SPK_CONVERGED_ZERO_RHS: return SPK_OK;
+    case SPK_DIVERGED_MAXIT:
+        return spk_err_set(e, SPK_ERR_NOT_CONVERGED,
+                           "%s did not converge in %d iterations: relative residual %.3e, rtol %.1e",
+                           m, r->iterations, r->relres, s->opts.rtol);
+    case SPK_DIVERGED_DTOL:
+        return spk_err_set(e, SPK_ERR_NOT_CONVERGED,
+                           "%s diverged at iteration %d: relative residual %.3e, above dtol %.1e "
+                           "times the larger of ||b|| and the initial residual",
+                           m, r->iterations, r->relres, s->opts.dtol);
+    case SPK_BREAKDOWN_INDEFINITE:
+        return spk_err_set(e, SPK_ERR_INDEFINITE,
+                           "CG broke down at iteration %d: p'Ap <= 0, so the matrix is not positive "
+                           "definite; use BiCGStab (--solver bicgstab)",
+                           r->iterations + 1);
+    case SPK_BREAKDOWN_PRECOND:
+        return spk_err_set(e, SPK_ERR_INDEFINITE,
+                           "CG broke down at iteration %d: r'z <= 0, so the preconditioner (%s) is "
+                           "not positive definite",
+                           r->iterations + 1, spk_solver_precond(s));
+    case SPK_INVALID_INPUT:
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "the right-hand side or the initial guess "
+                                                   "contains NaN or Inf");
+    case SPK_BREAKDOWN_RHO:
+    case SPK_BREAKDOWN_R0V:
+    case SPK_BREAKDOWN_OMEGA:
+        return spk_err_set(e, SPK_ERR_BREAKDOWN,
+                           "%s stopped at iteration %d: %s%s; the system is probably singular or "
+                           "nearly so (no solution, or b outside the range of A)",
+                           m, r->iterations, spk_reason_name(r->reason),
+                           r->restarts ? ", also after restarting" : "");
+    default:
+        return spk_err_set(e, SPK_ERR_BREAKDOWN, "%s stopped at iteration %d: %s", m,
+                           r->iterations, spk_reason_name(r->reason));
+    }
+}
+
+/* One run of the configured method from the executor copies b, x. */
+static int run_method(spk_solver *s, const double *b, double *x, spk_result *r)
+{
+    if (s->kind == SPK_SOLVER_CG) return spk_cg(&s->k, b, x, &s->opts, r);
+    return spk_bicgstab(&s->k, b, x, &s->opts, r);
+}
+
+/* The deferred preconditioner's build (the race): it ends early where a
+ * side has answered; stopped without a winner after all (the sides' ends
+ * are tested on the host), it is built whole.  *t_setup: its seconds. */
+static int build_deferred(spk_solver *s, spk_race *rc, double *t_setup)
+{
+    spk_err *e = &s->ctx->err;
+    if (rc) {
+        s->popts.stop = spk_solver_race_answered;
+        s->popts.stop_arg = rc;
+#ifdef SPK_HAVE_CUDA
+        s->popts.stop_dev = spk_race_cuda_flag(s->ctx->exec, &s->popts.stop_race);
+#endif
+    }
+    int st = spk_solver_deferred_setup(s);
+    s->popts.stop = NULL;
+    s->popts.stop_arg = NULL;
+    s->popts.stop_dev = NULL;
+    /* stopped on the device's flag: the side that set it ends within an iteration */
+    if (st == SPK_PRECOND_STOPPED && rc) SPK_TRY(spk_race_settle(rc));
+    if (st == SPK_PRECOND_STOPPED) {
+        if (rc && rc->winner >= 0) {
+            st = SPK_OK; /* not built: the next solve builds it */
+        } else {
+            st = spk_solver_deferred_setup(s);
+            if (st == SPK_PRECOND_STOPPED)
+                st = spk_err_set(e, SPK_ERR_INTERNAL, "the preconditioner's build stopped early");
+        }
+    }
+    if (!st) *t_setup = s->t_setup;
+    return st;
+}
+
+/* x0, for a restart with BiCGStab if CG finds A indefinite under AUTO: with
+ * device vectors the host's x is x0 until the final download; in place (the
+ * host's vectors) a copy (*copy, freed by the caller). */
+static int keep_x0(spk_solver *s, const double *x, const double **x0, double **copy)
+{
+    if (!s->auto_kind || s->kind != SPK_SOLVER_CG) return SPK_OK;
+    if (s->b) {
+        *x0 = x;
+        return SPK_OK;
+    }
+    const int n = s->M->A.nrows;
+    *copy = spk_malloc((size_t)n, sizeof(double), "initial guess copy", &s->ctx->err);
+    if (!*copy) return SPK_ERR_NOMEM;
+    memcpy(*copy, x, (size_t)n * sizeof(double));
+    *x0 = *copy;
+    return SPK_OK;
+}
+
+/* CG under AUTO found A (or M) indefinite: BiCGStab + ILU(0) from x0, the
+ * first attempt's phase times added. */
+static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const double *x0, const spk_race *rc,
+                              spk_result *r, double *t_setup, int *alongside)
+{
+    spk_exec *ex = s->ctx->exec;
+    const spk_result first = *r;
+    s->kind = SPK_SOLVER_BICGSTAB;
+    s->pkind = SPK_PRECOND_ILU0;
+    const double t1 = spk_time_now();
+    SPK_TRY(spk_solver_original_row(s, spk_solver_make_precond(s)));
+    *t_setup += spk_time_now() - t1;
+    SPK_TRY(ex->ops->upload(ex, dx, x0, (size_t)s->M->A.nrows * sizeof(double)));
+    memset(r, 0, sizeof *r);
+    SPK_TRY(run_method(s, db, dx, r));
+    *alongside = rc && rc->winner >= 0;
+    r->switched = !*alongside;
+    r->t_spmv += first.t_spmv;
+    r->t_precond += first.t_precond;
+    r->t_vector += first.t_vector;
+    r->t_sync += first.t_sync;
+    return SPK_OK;
+}
+
+int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
+{
+    if (!s) return SPK_ERR_INVALID_ARG;
+    spk_context *ctx = s->ctx;
+    spk_err *e = &ctx->err;
+    spk_exec *ex = ctx->exec;
+    spk_err_clear(e);
+    spk_result r;
+    memset(&r, 0, sizeof r);
+    double t0 = spk_time_now(), t_setup = 0;
+    int n = s->M->A.nrows, st;
+    size_t bytes = (size_t)n * sizeof(double);
+    spk_race *rc = NULL;
+    int alongside = 0; /* the answer is the CG alongside's (spk_options.race) */
+    if (!b || !x) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solve: b and x are required");
+    double *const xout = x;
+    if (s->perm) { /* solve P A P^T (P x) = P b */
+        for (int i = 0; i < n; i++) {
+            s->pb[i] = b[s->perm[i]];
+            s->px[i] = x[s->perm[i]];
+        }
+        b = s->pb;
+        x = s->px;
+    }
+    if (s->version != s->M->version) {
+        SPK_TRY(spk_solver_refresh(s));
+        t_setup = s->t_setup;
+    }
+    const double *db = b;
+    double *dx = x;
+    if (s->b) {
+        SPK_TRY(ex->ops->upload(ex, s->b, b, bytes));
+        SPK_TRY(ex->ops->upload(ex, s->x, x, bytes));
+        db = s->b;
+        dx = s->x;
+    }
+    const double *x0 = NULL;
+    double *x0_copy = NULL;
+    SPK_TRY(keep_x0(s, x, &x0, &x0_copy));
+    /* the race: CGs alongside, from before the deferred preconditioner is
+     * built; the first to converge answers */
+    rc = spk_solver_race_start(s, db, dx, &st);
+    if (st) goto cleanup;
+    if (s->deferred) SPK_CHECK(st, build_deferred(s, rc, &t_setup));
+    if (rc) SPK_CHECK(st, spk_race_poll(rc, &alongside));
+    s->k.race = rc;
+    if (!alongside) SPK_CHECK(st, run_method(s, db, dx, &r));
+    alongside = rc && rc->winner >= 0;
+    if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND))
+        SPK_CHECK(st, switch_to_bicgstab(s, db, dx, x0, rc, &r, &t_setup, &alongside));
+    s->k.race = NULL;
+    int on_host = 0; /* the answer alongside is in x already */
+    if (rc) {
+        if (alongside) {
+            SPK_CHECK(st, spk_race_result(rc, db, dx, s->b ? x : NULL, &on_host, &r));
+        } else {
+            SPK_CHECK(st, spk_race_stop(rc)); /* a win of its found now comes too late */
+        }
+        r.race = alongside ? 2 + rc->winner : 1;
+    }
+    if (s->b && !on_host) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
+    if (s->perm)
+        for (int i = 0; i < n; i++) xout[s->perm[i]] = x[i];
+    r.shift = !alongside && s->k.M_ops && s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;
+    r.t_setup = t_setup > 0 ? t_setup : s->t_setup;
+    r.t_setup_upload = s->t_split[0];
+    r.t_setup_check = s->t_split[1];
+    r.t_setup_format = s->t_split[2];
+    r.t_setup_precond = s->t_split[3];
+    r.t_total = spk_time_now() - t0;
+    st = outcome(s, &r);
+cleanup:
+    s->k.race = NULL;
+    s->k.begun.on = 0; /* a start made for the race and not taken (the CG alongside answered first) */
+    if (st && rc) spk_race_stop(rc); /* after a failure: the error already set is the one to report */
+    free(x0_copy);
+    if (res) *res = r;
+    return st;
+}
+
