@@ -1,4 +1,4 @@
-/* test_mpi.c -- the distributed solve (dist/), run under mpirun with 2 and 3
+/* test_mpi.c -- the distributed solve (mpi/), run under mpirun with 2 and 3
  * ranks: the product equals the one-process product to rounding, including
  * on a matrix whose couplings cross every rank boundary; CG and BiCGStab
  * with no preconditioner or Jacobi take the iterations of one process and
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "dist/dist.h"
 #include "io/gen.h"
+#include "mpi/dist.h"
 #include "precond/precond.h"
 #include "solver/krylov.h"
 

@@ -1,0 +1,188 @@
+/* mm_entries.c -- Matrix Market coordinate entries and array values
+ * (mm_parse.h), in one pass over the text.  Capacity for entries grows as
+ * entries are parsed and is never larger than what the rest of the input could
+ * hold, so a size line claiming billions of entries costs nothing until data
+ * backs it. */
+#include "io/mm_parse.h"
+
+#include <stdlib.h>
+
+/* Make room for one more entry in d (doubling, capped by the announced count). */
+static int mm_grow(mm_data *d, const char *name, spk_err *e)
+{
+    size_t cap = d->cap * 2 + 1024;
+    if (cap > d->max) cap = d->max;
+    if (d->row) {
+        int *r = realloc(d->row, cap * sizeof *r);
+        if (!r) goto nomem;
+        d->row = r;
+        int *c = realloc(d->col, cap * sizeof *c);
+        if (!c) goto nomem;
+        d->col = c;
+    }
+    if (d->val || d->info.field != SPK_MM_PATTERN) {
+        double *v = realloc(d->val, cap * sizeof *v);
+        if (!v) goto nomem;
+        d->val = v;
+    }
+    d->cap = cap;
+    return SPK_OK;
+nomem:
+    return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory (%zu entries)", name, cap);
+}
+
+/* Allocate the first block of entries: no more than the announced count, and
+ * no more than the rest of the input could hold at min_bytes per entry. */
+static int mm_reserve(mm_data *d, size_t remaining, size_t min_bytes, const char *name, spk_err *e)
+{
+    size_t cap = remaining / min_bytes + 16;
+    if (cap > d->max) cap = d->max;
+    if (cap == 0) cap = 1;
+    if (d->info.format == SPK_MM_COORDINATE) {
+        d->row = malloc(cap * sizeof *d->row);
+        d->col = malloc(cap * sizeof *d->col);
+        if (!d->row || !d->col) goto nomem;
+    }
+    if (d->info.field != SPK_MM_PATTERN) {
+        d->val = malloc(cap * sizeof *d->val);
+        if (!d->val) goto nomem;
+    }
+    d->cap = cap;
+    return SPK_OK;
+nomem:
+    return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory (%zu entries)", name, cap);
+}
+
+/* Report a bad value token at p on the given line. */
+static int mm_bad_value(mm_parser *ps, const char *p, long long line, int status, int integer,
+                        spk_err *e)
+{
+    char tok[64];
+    spk_mm_token(p, ps->end, tok, sizeof tok);
+    if (status == MM_NUM_NONFINITE)
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: value is not finite: '%s'", ps->name, line,
+                           tok);
+    if (integer)
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:%lld: bad value '%s' (not an integer, the field is integer)",
+                           ps->name, line, tok);
+    return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: bad value '%s' (not a real number)", ps->name,
+                       line, tok);
+}
+
+/* Parse the L coordinate entries "i j [v]" into d (1-based in, 0-based out). */
+int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
+{
+    const spk_mm_info *in = &d->info;
+    const int pattern = in->field == SPK_MM_PATTERN, integer = in->field == SPK_MM_INTEGER;
+    const int skew = in->symmetry == SPK_MM_SKEW;
+    const long long M = in->nrows, N = in->ncols;
+    const char *expect = pattern ? "2 (row column)" : "3 (row column value)";
+    const char *p = ps->p, *end = ps->end, *q;
+    long long line = ps->line, r, c;
+    char tok[64];
+    int st;
+    d->max = (size_t)in->entries;
+    SPK_TRY(mm_reserve(d, (size_t)(end - p), 4, ps->name, e));
+    for (size_t k = 0; k < d->max; k++) {
+        if (!mm_next_line(&p, end, &line))
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: file ends after %zu of %lld entries",
+                               ps->name, mm_last_line(ps, line), k, in->entries);
+        if (!(q = spk_mm_scan_int(p, end, &r)))
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: bad row index '%s'", ps->name, line,
+                               spk_mm_token(p, end, tok, sizeof tok));
+        if (r < 1 || r > M)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: row index out of range: %lld not in 1..%lld", ps->name,
+                               line, r, M);
+        p = q;
+        while (p < end && mm_blank(*p)) p++;
+        if (p == end || *p == '\n') goto too_few;
+        if (!(q = spk_mm_scan_int(p, end, &c)))
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: bad column index '%s'", ps->name, line,
+                               spk_mm_token(p, end, tok, sizeof tok));
+        if (c < 1 || c > N)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: column index out of range: %lld not in 1..%lld", ps->name,
+                               line, c, N);
+        p = q;
+        while (p < end && mm_blank(*p)) p++;
+        if (!pattern) {
+            double v;
+            int intg;
+            const char *t0 = p;
+            if (p == end || *p == '\n') goto too_few;
+            st = spk_mm_scan_real(&p, end, &v, &intg);
+            if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
+            while (p < end && mm_blank(*p)) p++;
+            if (k == d->cap) SPK_TRY(mm_grow(d, ps->name, e));
+            d->val[k] = v;
+        } else if (k == d->cap) {
+            SPK_TRY(mm_grow(d, ps->name, e));
+        }
+        if (p < end && *p != '\n')
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too many tokens, expected %s", ps->name,
+                               line, expect);
+        if (skew && r == c)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: diagonal entry (%lld,%lld) in a skew-symmetric matrix",
+                               ps->name, line, r, c);
+        d->row[k] = (int)(r - 1);
+        d->col[k] = (int)(c - 1);
+        d->n = k + 1;
+        if (p < end) {
+            p++;
+            line++;
+        }
+    }
+    if (mm_next_line(&p, end, &line))
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:%lld: more entries than the %lld announced in the size line",
+                           ps->name, line, in->entries);
+    ps->p = p;
+    ps->line = line;
+    return SPK_OK;
+too_few:
+    return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too few tokens, expected %s", ps->name, line,
+                       expect);
+}
+
+/* Parse the values of an array file, one per line, column by column. */
+int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
+{
+    const int integer = d->info.field == SPK_MM_INTEGER;
+    const char *p = ps->p, *end = ps->end;
+    long long line = ps->line;
+    d->max = (size_t)d->info.entries;
+    SPK_TRY(mm_reserve(d, (size_t)(end - p), 2, ps->name, e));
+    for (size_t k = 0; k < d->max; k++) {
+        double v;
+        int intg, st;
+        if (!mm_next_line(&p, end, &line))
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: file ends after %zu of %lld values",
+                               ps->name, mm_last_line(ps, line), k, d->info.entries);
+        const char *t0 = p;
+        st = spk_mm_scan_real(&p, end, &v, &intg);
+        if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
+        while (p < end && mm_blank(*p)) p++;
+        if (p < end && *p != '\n')
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: too many tokens, expected 1 value per line in an array "
+                               "file",
+                               ps->name, line);
+        if (k == d->cap) SPK_TRY(mm_grow(d, ps->name, e));
+        d->val[k] = v;
+        d->n = k + 1;
+        if (p < end) {
+            p++;
+            line++;
+        }
+    }
+    if (mm_next_line(&p, end, &line))
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:%lld: more values than the %lld announced by the size line",
+                           ps->name, line, d->info.entries);
+    ps->p = p;
+    ps->line = line;
+    return SPK_OK;
+}

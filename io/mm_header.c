@@ -1,0 +1,178 @@
+/* mm_header.c -- the Matrix Market banner and size line (mm_parse.h). */
+#include "io/mm_parse.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Parse line 1: %%MatrixMarket matrix FORMAT FIELD SYMMETRY. */
+int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
+{
+    const char *p = ps->p, *end = ps->end, *w[6];
+    size_t wn[6];
+    int nw = 0, complex = 0, hermitian = 0;
+    char tok[64];
+    if (p == end)
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:1: empty file (no %%%%MatrixMarket banner)",
+                           ps->name);
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) eol = end;
+    while (nw < 6) {
+        while (p < eol && mm_blank(*p)) p++;
+        if (p == eol) break;
+        w[nw] = p;
+        while (p < eol && !mm_blank(*p)) p++;
+        wn[nw] = (size_t)(p - w[nw]);
+        nw++;
+    }
+    if (nw == 0 || !spk_mm_word_is(w[0], wn[0], "%%MatrixMarket")) {
+        if (end - ps->p >= 2 && (unsigned char)ps->p[0] == 0x1f && (unsigned char)ps->p[1] == 0x8b)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:1: missing %%%%MatrixMarket banner (the file looks "
+                               "gzip-compressed: name it *.gz)",
+                               ps->name);
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:1: missing %%%%MatrixMarket banner", ps->name);
+    }
+    if (nw < 2)
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:1: banner is missing the object ('matrix')",
+                           ps->name);
+    if (!spk_mm_word_is(w[1], wn[1], "matrix"))
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: unsupported object '%s' in banner (expected 'matrix')", ps->name,
+                           spk_mm_token(w[1], eol, tok, sizeof tok));
+    if (nw < 3)
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: banner is missing the format (coordinate or array)", ps->name);
+    if (spk_mm_word_is(w[2], wn[2], "coordinate"))
+        info->format = SPK_MM_COORDINATE;
+    else if (spk_mm_word_is(w[2], wn[2], "array"))
+        info->format = SPK_MM_ARRAY;
+    else
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: unknown qualifier '%s' in banner (format must be coordinate or "
+                           "array)",
+                           ps->name, spk_mm_token(w[2], eol, tok, sizeof tok));
+    if (nw < 4)
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: banner is missing the field (real, integer or pattern)",
+                           ps->name);
+    if (spk_mm_word_is(w[3], wn[3], "real"))
+        info->field = SPK_MM_REAL;
+    else if (spk_mm_word_is(w[3], wn[3], "integer"))
+        info->field = SPK_MM_INTEGER;
+    else if (spk_mm_word_is(w[3], wn[3], "pattern"))
+        info->field = SPK_MM_PATTERN;
+    else if (spk_mm_word_is(w[3], wn[3], "complex"))
+        complex = 1;
+    else
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: unknown qualifier '%s' in banner (field must be real, integer, "
+                           "pattern or complex)",
+                           ps->name, spk_mm_token(w[3], eol, tok, sizeof tok));
+    if (nw < 5)
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: banner is missing the symmetry (general, symmetric or "
+                           "skew-symmetric)",
+                           ps->name);
+    if (spk_mm_word_is(w[4], wn[4], "general"))
+        info->symmetry = SPK_MM_GENERAL;
+    else if (spk_mm_word_is(w[4], wn[4], "symmetric"))
+        info->symmetry = SPK_MM_SYMMETRIC;
+    else if (spk_mm_word_is(w[4], wn[4], "skew-symmetric"))
+        info->symmetry = SPK_MM_SKEW;
+    else if (spk_mm_word_is(w[4], wn[4], "hermitian"))
+        hermitian = 1;
+    else
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: unknown qualifier '%s' in banner (symmetry must be general, "
+                           "symmetric, skew-symmetric or hermitian)",
+                           ps->name, spk_mm_token(w[4], eol, tok, sizeof tok));
+    if (nw > 5)
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:1: extra word '%s' in banner", ps->name,
+                           spk_mm_token(w[5], eol, tok, sizeof tok));
+    if (complex || hermitian)
+        return spk_err_set(e, SPK_ERR_UNSUPPORTED, "%s:1: complex matrices are not supported%s",
+                           ps->name, complex ? "" : " (hermitian symmetry)");
+    if (info->format == SPK_MM_ARRAY && info->field == SPK_MM_PATTERN)
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: the pattern field is not allowed with the array format",
+                           ps->name);
+    ps->p = eol < end ? eol + 1 : end;
+    ps->line = 2;
+    return SPK_OK;
+}
+
+/* Parse the size line: "M N L" (coordinate) or "M N" (array). */
+int spk_mm_parse_size(mm_parser *ps, spk_mm_info *info, spk_err *e)
+{
+    const int want = info->format == SPK_MM_COORDINATE ? 3 : 2;
+    const char *what = want == 3 ? "rows columns entries" : "rows columns";
+    const char *p = ps->p, *end = ps->end;
+    long long v[3] = {0, 0, 0};
+    char tok[64];
+    if (!mm_next_line(&p, end, &ps->line))
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: missing size line (%s)", ps->name,
+                           mm_last_line(ps, ps->line), what);
+    for (int k = 0;; k++) {
+        if (k == want)
+            return spk_err_set(
+                e, SPK_ERR_PARSE,
+                "%s:%lld: bad size line: expected %d numbers (%s), found more ('%s')", ps->name,
+                ps->line, want, what, spk_mm_token(p, end, tok, sizeof tok));
+        const char *q = spk_mm_scan_int(p, end, &v[k]);
+        if (!q || v[k] < 0)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: bad size line: '%s' is not a non-negative integer",
+                               ps->name, ps->line, spk_mm_token(p, end, tok, sizeof tok));
+        p = q;
+        while (p < end && mm_blank(*p)) p++;
+        if (p == end || *p == '\n') {
+            if (k + 1 < want)
+                return spk_err_set(e, SPK_ERR_PARSE,
+                                   "%s:%lld: bad size line: expected %d numbers (%s), found %d",
+                                   ps->name, ps->line, want, what, k + 1);
+            break;
+        }
+    }
+    if (v[0] >= INT_MAX || v[1] >= INT_MAX)
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:%lld: matrix size %lld x %lld exceeds 32-bit index limits", ps->name,
+                           ps->line, v[0], v[1]);
+    info->nrows = (int)v[0];
+    info->ncols = (int)v[1];
+    if (info->symmetry != SPK_MM_GENERAL && v[0] != v[1])
+        return spk_err_set(
+            e, SPK_ERR_PARSE, "%s:%lld: a %s matrix must be square, the size line says %lld x %lld",
+            ps->name, ps->line, info->symmetry == SPK_MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
+            v[0], v[1]);
+    if (info->format == SPK_MM_COORDINATE) {
+        if (info->symmetry == SPK_MM_GENERAL && v[2] > INT_MAX)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: entry count %lld exceeds 32-bit index limits", ps->name,
+                               ps->line, v[2]);
+        if (info->symmetry != SPK_MM_GENERAL && 2 * v[2] > INT_MAX)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: entry count %lld (up to %lld after mirroring) exceeds "
+                               "32-bit index limits",
+                               ps->name, ps->line, v[2], 2 * v[2]);
+        info->entries = v[2];
+    } else {
+        long long total = v[0] * v[1];
+        if (total > INT_MAX)
+            return spk_err_set(e, SPK_ERR_PARSE,
+                               "%s:%lld: array size %lld x %lld (%lld values) exceeds 32-bit "
+                               "index limits",
+                               ps->name, ps->line, v[0], v[1], total);
+        if (info->symmetry == SPK_MM_SYMMETRIC)
+            info->entries = v[0] * (v[0] + 1) / 2;
+        else if (info->symmetry == SPK_MM_SKEW)
+            info->entries = v[0] * (v[0] - 1) / 2;
+        else
+            info->entries = total;
+    }
+    if (p < end) {
+        p++;
+        ps->line++;
+    }
+    ps->p = p;
+    return SPK_OK;
+}

@@ -1,0 +1,129 @@
+/* mm_parse.h -- the Matrix Market reader's internals, shared by its files
+ * (private to io/): the input being parsed, the parsed data, the byte tests
+ * every scanner makes (inline: they run per byte), and the steps of a parse.
+ *
+ *   mm_lex.c      tokens for messages, keywords, integer and real scanners
+ *   mm_header.c   the banner line and the size line
+ *   mm_entries.c  coordinate entries and array values
+ *   mm_convert.c  parsed data -> canonical CSR or a dense array
+ *   mmio.c        the public readers, which run the steps in that order */
+#ifndef SPK_IO_MM_PARSE_H
+#define SPK_IO_MM_PARSE_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "io/mmio.h"
+
+enum { MM_NUM_OK = 0, MM_NUM_BAD = 1, MM_NUM_NONFINITE = 2 };
+
+/* The input being parsed. */
+typedef struct mm_parser {
+    const char *name; /* file name for messages */
+    const char *begin, *p, *end;
+    long long line; /* 1-based number of the line p is on */
+} mm_parser;
+
+/* What a file holds once parsed: the header, and either coordinate entries
+ * (0-based row, col, val; val NULL for pattern; mirrored parts not yet added)
+ * or the values of an array file (row and col NULL, column-major, packed lower
+ * triangle for symmetric and skew-symmetric). */
+typedef struct mm_data {
+    spk_mm_info info;
+    size_t n, cap, max; /* entries stored, allocated, announced */
+    int *row, *col;
+    double *val;
+} mm_data;
+
+/* ---- bytes and lines ---------------------------------------------------- */
+
+/* Is c a blank inside a line: ' ', '\t' or '\r' (bits 32, 9, 13 of a mask)? */
+static inline int mm_blank(char c)
+{
+    unsigned u = (unsigned char)c;
+    return u <= 32 && ((0x100002200ULL >> u) & 1);
+}
+
+/* Does a token end at p (blank, newline or end of input)? */
+static inline int mm_delim(const char *p, const char *end)
+{
+    unsigned u;
+    return p == end || ((u = (unsigned char)*p) <= 32 && ((0x100002600ULL >> u) & 1));
+}
+
+/* Is c one of '0'..'9'? */
+static inline int mm_digit(char c)
+{
+    return (unsigned)(c - '0') < 10u;
+}
+
+/* Skip blank and comment lines: on return p is at the first token of a
+ * content line (returns 1) or at the end of input (returns 0). */
+static inline int mm_next_line(const char **pp, const char *end, long long *line)
+{
+    const char *p = *pp;
+    for (;;) {
+        while (p < end && mm_blank(*p)) p++;
+        if (p == end) break;
+        if (*p == '\n') {
+            p++;
+            (*line)++;
+            continue;
+        }
+        if (*p == '%') {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            if (!nl) {
+                p = end;
+                break;
+            }
+            p = nl + 1;
+            (*line)++;
+            continue;
+        }
+        *pp = p;
+        return 1;
+    }
+    *pp = p;
+    return 0;
+}
+
+/* The line to name when the input ended: the last line that has content. */
+static inline long long mm_last_line(const mm_parser *ps, long long line)
+{
+    if (ps->end > ps->begin && ps->end[-1] == '\n' && line > 1) return line - 1;
+    return line;
+}
+
+/* ---- tokens and numbers (mm_lex.c) -------------------------------------- */
+
+/* Copy the token at p into out for a message: at most cap-1 characters,
+ * non-printable bytes shown as '?', "..." appended when cut. */
+const char *spk_mm_token(const char *p, const char *end, char *out, size_t cap);
+/* Case-insensitive equality of the n bytes at w with the literal lit. */
+int spk_mm_word_is(const char *w, size_t n, const char *lit);
+/* Scan an integer token [+-]digits into *v (saturating at 1e18); returns the
+ * end of the token, or NULL when the token is not an integer. */
+const char *spk_mm_scan_int(const char *p, const char *end, long long *v);
+/* Scan a real token at *pp into an exactly rounded *v (*integral: neither a
+ * point nor an exponent); MM_NUM_OK (*pp moved past it), _BAD or _NONFINITE. */
+int spk_mm_scan_real(const char **pp, const char *end, double *v, int *integral);
+
+/* ---- the steps of a parse ----------------------------------------------- */
+
+/* mm_header.c: line 1, "%%MatrixMarket matrix FORMAT FIELD SYMMETRY" */
+int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e);
+/* mm_header.c: the size line, "M N L" (coordinate) or "M N" (array) */
+int spk_mm_parse_size(mm_parser *ps, spk_mm_info *info, spk_err *e);
+/* mm_entries.c: the L coordinate entries "i j [v]" into d (0-based) */
+int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e);
+/* mm_entries.c: the values of an array file, one per line, column by column */
+int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e);
+
+/* mm_convert.c: release d's arrays (the header stays) */
+void spk_mm_data_free(mm_data *d);
+/* mm_convert.c: canonical CSR from d (d's arrays are consumed) */
+int spk_mm_data_to_csr(mm_data *d, const char *name, spk_csr *A, spk_err *e);
+/* mm_convert.c: a column-major dense array from d (d's arrays are consumed) */
+int spk_mm_data_to_dense(mm_data *d, const char *name, double **out, spk_err *e);
+
+#endif
