@@ -217,7 +217,7 @@ int spk_exec_host_create(spk_err *err, spk_exec **e)
 }
 
 /* The host executor, or one built on it that keeps its vectors in host
- * memory (the MPI executor, dist/exec_mpi.c, is named "host" too). */
+ * memory (the MPI executor, mpi/exec_mpi.c, is named "host" too). */
 int spk_exec_is_host(const spk_exec *e)
 {
     return e && e->ops && (e->ops == &host_ops || strcmp(e->ops->name, "host") == 0);
