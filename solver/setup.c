@@ -15,20 +15,16 @@
 /* SPK_PRECOND_SWEEPS_AUTO on the GPU: the most sweeps per triangular solve,
  * and the bound on the sweeps' relative residual on a probe (spk_precond_opts
  * .sweeps_check, precond/devsweep.c): the fewest sweeps from 2 that meet it,
- * exact solves where none does.  Chosen from host runs over the SuiteSparse
- * matrices of the test collection and generated problems (docs/precond-
- * sweeps.md): every one within 1.25x of the exact solves' iterations. */
+ * exact solves where none does (the choice of these values:
+ * docs/notes/precond-sweeps.md). */
 #define GPU_SWEEPS 16
 #define GPU_SWEEPS_CHECK_IC0 0.02
 #define GPU_SWEEPS_CHECK_ILU0 0.05
 /* ... and beyond SPK_DEV_SMALL_ROWS rows fewer sweeps where the preconditioner
  * they apply stays close to the exact one (spk_precond_opts.sweeps_rho): for
  * CG the iterations grow by at most sqrt((1 + rho) / (1 - rho)) = 1.22x at
- * 0.2; BiCGStab has no such root, so (1 + rho) / (1 - rho) = 1.22 at 0.1.
- * Measured on the H100 (docs/benchmarks.md): convdiff3d-7:128 and -7:160
- * take 1.27x and 1.37x the recipe's iterations with the 4 and 3 sweeps 0.2
- * would allow, 1.17x and 1.15x with the 5 that 0.1 takes (float iterates;
- * 1.11x at 8). */
+ * 0.2; BiCGStab has no such root, so (1 + rho) / (1 - rho) = 1.22 at 0.1
+ * (BiCGStab's iterations grew more at 0.2: docs/notes/benchmarks-log.md). */
 #define GPU_SWEEPS_RHO_IC0 0.2
 #define GPU_SWEEPS_RHO_ILU0 0.1
 
@@ -124,10 +120,7 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     if (kind == SPK_SOLVER_AUTO) kind = sym && posdiag ? SPK_SOLVER_CG : SPK_SOLVER_BICGSTAB;
     /* AUTO: IC(0) for CG, ILU(0) for BiCGStab; on the GPU none for a matrix
      * shaped like a Laplacian (spk_csr_stencil_like), where they cut the
-     * iterations 2-3x (7- and 27-point Poisson, upwind convection-diffusion,
-     * gr_30_30) and their apply costs more than that: measured on the H100,
-     * CG/BiCGStab without a preconditioner took 0.55-0.77x the time to
-     * solution of IC(0)/ILU(0) there (docs/benchmarks.md) */
+     * iterations less than their apply costs (docs/benchmarks.md) */
     if (pkind == SPK_PRECOND_AUTO && s->dA && stencil) pkind = SPK_PRECOND_NONE;
     if (pkind == SPK_PRECOND_AUTO || pkind == SPK_PRECOND_FACTOR)
         pkind = kind == SPK_SOLVER_CG ? SPK_PRECOND_IC0 : SPK_PRECOND_ILU0;

@@ -610,10 +610,9 @@ extern "C" cudaError_t spk_block_allow(unsigned shared_bytes)
 // The shared memory a cluster's block gets for its share of the sweeps'
 // factor (stage; a triangle that does not fit is read from global memory,
 // the same arithmetic): both triangles of a block's rows of a regular
-// system near the cluster's limit with sweeps (exec.h; bcsstk15, 117,816
-// entries) take about 130 KB; the rest of the SM's 256 KB stays L1 for the
-// matrix of the product.  On the H100, 160 KB against 96: bcsstk15 93
-// against 99 us an iteration, the smaller systems the same.
+// system near the cluster's limit with sweeps (block_job.h) take about
+// 130 KB; the rest of the SM's 256 KB stays L1 for the matrix of the
+// product (160 KB was faster than 96: docs/notes/benchmarks-log.md).
 #ifndef SPK_BLOCK_STAGE_KB
 #define SPK_BLOCK_STAGE_KB 160
 #endif
