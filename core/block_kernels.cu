@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "block_kernels.h"
-#include "devtri.cuh"
+#include "precond/devtri.cuh"
 
 namespace {
 

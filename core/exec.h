@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "devtri.h"
+#include "precond/devtri.h"
 #include "error.h"
 
 typedef struct spk_exec spk_exec;

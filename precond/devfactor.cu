@@ -3,7 +3,7 @@
 #include <cuda/atomic>
 
 #include "core/csr_device.cuh"
-#include "core/devtri.cuh"
+#include "devtri.cuh"
 #include "devfactor.h"
 
 #define FULL_MASK 0xffffffffu

@@ -26,7 +26,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/devtri.h"
+#include "devtri.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,7 +133,7 @@ cudaError_t spk_dev_small_apply(cudaStream_t s, int n, int k, int single, const 
                                 const int *const scol[2], const void *const sval[2], const double *const id[2],
                                 const double *r, double *y, double *z);
 
-/* spk_dev_tri: core/devtri.h */
+/* spk_dev_tri: devtri.h */
 /* Exact solves of a small factor (n <= SPK_DEV_SOLVE_ROWS) in one block:
  * y = the solution of L y = r (rows forward), z that of the second triangle
  * for y (rows backward); z may be r.  spk_dev_small_solve_init(n) first,

@@ -1,15 +1,15 @@
-/* devtri.cuh -- applying a triangular pair (core/devtri.h) inside one
+/* devtri.cuh -- applying a triangular pair (precond/devtri.h) inside one
  * thread block of kSmallBlock threads: the device functions shared by the
  * small-system applies of precond/devfactor.cu and the block iterations of
  * core/block_kernels.cu, so both do the same arithmetic in the same order. */
-#ifndef SPK_CORE_DEVTRI_CUH
-#define SPK_CORE_DEVTRI_CUH
+#ifndef SPK_PRECOND_DEVTRI_CUH
+#define SPK_PRECOND_DEVTRI_CUH
 
 #include <climits>
 
 #include <cooperative_groups.h>
 
-#include "core/devtri.h"
+#include "precond/devtri.h"
 
 namespace spk_devtri {
 
@@ -751,7 +751,7 @@ __device__ __forceinline__ void sliced_pair(int n, const spk_block_prec &M, cons
     }
 }
 
-/* z = M^-1 r for a block-applicable preconditioner (core/devtri.h), y =
+/* z = M^-1 r for a block-applicable preconditioner (precond/devtri.h), y =
  * M.y the first triangle's result, xs the shared memory of
  * M.shared_bytes (a cluster: 2 n doubles of global memory); all threads of
  * the block (of the cluster) take part.  A cluster runs the sweeps only:

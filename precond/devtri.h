@@ -3,8 +3,8 @@
  * block (the small-system applies of precond/devsweep.c and the block
  * iterations of core/block_kernels.cu).  Plain C: pointers into device
  * memory, no CUDA types. */
-#ifndef SPK_CORE_DEVTRI_H
-#define SPK_CORE_DEVTRI_H
+#ifndef SPK_PRECOND_DEVTRI_H
+#define SPK_PRECOND_DEVTRI_H
 
 /* Rows per slice of the sliced copies of a triangle (devtri.cuh). */
 #define SPK_DEV_SLICE 32

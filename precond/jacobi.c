@@ -167,7 +167,7 @@ static int jacobi_cuda_apply(void *impl, const double *r, double *z)
     return SPK_OK;
 }
 
-/* One block applies it (precond.h, block; core/devtri.h, SPK_BLOCK_DIAG) */
+/* One block applies it (precond.h, block; devtri.h, SPK_BLOCK_DIAG) */
 static int jacobi_block(const void *impl, spk_block_prec *out)
 {
     const jacobi *J = impl;

@@ -75,7 +75,7 @@ struct spk_precond_ops {
      * same matrix), with no host pass over A; NULL where there is none. */
     int (*create_dev)(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, void **impl);
     /* Optional (GPU): 1 and *out filled when one thread block can apply
-     * what apply applies (core/devtri.h; the block iterations of small
+     * what apply applies (devtri.h; the block iterations of small
      * systems, exec.h), else 0; NULL: never. */
     int (*block)(const void *impl, spk_block_prec *out);
     /* Optional: the Jacobi sweeps per triangular solve that apply runs, 0
