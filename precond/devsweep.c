@@ -296,7 +296,7 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
     SPK_CUDA_TRY(err, spk_dev_factor(p->s, n, p->ic, p->group, p->frp, p->fci, p->dpos, p->v, alpha, p->order,
                                      p->done, p->ctl, p->piv, p->idiag, p->flag, p->opts.stop_dev,
-                                     p->opts.stop_race));
+                                     p->opts.stop_value));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(ctl, p->ctl, sizeof ctl, cudaMemcpyDeviceToHost, p->s));
     SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
     if (ctl[2]) return SPK_PRECOND_STOPPED; /* ended early by opts.stop_dev: no factor */

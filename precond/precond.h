@@ -39,15 +39,14 @@ typedef struct spk_precond_opts {
                             are not timed; 2 when in a cluster of blocks: the sweeps are
                             taken untimed (the cluster sweeps them itself) */
     int (*stop)(void *arg); /* GPU sweeps (NULL: none): asked between the steps of the build;
-                            nonzero ends it, create returning SPK_PRECOND_STOPPED with nothing
-                            made (the CG alongside answered first: solver/api.c, the race);
-                            not kept for a refactor */
+                            nonzero ends it (the caller no longer wants it), create returning
+                            SPK_PRECOND_STOPPED with nothing made; not kept for a refactor */
     void *stop_arg;
     const int *stop_dev; /* GPU sweeps (NULL: none): a flag in device memory that holds
-                            stop_race once the build is no longer wanted: the
+                            stop_value once the build is no longer wanted: the
                             factorization's kernel ends early, and the build ends as by stop;
                             not kept for a refactor */
-    int stop_race;
+    int stop_value;
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;

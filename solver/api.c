@@ -1039,7 +1039,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
             s->popts.stop = race_answered;
             s->popts.stop_arg = rc;
 #ifdef SPK_HAVE_CUDA
-            s->popts.stop_dev = spk_exec_cuda_side_over(ex, &s->popts.stop_race);
+            s->popts.stop_dev = spk_exec_cuda_side_over(ex, &s->popts.stop_value);
 #endif
         }
         st = deferred_setup(s);

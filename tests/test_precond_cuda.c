@@ -493,7 +493,7 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
     }
     CHECK(whole && stopped >= 2, "%s %s: %d builds stopped, one whole: %d", what, pc, stopped, whole);
     printf("%-22s %-11s stopped at each of its %d stop points, then built whole\n", what, pc, stopped);
-    /* stop_dev: a flag in device memory; holding stop_race it ends the
+    /* stop_dev: a flag in device memory; holding stop_value it ends the
      * device's factorization kernel, and the build ends as by stop; any
      * other value changes nothing */
     int *flag = NULL;
@@ -504,7 +504,7 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
     CHECK_OK(g_dev->ops->upload(g_dev, flag, &five, sizeof five), g_dev->err->msg);
     for (int v = 5; v <= 6 && flag; v++) {
         o.stop_dev = flag;
-        o.stop_race = v;
+        o.stop_value = v;
         void *M = NULL;
         spk_err_clear(g_dev->err);
         const int st = ops->create(g_dev, A, &o, &M);
