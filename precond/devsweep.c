@@ -1491,8 +1491,12 @@ static int dev_block(const void *impl, spk_block_prec *out)
     return 1;
 }
 
+/* warm (precond.h): cuSPARSE's transpose kernels, by a transpose of a 2 x
+ * 2 factor; only where the factor of A with options o is built on the
+ * device, and once per device in a process (a kernel once loaded stays
+ * loaded). */
 #define WARM_DEVICES 64
-int spk_precond_sweeps_cuda_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o)
+static int dev_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o)
 {
     static int warm[WARM_DEVICES]; /* 1: done on that device */
     int dev = 0;
@@ -1533,9 +1537,9 @@ int spk_precond_sweeps_cuda_warm(spk_exec *e, const spk_csr *A, const spk_precon
 
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
     "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe, ic0_create_dev,
-    dev_block, dev_sweeps,
+    dev_block, dev_sweeps, dev_warm,
 };
 const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
     "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe,
-    ilu0_create_dev, dev_block, dev_sweeps,
+    ilu0_create_dev, dev_block, dev_sweeps, dev_warm,
 };

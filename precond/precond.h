@@ -80,6 +80,11 @@ struct spk_precond_ops {
     /* Optional: the Jacobi sweeps per triangular solve that apply runs, 0
      * where it solves exactly; NULL: no triangular solves by sweeps. */
     int (*sweeps)(const void *impl);
+    /* Optional (GPU): load ahead the library kernels that create for A with
+     * options o will launch, so that no first load happens during the
+     * build (a kernel's first load may wait for all the device's work,
+     * other streams' included); NULL where there is nothing to load. */
+    int (*warm)(spk_exec *e, const spk_csr *A, const spk_precond_opts *o);
 };
 
 /* Default options: shifting allowed, alpha from 1e-3 doubling up to 1. */
@@ -104,12 +109,6 @@ extern const struct spk_precond_ops spk_precond_ilu0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_cuda;
-/* Load ahead the library kernels the device's factorization launches (a
- * transpose of a 2 x 2 factor): a kernel's first load may wait for all the
- * device's work, a CG running alongside included (solver/api.c, the race).
- * Only where the factor of A with options o is built on the device, and
- * once per device in a process (a kernel once loaded stays loaded). */
-int spk_precond_sweeps_cuda_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o);
 /* ILU(0) / IC(0) applying each factor's incomplete sparse approximate inverse
  * (one SpMV per factor, sweep.c), on the host and the GPU. */
 extern const struct spk_precond_ops spk_precond_ilu0_isai_host;

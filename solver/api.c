@@ -942,7 +942,7 @@ static spk_race *race_start(spk_solver *s, const double *db, const double *dx, i
     if (!s->race_init) {
         for (int w = 0; w < SPK_RACE_SIDES && !*st; w++) *st = spk_krylov_init(&rc->side[w].k, ex, s->k.n, 0, 0);
 #ifdef SPK_HAVE_CUDA
-        if (!*st && s->deferred) *st = spk_precond_sweeps_cuda_warm(ex, work_matrix(s), &s->popts);
+        if (!*st && s->deferred) *st = spk_precond_ic0_sweeps_cuda.warm(ex, work_matrix(s), &s->popts);
 #endif
         s->race_init = 1;
         if (*st) {

@@ -456,6 +456,9 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
     o.sweeps_check = 0.01;
     o.build = g_build;
     o.dev_apply = 1; /* a kernel per sweep: no timed choice between builds */
+    /* what the build would load on its way, loaded ahead (precond.h, warm) */
+    CHECK(ops->warm != NULL, "%s %s: the GPU sweeps have no warm entry", what, pc);
+    if (ops->warm) CHECK_OK(ops->warm(g_dev, A, &o), g_dev->err->msg);
     void *ref = NULL;
     CHECK_OK(ops->create(g_dev, A, &o, &ref), g_dev->err->msg);
     const int n = A->nrows;
