@@ -15,8 +15,8 @@ using namespace spk_devtri;
 
 constexpr int kBlock = 256;
 /* the lean sweeps' loop over a row's entries unrolled 4 times: loads of
- * several entries in flight (the 27-point stencil's triangles, 13 entries:
- * 1.2x faster than not unrolled on the H100; no loss on 3) */
+ * several entries in flight (rows of a dozen entries gain; rows of three
+ * lose nothing) */
 constexpr int kLeanUnroll = 4;
 constexpr int kFactorBlock = 128; /* four warps, a row each */
 
@@ -93,11 +93,11 @@ struct group {
 
 /* The order of the factorization.  Handing out rows in row order lets the
  * groups in flight (a few planes of a 3D grid) wait on each other's chains,
- * which serialized the factorization (49 ms on a 160^3 grid); handing out
- * only rows whose dependencies are all done (a ready queue) removes that, but
- * a row then starts only when its last dependency is done, where row order
- * let it work through its first entries meanwhile: on banded matrices with
- * long rows (bcsstk16) that cost 10x.  So the order is computed once per
+ * which serialized the factorization; handing out only rows whose
+ * dependencies are all done (a ready queue) removes that, but a row then
+ * starts only when its last dependency is done, where row order let it work
+ * through its first entries meanwhile: on banded matrices with long rows
+ * that cost many times more.  So the order is computed once per
  * pattern, without arithmetic (order_kernel: a ready queue of rows, each
  * counted off in its dependents), and the factorization hands out rows in
  * that order (topological: each row after all its dependencies) and waits
@@ -1069,9 +1069,8 @@ extern "C" cudaError_t spk_dev_small_solve(cudaStream_t s, int n, spk_dev_tri l,
 }
 
 /* Up to 1024 blocks of partial sums: a GPU's worth of threads, so that a
- * norm of a large vector reads at the memory's rate (with at most 64 blocks
- * the sweeps' check on a 160^3 grid, 34 sweeps and 32 norms, took 10.5 ms on
- * the H100; now 4.2). */
+ * norm of a large vector reads at the memory's rate (a few dozen blocks
+ * leave most of the GPU idle). */
 extern "C" int spk_dev_norm_parts(int n)
 {
     const long long b = blocks_for(n);

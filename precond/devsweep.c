@@ -176,10 +176,10 @@ static int threads_for(double avg)
 }
 
 /* Up to this many rows the factorization runs in row order: every row is
- * then in the groups in flight at once (132 SMs x 16 blocks x 16-32 rows on
- * the H100), and the computed order costs a step per level of the dependency
- * graph (10 ms on bcsstk16, 4884 rows in long chains).  Beyond, on 3D grids,
- * row order lets the groups in flight wait on each other's chains. */
+ * then in the groups in flight at once, and the computed order costs a
+ * step per level of the dependency graph (many on matrices with long
+ * chains).  Beyond, on 3D grids, row order lets the groups in flight wait
+ * on each other's chains. */
 #define ROW_ORDER_ROWS 65536
 
 #define CHECK_KMAX 64                      /* the most sweeps the check tries (check) */
@@ -203,10 +203,9 @@ static int build(dev_pc *p, const spk_csr *dA)
     p->nnz = nnz;
     /* the factor's arrays in one allocation (dpool); the factorization's
      * own and the check's and the test's scratch in another (tpool, freed
-     * after them): as 30 allocations and frees they cost 50-100 us each on
-     * the H100, and each cudaFree waited for the device.  Peak memory during
-     * the setup grows by the dependency lists and the order, which were
-     * freed early (about 115 MB on a 160^3 grid with IC(0)). */
+     * after them): not 30 allocations and frees, each a call, and each
+     * cudaFree waiting for the device.  Peak memory during the setup grows
+     * by the dependency lists and the order, which were freed early. */
     const int ordered = n > ROW_ORDER_ROWS, ic = p->ic && n > 0;
     const size_t dn = (size_t)nnz, nstrict = (size_t)(nnz - n > 0 ? nnz - n : 1);
     size_t off = 0, o_fci, o_v0, o_v, o_dpos, o_adiag, o_miss, o_flag, o_ctl, o_piv, o_id, o_x0, o_x1, o_y;
@@ -276,9 +275,8 @@ static int build(dev_pc *p, const spk_csr *dA)
     /* strict triangles: IC(0) both nnz - n; ILU(0) about half of nnz - n each */
     const double strict = n > 0 ? (double)(nnz - n) / n : 0;
     p->tpr[0] = p->tpr[1] = threads_for(p->ic ? strict : strict / 2);
-    /* measured on the H100 (2, 4, 8 lanes per row on 7- and 27-point
-     * Poisson, convection-diffusion, G3_circuit): 4 lanes, 8 from about six
-     * entries per row of the triangle */
+    /* lanes per row of the factorization: 4, 8 from about six entries per
+     * row of the triangle (of 2, 4 and 8, the faster by timing) */
     p->group = (p->ic ? strict : strict / 2) >= 6 ? 8 : 4;
     return SPK_OK;
 }
@@ -363,12 +361,8 @@ static int sweep_once(dev_pc *p, int t, const double *b, const double *x, double
  * each triangle,
  *     r_t(K) = ||b - T_t x_K|| / ||b|| = ||D_t (x_{K+1} - x_K)|| / ||b||,
  * and K = the smallest in [SWEEPS_MIN, opts.sweeps] with max_t r_t(K) <= tau;
- * none: exact solves.  Chosen on the host over 44 systems (41 SuiteSparse
- * matrices the exact solves bring to 1e-8, three generated): tau = 0.02
- * (IC(0)) and 0.05 (ILU(0)) kept every one within 1.25x of the exact solves'
- * iterations, five of them sent to exact solves; the earlier check (3
- * sweeps, the plain 2-norm of the last update) missed on ten.  The margin is
- * thin on G3_circuit (r = 0.025 at K = 7: 1.34x; 0.016 at K = 8: 1.22x). */
+ * none: exact solves.  tau is the solver's (solver/api.c), chosen so that
+ * the sweeps' iterations stay close to the exact solves'. */
 #define SWEEPS_MIN 2
 
 /* The partial sums of ||D_t (x_{j+1} - x_j)||^2 for j = 1 .. kmax of
@@ -481,17 +475,17 @@ static int time_mode(dev_pc *p, int mode, const double *b, double *z, double bud
 
 /* How apply runs, by time: of the sweeps, one kernel per sweep or one
  * block's kernel (the same result); exact solves in one block (fewer
- * iterations) where they cost at most 1.1x the sweeps and 3 us more (one
- * iteration's other kernels cost at least 30 us on small systems, and the
- * sweeps may take up to 1.25x the iterations, sweeps_check); where the
- * check asked for exact solves, one block's or cusparseSpSV, the faster.
- * Where the solver's block iterations will apply M (opts.block), only what
- * one block runs is weighed: its sweeps (as stored where there are no
- * sliced copies), or its exact solves where the check asks for them or
- * they cost at most 1.1x the sweeps.  Exact solves that are taken only
- * below such a bar are timed with the bar as budget: one run where the
- * first is over it (the first run of a kernel whose data the previous
- * candidate left in L2 is within a few per cent of the next ones). */
+ * iterations) where they cost at most EXACT_OVER_SWEEPS times the sweeps
+ * plus EXACT_OVER_SWEEPS_MS (small against the rest of an iteration, and
+ * the sweeps may take more iterations than exact solves, sweeps_check);
+ * where the check asked for exact solves, one block's or cusparseSpSV, the
+ * faster.  Where the solver's block iterations will apply M (opts.block),
+ * only what one block runs is weighed: its sweeps (as stored where there
+ * are no sliced copies), or its exact solves where the check asks for them
+ * or they cost at most EXACT_OVER_SWEEPS times the sweeps.  Exact solves
+ * that are taken only below such a bar are timed with the bar as budget:
+ * one run where the first is over it (the first run of a kernel whose data
+ * the previous candidate left in L2 is close to the next ones). */
 #define EXACT_OVER_SWEEPS 1.1
 #define EXACT_OVER_SWEEPS_MS 0.003
 static int pick_mode(dev_pc *p)
@@ -499,14 +493,12 @@ static int pick_mode(dev_pc *p)
     const char *lb = p->ic ? "ic0" : "ilu0";
     spk_err *err = p->e->err;
     const int n = p->n, can_solve = n > 0 && n <= SPK_DEV_SOLVE_ROWS;
-    /* one block's solves, as a cheaper way than the sweeps: they won on up
-     * to 2500 rows (1138_bus, hor_131) and lost on every system from 2961
-     * rows measured (H100): timed up to 4096 */
+    /* one block's solves, as a cheaper way than the sweeps: timed up to
+     * 4096 rows (beyond, the sweeps are faster) */
     const int can_time_solve = n > 0 && n <= 4096;
     /* ... where the check asks for exact solves, against cusparseSpSV:
-     * they won up to 5489 rows (s1rmq4m1: 0.59 against 1.54 ms, a chain of
-     * long rows) and lost on wang4 (26068 rows: 1.24 against 0.28 ms);
-     * timed up to 8192, where one costs no more setup than a few SpSVs */
+     * timed up to 8192 rows (beyond, cusparseSpSV is faster), where one
+     * costs no more setup than a few SpSVs */
     const int can_time_exact = n > 0 && n <= 8192 && can_solve;
     const int forced = p->opts.dev_apply - 1;
     /* the block iterations will apply M (opts.block): only one block's ways
@@ -515,9 +507,9 @@ static int pick_mode(dev_pc *p)
     const int in_block = p->opts.block == 1 && free_choice && n > 0 && n <= SPK_DEV_SMALL_ROWS;
     /* the sweeps taken as they are, untimed: where a cluster of blocks will
      * apply them (opts.block = 2: it sweeps the copies itself, whatever the
-     * mode; timing the ways it does not use cost 0.3-0.6 ms of a 2-20 ms
-     * solve), and a large system's, with no other way to time them against
-     * (timing them cost 1.6-2.3 ms of setup on a 160^3 grid) */
+     * mode; timing the ways it does not use would only add setup), and a
+     * large system's, with no other way to time them against (timing them
+     * would only add setup) */
     const int in_cluster = p->opts.block == 2 && n > 0 && n <= SPK_DEV_SMALL_ROWS;
     if (free_choice && !p->exact &&
         (in_cluster || (!in_block && !p->small_ok && !(can_time_solve && p->opts.sweeps_check > 0)))) {
@@ -569,8 +561,8 @@ static int pick_mode(dev_pc *p)
         p->mode = APPLY_SWEEPS; /* the block sweeps the factor as stored */
     } else if (in_block) {
         /* one block's sweeps, or one block's exact solves where they cost
-         * at most 1.1x as much (the rest of a block iteration costs a few
-         * microseconds, so no margin is added) */
+         * at most 1.1x as much (the rest of a block iteration is cheap, so
+         * no margin is added) */
         double t_small = INFINITY;
         p->mode = APPLY_SMALL_SWEEPS;
         st = spk_cuda_check(err, spk_dev_small_init(n), "spk_dev_small_init");
@@ -643,26 +635,22 @@ static int check_k(dev_pc *p, int k, double r0, double r1, double nb)
     return 1;
 }
 
-/* The check's bound must suit its worst case, G3_circuit, and so asks for
- * 6 sweeps on the 7-point Poisson problems, where 3 already take 1.01-1.05x
- * the exact solves' iterations: one probe vector cannot tell a matrix whose
- * slow components the probe misses (localized ones, G3_circuit's) from one
- * it measures well.  What decides the iterations is the preconditioner as
- * an operator: for CG, with the eigenvalues of M_K^-1 M in [1 - rho,
- * 1 + rho], kappa(M_K^-1 A) <= kappa(M^-1 A) (1 + rho) / (1 - rho), so the
- * iterations grow by at most the root of that factor (1.22x at rho = 0.2).
+/* The check's bound must suit its worst case, and so asks for more sweeps
+ * than most systems need: one probe vector cannot tell a matrix whose slow
+ * components the probe misses (localized ones) from one it measures well.
+ * What decides the iterations is the preconditioner as an operator: for
+ * CG, with the eigenvalues of M_K^-1 M in [1 - rho, 1 + rho], kappa(M_K^-1
+ * A) <= kappa(M^-1 A) (1 + rho) / (1 - rho), so the iterations grow by at
+ * most the root of that factor (1.22x at rho = 0.2).
  * So beyond SPK_DEV_SMALL_ROWS rows, where the sweeps are most of an
  * iteration (opts.sweeps_rho = theta > 0), rho of K sweeps is estimated by
  * the power method on E = I - M_K^-1 M from the positive probe: K passes
  * where every one of RHO_STEPS steps grows ||v|| by at most theta (the
- * steps find what the probe misses: on G3_circuit at K = 5 the first grows
- * 0.09, the sixth 1.65).  A K below the check's that passes, the fewest
- * where the growth falls with K, replaces it (the solver's theta: 0.2 for
- * IC(0), 0.1 for ILU(0), solver/api.c).  M v = L (U v) on the sweeps' own
- * copies: T x = D (x + G x), with -G x a sweep of b = 0.  Measured on the
- * host (docs/precond-sweeps.md): poisson3d-7:64 and -7:160 take 3 sweeps (6
- * by the check), poisson3d-27:40 4 (7), convdiff3d-7:48 7 (9); G3_circuit
- * keeps the check's 8. */
+ * later steps find what the probe misses).  A K below the check's that
+ * passes, the fewest where the growth falls with K, replaces it (the
+ * solver's theta: 0.2 for IC(0), 0.1 for ILU(0), solver/api.c).
+ * M v = L (U v) on the sweeps' own copies: T x = D (x + G x), with -G x a
+ * sweep of b = 0. */
 #define RHO_STEPS 6
 
 /* ||x|| read back (part, norm: spk_dev_norm_parts(n) and 1 doubles). */
@@ -859,11 +847,8 @@ static int run(dev_pc *p)
 }
 
 /* Small systems are built on the host (HOST_BUILD_NNZ): on the device the
- * build costs its launches and waits more than its arithmetic, about 0.6 ms
- * on the H100 for a matrix of a few hundred entries (pattern 130 us,
- * factorization 150 us, or 2 ms where the shift policy retries, transpose
- * 90-130 us, sliced copies 100-170 us, the check's 70 launches 420 us),
- * while the host factorizes 600-3300 entries in 14-73 us.  The host's
+ * build costs its launches and waits (some 70 for the check alone) more
+ * than its arithmetic, which the host does in less time.  The host's
  * factor (ic0.c / ilu0.c: the same formulas, pivot test and shift policy,
  * so the same factor to rounding and the same failure messages), its
  * transpose, the sliced copies (the layout of spk_dev_sell_fill) and the
@@ -1201,9 +1186,8 @@ static int dev_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, 
 }
 
 /* Rows of at most this many entries on average (the sliced copy's, padding
- * included) are swept two to a thread: on the H100, 1.2-1.4x faster than a
- * thread per row for the 7-point stencils' and G3_circuit's triangles (3
- * entries), 1.04x slower for the 27-point stencil's (13). */
+ * included) are swept two to a thread, whose loads are then in flight
+ * together; longer rows a thread each. */
 #define LEAN_SHORT_ROWS 8
 
 /* Sliced ELL copies of both triangles' strict parts (after each good
@@ -1461,9 +1445,8 @@ static int ilu0_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, con
 /* The apply as one block runs it (precond.h, block): the sweeps, on the
  * sliced copies (the same result to the bit) or, without them, on the
  * factor as stored (the same to rounding); exact solves where one block's
- * solves were timed the faster way (where cusparseSpSV won, a block's
- * solves cost more than the launches they save: ex6, s1rmq4m1, sherman2 on
- * the H100). */
+ * solves were timed the faster way (where cusparseSpSV was faster, a
+ * block's solves cost more than the launches they save). */
 static int dev_block(const void *impl, spk_block_prec *out)
 {
     const dev_pc *p = impl;
