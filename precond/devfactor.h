@@ -1,5 +1,5 @@
 /* devfactor.h -- kernels of the device-resident IC(0) and ILU(0)
- * (devfactor.c): the working pattern built from A's CSR arrays in device
+ * (devfactor.cu): the working pattern built from A's CSR arrays in device
  * memory, the numeric factorization without a host pass, and the Jacobi
  * sweeps that replace the triangular solves.  Each launcher enqueues on the
  * stream given and returns the launch status.
