@@ -340,7 +340,7 @@ extern "C" cudaError_t spk_dev_factor(cudaStream_t s, int n, int ic, int group, 
     cudaError_t st = resident_grid(n, kFactorBlock / (group > 0 ? group : 1), &grid);
     if (st == cudaSuccess) st = cudaMemsetAsync(done, 0, (size_t)n * sizeof(int), s);
     if (st != cudaSuccess) return st;
-    switch (group) { /* the sizes devsweep.c chooses */
+    switch (group) { /* the sizes devsweep_build.c chooses */
     case 4:
         return launch_factor<4>(s, grid, n, ic, frp, fci, dpos, fval, alpha, order, done, ctl, piv, idiag, flag, stop);
     case 8:

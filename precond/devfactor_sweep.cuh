@@ -320,7 +320,7 @@ extern "C" cudaError_t spk_dev_lean_fill(cudaStream_t s, int n, const int *beg, 
 }
 
 namespace {
-/* wide: a thread per row (devsweep.c, LEAN_SHORT_ROWS), else per two */
+/* wide: a thread per row (devsweep_slice.c, LEAN_SHORT_ROWS), else per two */
 template <typename C, typename V, typename X, typename XO>
 cudaError_t lean_launch(cudaStream_t s, int n, int wide, const int *sp, const void *scol, const void *sval,
                         const double *idiag, const double *b, const unsigned long long *bmax, double f, void *c,

@@ -1,6 +1,6 @@
 /* devtri.h -- triangular operators in device memory, as the GPU
  * preconditioners hand them to kernels that apply them inside one thread
- * block (the small-system applies of precond/devsweep.c and the block
+ * block (the small-system applies of precond/devsweep_apply.c and the block
  * iterations of core/block_kernels.cu).  Plain C: pointers into device
  * memory, no CUDA types. */
 #ifndef SPK_PRECOND_DEVTRI_H

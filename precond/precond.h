@@ -23,13 +23,13 @@ typedef struct spk_precond_opts {
     double sweeps_rho;   /* ... and (> 0) beyond SPK_DEV_SMALL_ROWS rows: fewer sweeps than the
                             check's where the preconditioner they apply is within this of
                             the exact one (the largest growth of E = I - M_K^-1 M over a
-                            few steps of the power method, precond/devsweep.c; 0: off) */
+                            few steps of the power method, precond/devsweep_check.c; 0: off) */
     int sweeps_float;    /* ... 1: the factor's values rounded to float for the sweeps (on the GPU
                             stored in float, half the bytes; sums in double), 0: double */
     int dev_apply;       /* GPU sweeps: how apply runs; 0: chosen by timing each way (sweeps a
                             kernel each or in one block; exact solves in one block, or by
-                            cusparseSpSV, where they are asked or cheap, precond/devsweep.c);
-                            1 + APPLY_* of devsweep.c: that way, where it applies (tests) */
+                            cusparseSpSV, where they are asked or cheap, precond/devsweep_mode.c);
+                            1 + APPLY_* of devsweep.h: that way, where it applies (tests) */
     int build;           /* GPU sweeps: where the factor and its copies are made: 0 by size
                             (the host up to 32768 entries of A, devsweep.c), 1 the host,
                             2 the device (tests) */

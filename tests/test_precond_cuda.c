@@ -12,7 +12,7 @@
 #include "precond/precond.h"
 
 static spk_exec *g_host, *g_dev;
-/* spk_precond_opts.dev_apply for the GPU sweeps: 0 timed, 1 + devsweep.c's
+/* spk_precond_opts.dev_apply for the GPU sweeps: 0 timed, 1 + devsweep.h's
  * APPLY_SWEEPS (a kernel per sweep), APPLY_SMALL_SWEEPS (one block),
  * APPLY_SMALL_SOLVE (exact, one block), APPLY_SPSV (exact, cusparseSpSV) */
 static int g_apply;
@@ -88,7 +88,7 @@ static void compare_with(const char *what, const spk_csr *A, const char *hpc, co
             scale = fmax(scale, fabs(zh[i]));
         }
         /* float values: beyond the block iterations' rows the sweeps also
-         * iterate in float (devsweep.c, lean copies) */
+         * iterate in float (devsweep_slice.c, lean copies) */
         const double tol = single && n > SPK_BLOCK_ROWS ? 4e-6 : 1e-9;
         CHECK(err <= tol * fmax(scale, 1e-300), "%s %s pass %d: |z_gpu - z_host| = %g of %g", what, pc, pass,
               err, scale);
@@ -229,7 +229,7 @@ static double host_norm(int n, const double *x)
     return sqrt(s);
 }
 
-/* Does K = k pass the device's growth test (devsweep.c, fewer_sweeps) redone
+/* Does K = k pass the device's growth test (devsweep_check.c, fewer_sweeps) redone
  * on the host: M from the host's factor F, M_k^-1 the host's k sweeps (A's
  * "ic0-sweeps" or "ilu0-sweeps"); does E = I - M_k^-1 M grow the positive
  * probe (devfactor.cu's) by at most rho in each of 6 power steps?  *growth:
@@ -553,7 +553,7 @@ static void all_cases(void)
     sweeps("poisson3d-7:24", &P24, 1, 1);
     sweeps("poisson3d-7:24", &P24, 0, 1);
     spk_csr_free(&P24);
-    /* more rows than the factorization takes in row order (devsweep.c's
+    /* more rows than the factorization takes in row order (devsweep_build.c's
      * ROW_ORDER_ROWS): the computed dependency order */
     spk_csr P42 = {0};
     CHECK_OK(spk_gen_poisson3d7(42, &P42, &e), e.msg);
