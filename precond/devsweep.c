@@ -44,6 +44,7 @@
 
 #include "devsweep.h"
 
+/* destroy: every allocation, whichever build made it. */
 static void dev_destroy(void *impl)
 {
     dev_pc *p = impl;
@@ -83,6 +84,8 @@ static int built_on_host(const spk_csr *A, const spk_precond_opts *o)
     return o->build == 1 || (o->build != 2 && A->nnz <= HOST_BUILD_NNZ);
 }
 
+/* create_dev (precond.h): the arguments checked, the build on the host or
+ * the device (built_on_host), then how apply runs. */
 static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, int ic,
                           void **impl)
 {
