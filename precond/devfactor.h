@@ -1,5 +1,5 @@
 /* devfactor.h -- kernels of the device-resident IC(0) and ILU(0)
- * (devfactor.c): the working pattern built from A's CSR arrays in device
+ * (devfactor.cu): the working pattern built from A's CSR arrays in device
  * memory, the numeric factorization without a host pass, and the Jacobi
  * sweeps that replace the triangular solves.  Each launcher enqueues on the
  * stream given and returns the launch status.
@@ -89,7 +89,7 @@ cudaError_t spk_dev_sell_fill(cudaStream_t s, int n, const int *beg, int boff, c
                               const int *col, const double *val, const int *sp, int *scol, void *sval, int single);
 cudaError_t spk_dev_sell_sweep(cudaStream_t s, int n, const int *sp, const int *scol, const void *sval, int single,
                                const double *idiag, const double *b, const double *x, double *out);
-/* The lean copy of a large system's triangle (devsweep.c, slice): the
+/* The lean copy of a large system's triangle (devsweep_slice.c): the
  * sliced layout above, but each entry's value pre-multiplied by its row's
  * D^-1 (G = D^-1 S, single: rounded to float) and its column stored as the
  * offset c - i, in 16 bits (narrow) where the triangle's largest |c - i|

@@ -2,8 +2,8 @@
  * thread block of kSmallBlock threads: the device functions shared by the
  * small-system applies of precond/devfactor.cu and the block iterations of
  * solver/engine/block_kernels.cu, so both do the same arithmetic in the same order. */
-#ifndef SPK_CORE_DEVTRI_CUH
-#define SPK_CORE_DEVTRI_CUH
+#ifndef SPK_PRECOND_DEVTRI_CUH
+#define SPK_PRECOND_DEVTRI_CUH
 
 #include <climits>
 
@@ -45,9 +45,8 @@ struct Cluster {
     __device__ static __forceinline__ void sync() { cooperative_groups::this_cluster().sync(); }
     /* a into block r's copy of v (at the address of this block's own v);
      * visible there after the next sync.  A block's values for the others go
-     * out before a barrier, not fetched after it: on the H100 a cluster's
-     * sum of 16 blocks took 3.4 us with each block's read of the others'
-     * after the barrier, 1.9 with the writes before it (the same bits). */
+     * out before a barrier, not fetched after it: the remote writes overlap
+     * the barrier, the reads would wait after it (the same bits). */
     __device__ static __forceinline__ void put(double *v, int r, double a)
     {
         *cooperative_groups::this_cluster().map_shared_rank(v, (unsigned)r) = a;
@@ -244,9 +243,8 @@ struct Entries {
  * row's (S x)_i) finds the row's entries before them too, so a sweep's only
  * loads are the entries (from shared memory where staged, else through L1)
  * and the iterate's (L2 in a cluster).  The same arithmetic, in the same
- * order, as lane_sweeps, so the same bits.  On an H100 a sweep in a cluster
- * of 16 blocks took 1.3-1.9 us this way, against 1.9-3.4 us reading the
- * slice, b_i and d_i in every sweep (a cluster barrier alone: 0.76 us).
+ * order, as lane_sweeps, so the same bits, with fewer loads between a
+ * cluster's barriers than reading the slice, b_i and d_i in every sweep.
  * skip: this thread's row is swept by another warp; li >= 0: this thread's
  * warp, with no rows of its own, sweeps row li, lng(lane, xv) giving lane
  * `lane` of 32's part of its (S x)_li (cluster_csr_tri); part and lng read
@@ -413,10 +411,7 @@ __device__ __forceinline__ void stage_factor(int n, const spk_block_prec &M, cha
  * the entries; the entries are added farthest row first (the backward
  * solve walks its row from the end), so the entry a row waits for last is
  * the row solved just before; and each warp asks L1 for its 32 rows'
- * entries (contiguous in col and val) before it starts them.  On an H100
- * this took the pair of solves from 1.47 to 0.47 ms on ex6 (1651 rows) and
- * from 3.4 to 0.59 ms on s1rmq4m1 (5489 rows), where cusparseSpSV takes
- * 0.92 and 1.54 ms. */
+ * entries (contiguous in col and val) before it starts them. */
 constexpr unsigned long long kUnset = 0x7ff4dead7ff4deadULL;
 
 __device__ __forceinline__ bool is_unset(double v)
@@ -509,9 +504,8 @@ __device__ __forceinline__ void csr_tri_sweeps(int n, int k, const spk_dev_tri &
 
 /* One block's sweeps on a triangle as stored where a few rows are much
  * longer than the rest.  A thread a row waits on its row's entries one
- * after another, and every sweep waits for the longest row: bcsstk08 (1074
- * rows, 5 entries in a median row of a triangle, 334 in the longest) took
- * about 150 us an iteration in its sweeps on the H100.  So rows of more
+ * after another, and every sweep waits for the longest row (hundreds of
+ * entries where the median row has a few).  So rows of more
  * than kLongLen entries are listed once per launch (long_rows) and swept
  * by a warp each (32 lanes a row, added pairwise), the others by a thread
  * each as in csr_tri_sweeps, in the same sweep (no barrier between the
@@ -545,17 +539,15 @@ __device__ __forceinline__ void long_rows(int n, const spk_block_prec &M, LongRo
 }
 
 /* A cluster's sweeps on the factor as stored (one_round_sweeps) wait at
- * each barrier for the longest row, g lanes at a time: on the H100 add20's
- * sweeps (4 lanes a row, rows of up to 101 entries) took 4.7-6 us, where
- * sherman5's (at most 13) took 1.9.  Where every row has its lanes, the
+ * each barrier for the longest row, g lanes at a time, so a few long rows
+ * set the time of every sweep.  Where every row has its lanes, the
  * warps past the last row have none; so each triangle's rows of more than
  * m g entries are listed, in ascending order and the same in every block
  * (cluster_long_rows, once per launch), and the idle warps take them, a warp
  * a row (its 32 lanes added pairwise: the same to rounding).  m is the
  * least of kClusterLong, 2 kClusterLong, ... up to 32 / g for which the
  * idle warps take every such row (moving only some leaves the longest
- * sweep as long: add32, rows of up to 28 entries, 2 lanes a row, ran 5-9 %
- * slower so), none where no m does. */
+ * sweep as long, and the rest slower), none where no m does. */
 constexpr int kClusterLong = SPK_DEV_CLUSTER_LONG;
 
 __device__ __forceinline__ void cluster_long_rows(int n, const spk_block_prec &M, LongRows &lr)
@@ -646,9 +638,8 @@ __device__ __forceinline__ void uneven_csr_sweeps(int n, int k, const spk_dev_tr
 
 /* A cluster's sweeps on triangle t as stored (out of line, as cluster_tri).
  * t by value: a reference into the kernel's parameter (spk_block_job.M)
- * made the iteration kernels copy the job to local memory (a 648-byte stack
- * frame, against 136) and read it from there; on the H100 every cluster
- * system ran 3-9 % slower an iteration (bcsstk21 18.3 against 16.6 us). */
+ * made the iteration kernels copy the job to local memory and read it from
+ * there, every iteration slower. */
 static __device__ __noinline__ void cluster_csr_tri(int n, int k, const spk_dev_tri t, const double *b,
                                                     double *xa, double *xb, double *out, const Staged *st, int which)
 {

@@ -1,10 +1,10 @@
 /* devtri.h -- triangular operators in device memory, as the GPU
  * preconditioners hand them to kernels that apply them inside one thread
- * block (the small-system applies of precond/devsweep.c and the block
+ * block (the small-system applies of precond/devsweep_apply.c and the block
  * iterations of solver/engine/block_kernels.cu).  Plain C: pointers into device
  * memory, no CUDA types. */
-#ifndef SPK_CORE_DEVTRI_H
-#define SPK_CORE_DEVTRI_H
+#ifndef SPK_PRECOND_DEVTRI_H
+#define SPK_PRECOND_DEVTRI_H
 
 /* The most rows one block applies a preconditioner for (the block
  * iterations' limit too): the sweeps' iterates (2 n doubles) fill its

@@ -47,6 +47,7 @@ void spk_precond_opts_default(spk_precond_opts *o)
     o->stop = NULL;
     o->stop_arg = NULL;
     o->stop_dev = NULL;
+    o->stop_value = 0;
     o->format[0] = '\0';
     memset(&o->spmv, 0, sizeof o->spmv);
 }

@@ -24,13 +24,13 @@ typedef struct spk_precond_opts {
     double sweeps_rho;   /* ... and (> 0) beyond SPK_DEV_SMALL_ROWS rows: fewer sweeps than the
                             check's where the preconditioner they apply is within this of
                             the exact one (the largest growth of E = I - M_K^-1 M over a
-                            few steps of the power method, precond/devsweep.c; 0: off) */
+                            few steps of the power method, precond/devsweep_check.c; 0: off) */
     int sweeps_float;    /* ... 1: the factor's values rounded to float for the sweeps (on the GPU
                             stored in float, half the bytes; sums in double), 0: double */
     int dev_apply;       /* GPU sweeps: how apply runs; 0: chosen by timing each way (sweeps a
                             kernel each or in one block; exact solves in one block, or by
-                            cusparseSpSV, where they are asked or cheap, precond/devsweep.c);
-                            1 + APPLY_* of devsweep.c: that way, where it applies (tests) */
+                            cusparseSpSV, where they are asked or cheap, precond/devsweep_mode.c);
+                            1 + APPLY_* of devsweep.h: that way, where it applies (tests) */
     int build;           /* GPU sweeps: where the factor and its copies are made: 0 by size
                             (the host up to 32768 entries of A, devsweep.c), 1 the host,
                             2 the device (tests) */
@@ -40,15 +40,14 @@ typedef struct spk_precond_opts {
                             are not timed; 2 when in a cluster of blocks: the sweeps are
                             taken untimed (the cluster sweeps them itself) */
     int (*stop)(void *arg); /* GPU sweeps (NULL: none): asked between the steps of the build;
-                            nonzero ends it, create returning SPK_PRECOND_STOPPED with nothing
-                            made (the CG alongside answered first: solver/api.c, the race);
-                            not kept for a refactor */
+                            nonzero ends it (the caller no longer wants it), create returning
+                            SPK_PRECOND_STOPPED with nothing made; not kept for a refactor */
     void *stop_arg;
     const int *stop_dev; /* GPU sweeps (NULL: none): a flag in device memory that holds
-                            stop_race once the build is no longer wanted: the
+                            stop_value once the build is no longer wanted: the
                             factorization's kernel ends early, and the build ends as by stop;
                             not kept for a refactor */
-    int stop_race;
+    int stop_value;
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
@@ -82,6 +81,11 @@ struct spk_precond_ops {
     /* Optional: the Jacobi sweeps per triangular solve that apply runs, 0
      * where it solves exactly; NULL: no triangular solves by sweeps. */
     int (*sweeps)(const void *impl);
+    /* Optional (GPU): load ahead the library kernels that create for A with
+     * options o will launch, so that no first load happens during the
+     * build (a kernel's first load may wait for all the device's work,
+     * other streams' included); NULL where there is nothing to load. */
+    int (*warm)(spk_exec *e, const spk_csr *A, const spk_precond_opts *o);
 };
 
 /* Default options: shifting allowed, alpha from 1e-3 doubling up to 1. */
@@ -106,12 +110,6 @@ extern const struct spk_precond_ops spk_precond_ilu0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_host;
 extern const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_sweeps_cuda;
-/* Load ahead the library kernels the device's factorization launches (a
- * transpose of a 2 x 2 factor): a kernel's first load may wait for all the
- * device's work, a CG running alongside included (solver/api.c, the race).
- * Only where the factor of A with options o is built on the device, and
- * once per device in a process (a kernel once loaded stays loaded). */
-int spk_precond_sweeps_cuda_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o);
 /* ILU(0) / IC(0) applying each factor's incomplete sparse approximate inverse
  * (one SpMV per factor, sweep.c), on the host and the GPU. */
 extern const struct spk_precond_ops spk_precond_ilu0_isai_host;

@@ -82,14 +82,16 @@ int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e);
 /* setup.c: the preconditioner of kind s->pkind made anew; st with the row
  * of A named where a reordered factorization failed; the deferred build of
  * the first solve (its seconds added to s->t_setup); new values since the
- * setup taken. */
+ * setup taken; the preconditioner's table entry that make_precond uses. */
 int spk_solver_make_precond(spk_solver *s);
+int spk_solver_precond_ops(spk_solver *s, const struct spk_precond_ops **ops);
 int spk_solver_original_row(spk_solver *s, int st);
 int spk_solver_deferred_setup(spk_solver *s);
 int spk_solver_refresh(spk_solver *s);
+/* ... the race's sides' work vectors freed. */
+void spk_solver_race_free(spk_solver *s);
 /* solve_race.c: the race's part of a solver (spk_options.race). */
 spk_race *spk_solver_race_start(spk_solver *s, const double *db, const double *dx, int *st);
-void spk_solver_race_free(spk_solver *s);
 int spk_solver_race_answered(void *arg);
 
 #endif

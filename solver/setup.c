@@ -28,15 +28,12 @@
 #define GPU_SWEEPS_RHO_IC0 0.2
 #define GPU_SWEEPS_RHO_ILU0 0.1
 
-/* Create (or recreate) the preconditioner of kind s->pkind. */
-int spk_solver_make_precond(spk_solver *s)
+/* The preconditioner's table entry for kind s->pkind and the options
+ * (IC(0)/ILU(0) applied by sweeps or approximate inverses: "ic0-sweeps",
+ * "ilu0-isai", ...), its options set in s->popts. */
+int spk_solver_precond_ops(spk_solver *s, const struct spk_precond_ops **ops)
 {
     spk_exec *e = s->ctx->exec;
-    if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
-    s->k.M_ops = NULL;
-    s->k.M = NULL;
-    const struct spk_precond_ops *ops;
-    /* IC(0)/ILU(0) applied by sweeps or approximate inverses: "ic0-sweeps", "ilu0-isai", ... */
     const int factor = s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_IC0;
     int sweeps = s->opts.precond_sweeps;
     s->popts.sweeps_check = 0;
@@ -58,13 +55,32 @@ int spk_solver_make_precond(spk_solver *s)
     const char *how = !factor ? "" : s->opts.precond_isai ? "-isai" : sweeps > 0 ? "-sweeps" : "";
     char name[32];
     snprintf(name, sizeof name, "%s%s", spk_precond_kind_name(s->pkind), how);
-    SPK_TRY(spk_precond_find(name, e, &ops, e->err));
+    return spk_precond_find(name, e, ops, e->err);
+}
+
+/* Create (or recreate) the preconditioner of kind s->pkind. */
+int spk_solver_make_precond(spk_solver *s)
+{
+    spk_exec *e = s->ctx->exec;
+    if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
+    s->k.M_ops = NULL;
+    s->k.M = NULL;
+    const struct spk_precond_ops *ops;
+    SPK_TRY(spk_solver_precond_ops(s, &ops));
     if (s->dA && ops->create_dev)
         SPK_TRY(ops->create_dev(e, spk_solver_work(s), s->dA, &s->popts, &s->k.M));
     else
         SPK_TRY(ops->create(e, spk_solver_work(s), &s->popts, &s->k.M));
     s->k.M_ops = ops;
     return SPK_OK;
+}
+
+/* The race's sides' work vectors (spk_krylov_init), freed. */
+void spk_solver_race_free(spk_solver *s)
+{
+    for (int w = 0; w < SPK_RACE_SIDES; w++)
+        if (s->race.side[w].k.e) spk_krylov_free(&s->race.side[w].k);
+    s->race_init = 0;
 }
 
 /* A factorization failure of the reordered matrix names its row there: add

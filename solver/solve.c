@@ -74,7 +74,7 @@ static int build_deferred(spk_solver *s, spk_race *rc, double *t_setup)
         s->popts.stop = spk_solver_race_answered;
         s->popts.stop_arg = rc;
 #ifdef SPK_HAVE_CUDA
-        s->popts.stop_dev = spk_race_cuda_flag(s->ctx->exec, &s->popts.stop_race);
+        s->popts.stop_dev = spk_race_cuda_flag(s->ctx->exec, &s->popts.stop_value);
 #endif
     }
     int st = spk_solver_deferred_setup(s);

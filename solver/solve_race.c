@@ -8,14 +8,6 @@
 
 #include "solver/api_impl.h"
 
-/* The race's sides' work vectors (spk_krylov_init), made once. */
-void spk_solver_race_free(spk_solver *s)
-{
-    for (int w = 0; w < SPK_RACE_SIDES; w++)
-        if (s->race.side[w].k.e) spk_krylov_free(&s->race.side[w].k);
-    s->race_init = 0;
-}
-
 /* Start the CGs alongside this solve (spk_solver.race) from the executor
  * copies b, x0; NULL where none started. */
 spk_race *spk_solver_race_start(spk_solver *s, const double *db, const double *dx, int *st)
@@ -26,9 +18,11 @@ spk_race *spk_solver_race_start(spk_solver *s, const double *db, const double *d
     if (!s->racing || !s->b || s->kind != SPK_SOLVER_CG) return NULL;
     if (!s->race_init) {
         for (int w = 0; w < SPK_RACE_SIDES && !*st; w++) *st = spk_krylov_init(&rc->side[w].k, ex, s->k.n, 0, 0);
-#ifdef SPK_HAVE_CUDA
-        if (!*st && s->deferred) *st = spk_precond_sweeps_cuda_warm(ex, spk_solver_work(s), &s->popts);
-#endif
+        /* the kernels the preconditioner's build may launch first: a kernel's
+         * first load may wait for all the device's work, the sides' included */
+        const struct spk_precond_ops *ops = s->k.M_ops;
+        if (!*st && !ops) *st = spk_solver_precond_ops(s, &ops);
+        if (!*st && ops->warm) *st = ops->warm(ex, spk_solver_work(s), &s->popts);
         s->race_init = 1;
         if (*st) {
             spk_solver_race_free(s);

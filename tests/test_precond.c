@@ -1306,6 +1306,7 @@ static void test_tiny(ctx *c)
         if (all[i]->apply) CHECK_OK(all[i]->apply(M, r1, z1), c->err.msg);
         CHECK_OK(all[i]->refactor(M, &E), c->err.msg);
         CHECK(all[i]->shift(M) == 0, "%s shift on 0x0", all[i]->name);
+        CHECK(!all[i]->warm, "%s on the host has a warm entry", all[i]->name);
         all[i]->destroy(M);
     }
     CHECK(z1[0] == -1, "apply on 0x0 wrote z");

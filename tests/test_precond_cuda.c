@@ -12,7 +12,7 @@
 #include "precond/precond.h"
 
 static spk_exec *g_host, *g_dev;
-/* spk_precond_opts.dev_apply for the GPU sweeps: 0 timed, 1 + devsweep.c's
+/* spk_precond_opts.dev_apply for the GPU sweeps: 0 timed, 1 + devsweep.h's
  * APPLY_SWEEPS (a kernel per sweep), APPLY_SMALL_SWEEPS (one block),
  * APPLY_SMALL_SOLVE (exact, one block), APPLY_SPSV (exact, cusparseSpSV) */
 static int g_apply;
@@ -88,7 +88,7 @@ static void compare_with(const char *what, const spk_csr *A, const char *hpc, co
             scale = fmax(scale, fabs(zh[i]));
         }
         /* float values: beyond the block iterations' rows the sweeps also
-         * iterate in float (devsweep.c, lean copies) */
+         * iterate in float (devsweep_slice.c, lean copies) */
         const double tol = single && n > SPK_BLOCK_ROWS ? 4e-6 : 1e-9;
         CHECK(err <= tol * fmax(scale, 1e-300), "%s %s pass %d: |z_gpu - z_host| = %g of %g", what, pc, pass,
               err, scale);
@@ -229,7 +229,7 @@ static double host_norm(int n, const double *x)
     return sqrt(s);
 }
 
-/* Does K = k pass the device's growth test (devsweep.c, fewer_sweeps) redone
+/* Does K = k pass the device's growth test (devsweep_check.c, fewer_sweeps) redone
  * on the host: M from the host's factor F, M_k^-1 the host's k sweeps (A's
  * "ic0-sweeps" or "ilu0-sweeps"); does E = I - M_k^-1 M grow the positive
  * probe (devfactor.cu's) by at most rho in each of 6 power steps?  *growth:
@@ -456,6 +456,9 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
     o.sweeps_check = 0.01;
     o.build = g_build;
     o.dev_apply = 1; /* a kernel per sweep: no timed choice between builds */
+    /* what the build would load on its way, loaded ahead (precond.h, warm) */
+    CHECK(ops->warm != NULL, "%s %s: the GPU sweeps have no warm entry", what, pc);
+    if (ops->warm) CHECK_OK(ops->warm(g_dev, A, &o), g_dev->err->msg);
     void *ref = NULL;
     CHECK_OK(ops->create(g_dev, A, &o, &ref), g_dev->err->msg);
     const int n = A->nrows;
@@ -493,7 +496,7 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
     }
     CHECK(whole && stopped >= 2, "%s %s: %d builds stopped, one whole: %d", what, pc, stopped, whole);
     printf("%-22s %-11s stopped at each of its %d stop points, then built whole\n", what, pc, stopped);
-    /* stop_dev: a flag in device memory; holding stop_race it ends the
+    /* stop_dev: a flag in device memory; holding stop_value it ends the
      * device's factorization kernel, and the build ends as by stop; any
      * other value changes nothing */
     int *flag = NULL;
@@ -504,7 +507,7 @@ static void stops(const char *what, const spk_csr *A, const char *pc)
     CHECK_OK(g_dev->ops->upload(g_dev, flag, &five, sizeof five), g_dev->err->msg);
     for (int v = 5; v <= 6 && flag; v++) {
         o.stop_dev = flag;
-        o.stop_race = v;
+        o.stop_value = v;
         void *M = NULL;
         spk_err_clear(g_dev->err);
         const int st = ops->create(g_dev, A, &o, &M);
@@ -550,7 +553,7 @@ static void all_cases(void)
     sweeps("poisson3d-7:24", &P24, 1, 1);
     sweeps("poisson3d-7:24", &P24, 0, 1);
     spk_csr_free(&P24);
-    /* more rows than the factorization takes in row order (devsweep.c's
+    /* more rows than the factorization takes in row order (devsweep_build.c's
      * ROW_ORDER_ROWS): the computed dependency order */
     spk_csr P42 = {0};
     CHECK_OK(spk_gen_poisson3d7(42, &P42, &e), e.msg);

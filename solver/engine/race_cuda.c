@@ -15,7 +15,6 @@
 #include "core/cuda_kernels.h"
 #include "core/cuda_module.h"
 #include "core/exec_cuda.h"
-#include "precond/devfactor.h"
 #include "solver/engine/block_kernels.h"
 #include "solver/engine/race.h"
 #include "solver/engine/step_kernels.h"
@@ -178,9 +177,11 @@ int spk_race_cuda_run(spk_exec *e, int which, spk_block_job *job)
     if (!sd) return e->err->code ? e->err->code : SPK_ERR_DEVICE;
     side_job *jb = &sd->job[which];
     if (jb->running) return spk_err_set(e->err, SPK_ERR_INTERNAL, "the race's side %d is already running", which);
-    if (!sd->loaded) { /* the kernels a solve may launch first, loaded before the job runs */
+    /* the kernels a solve may launch first, loaded before the side runs
+     * (the preconditioner's own: its table's warm, solver/solve_race.c) */
+    if (!sd->loaded) {
         const void *probe[] = {spk_block_kernels_probe(), spk_step_kernels_probe(), spk_slot_kernels_probe(),
-                               spk_cuda_kernels_probe(), spk_devfactor_probe()};
+                               spk_cuda_kernels_probe()};
         sd->loaded = 1;
         for (size_t i = 0; i < sizeof probe / sizeof probe[0] && sd->loaded == 1; i++) {
             int done = 0;
