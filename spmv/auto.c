@@ -20,28 +20,15 @@
  * are timed; every other rule names one format (and the formats that take
  * its place should it refuse the matrix).
  *
- * This comes from `spk bench --formats all` on an H100 (docs/benchmarks.md,
- * 85 SuiteSparse matrices and 8 generated ones of 1M-112M nonzeros, every
- * format timed): below 2M nonzeros the matrix sits in the 50 MB L2; on every
- * regular one under 500k nonzeros csr-vector was within 4.4 % of the fastest
- * format (the fastest on 61 of 67); on the 1.1M-nonzero 3D stencils ELL was
- * within 3.1 % of the fastest and csr-vector up to 18 % behind, while on
- * wider or uneven rows (Andrews, bcsstk33) csr-vector led ELL by 15-300 %.
- * On the 17 irregular ones below 2M nonzeros the fastest was csr-vector,
- * COO or cuSPARSE, and csr-vector's steps told which: csr-vector was the
- * fastest on all 6 with 13-32 steps (COO 1-52 % behind) and 0-31 % behind
- * COO at 33-51 steps (9x at 657); COO was within 1 % of the fastest on the
- * 9 with 33-657 steps, whose longest rows have 90-2628 entries, but 22-50 %
- * behind cuSPARSE on the two whose longest rows have 17663 and 25541
- * entries.  Timing those candidates cost 1.7-7 ms a matrix, against
- * products of 4-9 us that differ by 1-3 us: more than a solve of a few
- * hundred products saves.  On every regular
- * matrix from 2M nonzeros blocked ELL was the fastest (ELL 1-5 % behind,
- * csr-scalar 6-250 %); on the power-law ones cuSPARSE's merge-based CSR
- * beat HYB, COO and csr-vector by 2.5-19x, and HYB was the fastest on no
- * irregular matrix.  Formats the executor lacks are skipped; one that
- * refuses the matrix is passed over (the next candidate of the rule is then
- * tried).
+ * Why: below AUTO_SMALL_NNZ the matrix stays in the GPU's L2; csr-vector is
+ * then close to the fastest on regular rows (ELL on ELL-shaped ones), and
+ * on irregular rows its steps tell it, COO and cuSPARSE apart (its slowest
+ * warp walks the longest row).  Above, blocked ELL leads on regular rows
+ * and cuSPARSE's merge-based CSR on irregular ones.  Trials would cost more
+ * than a solve's products save, hence one format wherever the rule can
+ * name one.  The runs behind the thresholds: docs/benchmarks.md#the-auto-format.
+ * Formats the executor lacks are skipped; one that refuses the matrix is
+ * passed over (the next candidate of the rule is then tried).
  *
  * On the GPU the matrix is uploaded once and the candidates that have a
  * device builder (csr-*, ell, bell, hyb) are built from that copy, so a
