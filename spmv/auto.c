@@ -65,8 +65,8 @@
 #define AUTO_VECTOR_STEPS 32
 #define AUTO_COO_ROW 8192
 /* a candidate whose first timed product is AUTO_CUT x the best so far is
- * dropped, when that best takes at least AUTO_CUT_MS (one event-timed
- * product is then exact to a few per cent) */
+ * dropped, when that best takes at least AUTO_CUT_MS (long enough for one
+ * event-timed product to be trusted) */
 #define AUTO_CUT 1.5
 #define AUTO_CUT_MS 0.05
 
