@@ -20,28 +20,15 @@
  * are timed; every other rule names one format (and the formats that take
  * its place should it refuse the matrix).
  *
- * This comes from `spk bench --formats all` on an H100 (docs/benchmarks.md,
- * 85 SuiteSparse matrices and 8 generated ones of 1M-112M nonzeros, every
- * format timed): below 2M nonzeros the matrix sits in the 50 MB L2; on every
- * regular one under 500k nonzeros csr-vector was within 4.4 % of the fastest
- * format (the fastest on 61 of 67); on the 1.1M-nonzero 3D stencils ELL was
- * within 3.1 % of the fastest and csr-vector up to 18 % behind, while on
- * wider or uneven rows (Andrews, bcsstk33) csr-vector led ELL by 15-300 %.
- * On the 17 irregular ones below 2M nonzeros the fastest was csr-vector,
- * COO or cuSPARSE, and csr-vector's steps told which: csr-vector was the
- * fastest on all 6 with 13-32 steps (COO 1-52 % behind) and 0-31 % behind
- * COO at 33-51 steps (9x at 657); COO was within 1 % of the fastest on the
- * 9 with 33-657 steps, whose longest rows have 90-2628 entries, but 22-50 %
- * behind cuSPARSE on the two whose longest rows have 17663 and 25541
- * entries.  Timing those candidates cost 1.7-7 ms a matrix, against
- * products of 4-9 us that differ by 1-3 us: more than a solve of a few
- * hundred products saves.  On every regular
- * matrix from 2M nonzeros blocked ELL was the fastest (ELL 1-5 % behind,
- * csr-scalar 6-250 %); on the power-law ones cuSPARSE's merge-based CSR
- * beat HYB, COO and csr-vector by 2.5-19x, and HYB was the fastest on no
- * irregular matrix.  Formats the executor lacks are skipped; one that
- * refuses the matrix is passed over (the next candidate of the rule is then
- * tried).
+ * Why: below AUTO_SMALL_NNZ the matrix stays in the GPU's L2; csr-vector is
+ * then close to the fastest on regular rows (ELL on ELL-shaped ones), and
+ * on irregular rows its steps tell it, COO and cuSPARSE apart (its slowest
+ * warp walks the longest row).  Above, blocked ELL leads on regular rows
+ * and cuSPARSE's merge-based CSR on irregular ones.  Trials would cost more
+ * than a solve's products save, hence one format wherever the rule can
+ * name one.  The runs behind the thresholds: docs/benchmarks.md#the-auto-format.
+ * Formats the executor lacks are skipped; one that refuses the matrix is
+ * passed over (the next candidate of the rule is then tried).
  *
  * On the GPU the matrix is uploaded once and the candidates that have a
  * device builder (csr-*, ell, bell, hyb) are built from that copy, so a
@@ -58,6 +45,7 @@
  * The whole selection is the backend's setup time; stats() names the
  * choice, every trial, that cost and the upload inside it (which the
  * cusparse format pays as well). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +65,8 @@
 #define AUTO_VECTOR_STEPS 32
 #define AUTO_COO_ROW 8192
 /* a candidate whose first timed product is AUTO_CUT x the best so far is
- * dropped, when that best takes at least AUTO_CUT_MS (one event-timed
- * product is then exact to a few per cent) */
+ * dropped, when that best takes at least AUTO_CUT_MS (long enough for one
+ * event-timed product to be trusted) */
 #define AUTO_CUT 1.5
 #define AUTO_CUT_MS 0.05
 
@@ -157,9 +145,176 @@ static void auto_destroy(void *impl)
     free(a);
 }
 
+/* One selection in progress: the candidates, the device copy of A they
+ * are built from, the trials' vectors and timer, and the log of what was
+ * tried (for stats()). */
+typedef struct selection {
+    spk_exec *e;
+    const spk_csr *A;
+    const spk_spmv_opts *o;
+    const struct spk_spmv_ops *const *given; /* the caller's candidates, or NULL: the rule's */
+    const char *names[16];
+    int nc, timed;
+    spk_csr dA;   /* A on the device, for the candidates with a device builder */
+    int uploaded; /* dA holds A */
+    double t_up;  /* seconds of auto's own upload (0: none) */
+    double *x, *y;
+    spk_timer *tm;
+    char tried[400];
+    size_t used;
+} selection;
+
+/* Append to the log of what was tried (cut short when it is full). */
+static void note(selection *s, const char *fmt, ...) SPK_PRINTF(2, 3);
+static void note(selection *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(s->tried + s->used, sizeof s->tried - s->used, fmt, ap);
+    va_end(ap);
+    if (w > 0 && (size_t)w < sizeof s->tried - s->used) s->used += (size_t)w;
+}
+
+/* The candidates: the caller's (at most 16), or those of the rule. */
+static void list_candidates(selection *s, int ngiven)
+{
+    s->nc = s->given ? (ngiven < 16 ? ngiven : 16) : spk_auto_candidates(s->A, s->names, 16, &s->timed);
+    for (int c = 0; s->given && c < s->nc; c++) s->names[c] = s->given[c]->name;
+    if (s->nc == 1) s->timed = 0; /* nothing to choose between */
+}
+
+#ifdef SPK_HAVE_CUDA
+/* The device copy of A the candidates are built from: the caller's (ext,
+ * not freed here), else one upload, always when trials will build several,
+ * else when the rule's first candidate has a device builder (a kernel
+ * instead of a host conversion).  cuSPARSE's device build only copies the
+ * CSR arrays, so it is left to upload them from the host itself. */
+static int upload_once(selection *s, const spk_csr *ext, double t0)
+{
+    spk_exec *e = s->e;
+    const struct spk_spmv_ops *first = s->given ? s->given[0] : NULL;
+    if (!s->given && s->nc > 0) {
+        spk_err keep = *e->err;
+        if (spk_spmv_find(s->names[0], e, &first, e->err) != SPK_OK) first = NULL;
+        *e->err = keep;
+    }
+    if (ext && spk_exec_is_cuda(e)) {
+        s->dA = *ext;
+        s->uploaded = 1;
+    } else if (spk_exec_is_cuda(e) && s->nc > 0 &&
+               (s->timed || (first && first->create_dev && strcmp(first->name, "cusparse") != 0))) {
+        SPK_TRY(spk_cuda_csr_upload(e, s->A, &s->dA, "the matrix for auto"));
+        SPK_TRY(e->ops->sync(e));
+        s->uploaded = 1;
+        s->t_up = spk_time_now() - t0;
+    }
+    return SPK_OK;
+}
+#endif
+
+/* The trials' vectors, x = 1, and their timer. */
+static int prepare_trials(selection *s)
+{
+    spk_exec *e = s->e;
+    SPK_TRY(spk_exec_alloc_vec(e, s->A->ncols, &s->x));
+    SPK_TRY(spk_exec_alloc_vec(e, s->A->nrows, &s->y));
+    /* in single precision each double slot holds two floats 1.0f */
+    double one = 1.0;
+    if (s->o && s->o->precision == SPK_SPMV_FLOAT) {
+        const float ones[2] = {1.0f, 1.0f};
+        memcpy(&one, ones, sizeof one);
+    }
+    SPK_TRY(e->ops->fill(e, s->A->ncols, one, s->x));
+    return spk_timer_create(e, 0, &s->tm);
+}
+
+/* Candidate c built into t->impl in *built seconds; *skip when it is passed
+ * over (not on this executor, or refused by its padding bound). */
+static int build_candidate(selection *s, int c, trial *t, double *built, int *skip)
+{
+    spk_exec *e = s->e;
+    const struct spk_spmv_ops *ops = s->given ? s->given[c] : NULL;
+    spk_err keep = *e->err;
+    *skip = 1;
+    if (s->given ? strcmp(ops->exec, e->ops->name) != 0
+                 : spk_spmv_find(s->names[c], e, &ops, e->err) != SPK_OK) { /* not on this executor */
+        *e->err = keep;
+        return SPK_OK;
+    }
+    *t = (trial){ops, NULL, s->x, s->y, s->o && s->o->precision == SPK_SPMV_FLOAT};
+    double tb = spk_time_now();
+    int cs = s->uploaded && ops->create_dev ? ops->create_dev(e, s->A, &s->dA, s->o, &t->impl)
+                                            : ops->create(e, s->A, s->o, &t->impl);
+    if (cs == SPK_ERR_UNSUPPORTED) { /* refused (padding bound): pass over it */
+        *e->err = keep;
+        note(s, "%s%s refused", s->used ? ", " : "", s->names[c]);
+        return SPK_OK;
+    }
+    SPK_TRY(cs);
+    SPK_TRY(e->ops->sync(e));
+    *built = spk_time_now() - tb;
+    *skip = 0;
+    return SPK_OK;
+}
+
+/* Time candidate c (built as t) and keep the faster of it and a's choice so
+ * far.  One warm-up and one timed product come first: a candidate already
+ * AUTO_CUT x slower than the best, on products long enough for one timing
+ * to be trusted, is dropped without more trials; else the median decides. */
+static int time_candidate(selection *s, auto_impl *a, int c, trial *t, double built)
+{
+    double first = 0, med = 0;
+    int calls = 0, st = trial_apply(t);
+    if (!st) st = spk_timer_call(s->tm, trial_apply, t, 0, 1, &first);
+    if (!st && a->impl && a->ms >= AUTO_CUT_MS && first * 1e3 > AUTO_CUT * a->ms) {
+        note(s, "%s%s %.4f (one product; built in %.1f)", s->used ? ", " : "", s->names[c], first * 1e3,
+             built * 1e3);
+        t->ops->destroy(t->impl);
+        return SPK_OK;
+    }
+    if (!st) st = spk_timer_median(s->tm, trial_apply, t, 0, 1, 3, 30, 3e-4, &med, &calls, NULL);
+    if (st) {
+        t->ops->destroy(t->impl);
+        return st;
+    }
+    note(s, "%s%s %.4f (built in %.1f)", s->used ? ", " : "", s->names[c], med * 1e3, built * 1e3);
+    if (!a->impl || med * 1e3 < a->ms) {
+        if (a->impl) a->ops->destroy(a->impl);
+        a->ops = t->ops;
+        a->impl = t->impl;
+        a->ms = med * 1e3;
+    } else {
+        t->ops->destroy(t->impl);
+    }
+    return SPK_OK;
+}
+
+/* The candidates in turn: untimed, the first one built is the choice;
+ * timed, the fastest. */
+static int try_candidates(selection *s, auto_impl *a)
+{
+    for (int c = 0; c < s->nc; c++) {
+        trial t = {0};
+        double built = 0;
+        int skip;
+        SPK_TRY(build_candidate(s, c, &t, &built, &skip));
+        if (skip) continue;
+        if (!s->timed) { /* the rule's choice: no trial */
+            a->ops = t.ops;
+            a->impl = t.impl;
+            a->ms = 0;
+            note(s, "%s%s (%s, not timed; built in %.1f)", s->used ? ", " : "", s->names[c],
+                 s->nc == 1 ? "the only candidate" : "the rule's choice", built * 1e3);
+            return SPK_OK;
+        }
+        SPK_TRY(time_candidate(s, a, c, &t, built));
+    }
+    return SPK_OK;
+}
+
 /* The selection among the candidates `given` (ngiven of them; timed: by
  * trials, else the first accepted), or those of spk_auto_candidates when
- * given is NULL. */
+ * given is NULL; ext: the caller's device copy of A, or NULL. */
 static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, const struct spk_spmv_ops *const *given,
                        int ngiven, int given_timed, const spk_csr *ext, void **impl)
 {
@@ -169,135 +324,43 @@ static int auto_select(spk_exec *e, const spk_csr *A, const spk_spmv_opts *o, co
     if (!a) return spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (format 'auto')");
     a->e = e;
     if (o) a->o = *o;
-    const char *names[16];
-    int timed = given_timed;
-    int nc = given ? (ngiven < 16 ? ngiven : 16) : spk_auto_candidates(A, names, 16, &timed), st = SPK_OK;
-    for (int c = 0; given && c < nc; c++) names[c] = given[c]->name;
-    if (nc == 1) timed = 0; /* nothing to choose between */
-    double *x = NULL, *y = NULL;
-    spk_timer *tm = NULL;
-    char tried[400] = "";
-    size_t used = 0;
-    spk_csr dA = {0}; /* A on the device, for the candidates with a device builder */
-    int uploaded = 0;
-    double t_up = 0;
+    selection s;
+    memset(&s, 0, sizeof s);
+    s.e = e;
+    s.A = A;
+    s.o = o;
+    s.given = given;
+    s.timed = given_timed;
+    list_candidates(&s, ngiven);
+    int st = SPK_OK;
 #ifdef SPK_HAVE_CUDA
-    /* one upload, from which the candidates are built on the device: always
-     * when trials will build several, else when the rule's first candidate
-     * has a device builder (a kernel instead of a host conversion) */
-    const struct spk_spmv_ops *first_ops = given ? given[0] : NULL;
-    if (!given && nc > 0) {
-        spk_err keep = *e->err;
-        if (spk_spmv_find(names[0], e, &first_ops, e->err) != SPK_OK) first_ops = NULL;
-        *e->err = keep;
-    }
-    if (ext && spk_exec_is_cuda(e)) { /* the caller's device copy: no upload, not freed here */
-        dA = *ext;
-        uploaded = 1;
-    } else if (spk_exec_is_cuda(e) && nc > 0 &&
-               (timed || (first_ops && first_ops->create_dev && strcmp(first_ops->name, "cusparse") != 0))) {
-        /* (cuSPARSE's device build only copies the CSR arrays: from the host it uploads them once) */
-        SPK_CHECK(st, spk_cuda_csr_upload(e, A, &dA, "the matrix for auto"));
-        SPK_CHECK(st, e->ops->sync(e));
-        uploaded = 1;
-        t_up = spk_time_now() - t0;
-    }
+    SPK_CHECK(st, upload_once(&s, ext, t0));
 #endif
-    if (timed) { /* the trials' vectors and timer */
-        SPK_CHECK(st, spk_exec_alloc_vec(e, A->ncols, &x));
-        SPK_CHECK(st, spk_exec_alloc_vec(e, A->nrows, &y));
-        /* x = 1 (in single precision each double slot holds two floats 1.0f) */
-        double one = 1.0;
-        if (o && o->precision == SPK_SPMV_FLOAT) {
-            const float ones[2] = {1.0f, 1.0f};
-            memcpy(&one, ones, sizeof one);
-        }
-        SPK_CHECK(st, e->ops->fill(e, A->ncols, one, x));
-        SPK_CHECK(st, spk_timer_create(e, 0, &tm));
-    }
-    for (int c = 0; c < nc; c++) {
-        const struct spk_spmv_ops *ops = given ? given[c] : NULL;
-        spk_err keep = *e->err;
-        if (given ? strcmp(ops->exec, e->ops->name) != 0
-                  : spk_spmv_find(names[c], e, &ops, e->err) != SPK_OK) { /* not on this executor */
-            *e->err = keep;
-            continue;
-        }
-        trial t = {ops, NULL, x, y, o && o->precision == SPK_SPMV_FLOAT};
-        double tb = spk_time_now();
-        int cs = uploaded && ops->create_dev ? ops->create_dev(e, A, &dA, o, &t.impl) : ops->create(e, A, o, &t.impl);
-        if (cs == SPK_ERR_UNSUPPORTED) { /* refused (padding bound): pass over it */
-            *e->err = keep;
-            int w = snprintf(tried + used, sizeof tried - used, "%s%s refused", used ? ", " : "", names[c]);
-            if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
-            continue;
-        }
-        SPK_CHECK(st, cs);
-        SPK_CHECK(st, e->ops->sync(e));
-        tb = spk_time_now() - tb;
-        double med = 0;
-        int calls = 0;
-        if (!timed) { /* the rule's choice: no trial */
-            a->ops = ops;
-            a->impl = t.impl;
-            a->ms = 0;
-            snprintf(tried + used, sizeof tried - used, "%s%s (%s, not timed; built in %.1f)", used ? ", " : "",
-                     names[c], nc == 1 ? "the only candidate" : "the rule's choice", tb * 1e3);
-            break;
-        }
-        /* one warm-up and one timed product first: a candidate already
-         * AUTO_CUT x slower than the best so far, on products long enough
-         * for one timing to be trusted, is dropped without more trials */
-        double first = 0;
-        st = trial_apply(&t);
-        if (!st) st = spk_timer_call(tm, trial_apply, &t, 0, 1, &first);
-        if (!st && a->impl && a->ms >= AUTO_CUT_MS && first * 1e3 > AUTO_CUT * a->ms) {
-            int w = snprintf(tried + used, sizeof tried - used, "%s%s %.4f (one product; built in %.1f)",
-                             used ? ", " : "", names[c], first * 1e3, tb * 1e3);
-            if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
-            ops->destroy(t.impl);
-            continue;
-        }
-        if (!st) st = spk_timer_median(tm, trial_apply, &t, 0, 1, 3, 30, 3e-4, &med, &calls, NULL);
-        if (st) {
-            ops->destroy(t.impl);
-            goto cleanup;
-        }
-        int w = snprintf(tried + used, sizeof tried - used, "%s%s %.4f (built in %.1f)", used ? ", " : "", names[c],
-                         med * 1e3, tb * 1e3);
-        if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
-        if (!a->impl || med * 1e3 < a->ms) {
-            if (a->impl) a->ops->destroy(a->impl);
-            a->ops = ops;
-            a->impl = t.impl;
-            a->ms = med * 1e3;
-        } else {
-            ops->destroy(t.impl);
-        }
-    }
+    if (s.timed) SPK_CHECK(st, prepare_trials(&s));
+    SPK_CHECK(st, try_candidates(&s, a));
     if (!a->impl) {
         st = spk_err_set(e->err, SPK_ERR_UNSUPPORTED, "format 'auto': no candidate format accepted the matrix");
         goto cleanup;
     }
     a->setup = spk_time_now() - t0;
-    a->upload = t_up;
-    if (timed)
+    a->upload = s.t_up;
+    if (s.timed)
         snprintf(a->detail, sizeof a->detail,
                  "auto chose %s (%.4f ms per product); trials in ms per product (build ms): %s; upload %.1f ms, "
                  "selection %.2f ms",
-                 a->ops->name, a->ms, tried, t_up * 1e3, a->setup * 1e3);
+                 a->ops->name, a->ms, s.tried, s.t_up * 1e3, a->setup * 1e3);
     else
         snprintf(a->detail, sizeof a->detail, "auto chose %s (by the rule on the row lengths): %s; upload %.1f ms, "
                  "selection %.2f ms",
-                 a->ops->name, tried, t_up * 1e3, a->setup * 1e3);
+                 a->ops->name, s.tried, s.t_up * 1e3, a->setup * 1e3);
     *impl = a;
 cleanup:
-    spk_timer_destroy(tm);
+    spk_timer_destroy(s.tm);
 #ifdef SPK_HAVE_CUDA
-    if (!ext) spk_cuda_csr_free(&dA);
+    if (!ext) spk_cuda_csr_free(&s.dA);
 #endif
-    if (x) e->ops->free(e, x);
-    if (y) e->ops->free(e, y);
+    if (s.x) e->ops->free(e, s.x);
+    if (s.y) e->ops->free(e, s.y);
     if (st) auto_destroy(a);
     return st;
 }

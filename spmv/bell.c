@@ -118,9 +118,9 @@ static void bell_describe(const void *fmt, char *buf, size_t len)
 }
 
 #ifdef SPK_HAVE_CUDA
-/* On the device: the group widths by a kernel (a host pass over 15M row
- * pointers took longer than the whole fill), their prefix sums and the
- * refusals on the host (G values), the slots by the fill kernel. */
+/* On the device: the group widths by a kernel (a host pass over every row
+ * pointer would outweigh the fill at large row counts), their prefix sums
+ * and the refusals on the host (G values), the slots by the fill kernel. */
 static int bell_build(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_spmv_opts *o, void *fmt)
 {
     (void)o;

@@ -77,10 +77,9 @@ const struct spk_spmv_ops *const *spk_spmv_list(void)
     return registry;
 }
 
-/* The default format of each executor: cuSPARSE on the GPU, the reference
- * on the host.  ("auto" is not the GPU default yet: with the summation order
- * of its usual choice, BiCGStab + ILU(0) on ex6 breaks down (r0'v = 0) where
- * the cuSPARSE-backed solve converges; see the closing note of issue 7.) */
+/* The default format of each executor: "auto" on the GPU, which picks a
+ * format for the matrix; "csr" on the host, the reference every format is
+ * checked against. */
 static const char *default_for(const char *exec)
 {
     if (strcmp(exec, "cuda") == 0) return "auto";

@@ -34,8 +34,9 @@
  *
  * Deferred COO (tile-dcoo, and tile above 1.8M nonzeros): the COO tiles and
  * the COO part of HYB tiles leave the tiles for a separate CSR matrix D that
- * the "cusparse" backend multiplies (cuSPARSE's load-balanced CSR SpMV, the
- * fastest CSR kernel the project has); y = T*x, then y += D*x. */
+ * the "cusparse" backend multiplies ("csr" on the host): a load-balanced CSR
+ * product copes with the uneven rows these entries leave; y = T*x, then
+ * y += D*x. */
 #ifndef SPK_SPMV_TILE_H
 #define SPK_SPMV_TILE_H
 
@@ -47,10 +48,10 @@
 #define SPK_TILE_TH 1.0         /* variation from which a tile is HYB */
 #define SPK_TILE_COO_NNZ 12     /* fewer nonzeros (with uneven rows): COO */
 #define SPK_TILE_DENSE 0.75     /* this share of the tile's positions filled: Dns */
-#define SPK_TILE_DEFER_NNZ 1800000LL
+#define SPK_TILE_DEFER_NNZ 1800000LL /* "tile" defers COO entries above this many nonzeros */
 #define SPK_TILE_UNIT 8         /* ints per work unit record */
 #define SPK_TILE_STAGE_VALS 256 /* a unit with at most this many values ... */
-#define SPK_TILE_STAGE_IDX 512  /* ... and index bytes is staged in shared memory */ /* "tile" defers COO entries above this many nonzeros */
+#define SPK_TILE_STAGE_IDX 512  /* ... and index bytes is staged in shared memory */
 
 enum {
     SPK_TILE_CSR = 0,
