@@ -40,22 +40,6 @@ int spk_tile_params_for(const char *name, const spk_spmv_opts *o, const spk_csr 
     return SPK_OK;
 }
 
-void spk_tile_free(spk_fmt_tile *T)
-{
-    free(T->tile_ptr);
-    free(T->tile_col);
-    free(T->val_off);
-    free(T->idx_off);
-    free(T->kind);
-    free(T->width);
-    free(T->val);
-    free(T->idx);
-    free(T->unit);
-    free(T->split_rows);
-    T->tile_ptr = T->tile_col = T->val_off = T->idx_off = T->unit = T->split_rows = NULL;
-    T->kind = T->width = T->idx = NULL;
-    T->val = NULL;
-}
 
 /* The products of one tile into acc[16] (xs: the tile's 16 entries of x,
  * zero beyond the last column), in the kernel's format-specific order. */

@@ -502,3 +502,20 @@ cleanup:
     }
     return st;
 }
+
+void spk_tile_free(spk_fmt_tile *T)
+{
+    free(T->tile_ptr);
+    free(T->tile_col);
+    free(T->val_off);
+    free(T->idx_off);
+    free(T->kind);
+    free(T->width);
+    free(T->val);
+    free(T->idx);
+    free(T->unit);
+    free(T->split_rows);
+    T->tile_ptr = T->tile_col = T->val_off = T->idx_off = T->unit = T->split_rows = NULL;
+    T->kind = T->width = T->idx = NULL;
+    T->val = NULL;
+}
