@@ -107,9 +107,9 @@ void spk_opt_describe(const spk_opt *o, char *buf, size_t len);
 void spk_opt_defaults(const spk_opt_table *t, int view, void *base);
 /* Every key of t from one view of src to another of dst. */
 void spk_opt_copy(const spk_opt_table *t, int from, const void *src, int to, void *dst);
-/* Every stored value of t in range, then t's combinations (view must be
- * SPK_OPT_OWN for those, or own the same struct); messages name the fields
- * with prefix pre ("spk_options.") and the keys. */
+/* Every stored value of t in its range (t->check, the combinations, is the
+ * caller's to run on the struct it reads); messages name the fields with
+ * prefix pre ("spk_options.") and the keys, or (pre NULL or "") the keys. */
 int spk_opt_validate(const spk_opt_table *t, int view, const void *base, const char *pre, spk_err *e);
 
 /* Set key (n characters) to text in the tables' view of base; "no-KEY"
