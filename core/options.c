@@ -390,8 +390,12 @@ void spk_opt_describe(const spk_opt *o, char *buf, size_t len)
 {
     char range[512] = "", def[128] = "";
     if (o->type != SPK_OPT_STRING && o->type != SPK_OPT_FLAG) spk_opt_range(o, range, sizeof range);
-    spk_opt_default_text(o, def, sizeof def);
-    snprintf(buf, len, "%s (%s%sdefault %s)", o->help, range, range[0] ? "; " : "", def);
+    if (o->type != SPK_OPT_FLAG || o->def) spk_opt_default_text(o, def, sizeof def); /* a switch: when on */
+    if (!range[0] && !def[0])
+        snprintf(buf, len, "%s", o->help);
+    else
+        snprintf(buf, len, "%s (%s%s%s%s)", o->help, range, range[0] && def[0] ? "; " : "", def[0] ? "default " : "",
+                 def);
 }
 
 /* ---- tables ----------------------------------------------------------------------- */
@@ -476,7 +480,8 @@ int spk_opt_parse_list(const spk_opt_table *const *t, int view, void *base, cons
             if (eq) {
                 const char *v0 = skip_space(eq + 1, end), *v1 = trim_end(v0, end);
                 if ((size_t)(v1 - v0) >= sizeof value)
-                    return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s%.*s: the value is too long", pre, (int)(k1 - k0), k0);
+                    return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s%.*s: the value is too long", pre,
+                                       (int)(k1 - k0), k0);
                 memcpy(value, v0, (size_t)(v1 - v0));
                 value[v1 - v0] = '\0';
             }

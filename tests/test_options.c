@@ -240,8 +240,8 @@ static void test_refused(void)
     refused("precond-sweeps", "1001", SPK_ERR_INVALID_ARG, "precond-sweeps must be auto, or an integer in [0, 1000]",
             NULL);
     refused("precond-sweeps", "-1", SPK_ERR_INVALID_ARG, "precond-sweeps", NULL);
-    refused("vector-ops", "turbo", SPK_ERR_INVALID_ARG, "vector-ops must be one of classic, cublas, fused, graph, block",
-            "'turbo'");
+    refused("vector-ops", "turbo", SPK_ERR_INVALID_ARG,
+            "vector-ops must be one of classic, cublas, fused, graph, block", "'turbo'");
     refused("vector-ops", "4", SPK_ERR_INVALID_ARG, "vector-ops", NULL);
     refused("race", "maybe", SPK_ERR_INVALID_ARG, "race must be one of off, on, cg", NULL);
     refused("reorder", "rcm", SPK_ERR_INVALID_ARG, "reorder must be one of none, multicolor, block-multicolor", NULL);
