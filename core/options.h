@@ -1,6 +1,6 @@
 /* options.h -- the engine behind spk's option tables.
  *
- * An option is a key ("rtol", "sell-c") with a type, a range, a default and
+ * An option is a key ("rtol", "maxit") with a type, a range, a default and
  * a line of help, stored by offset into a struct.  Each component declares
  * the keys it reads as an spk_opt_table next to the code that reads them;
  * this engine parses and checks values, stores and loads them, and writes
@@ -37,8 +37,8 @@ typedef struct spk_opt_name {
 } spk_opt_name;
 
 typedef struct spk_opt {
-    const char *key;        /* "sell-c": --sell-c on the command line, the key of spk_options_set */
-    const char *field;      /* the struct member's name ("sell_c"), for messages about a struct */
+    const char *key;        /* "vector-ops": --vector-ops on the command line, spk_options_set's key */
+    const char *field;      /* the struct member's name ("vector_ops"), for messages about a struct */
     spk_opt_type type;
     size_t at[2];           /* offset of the value in the SPK_OPT_PUBLIC and SPK_OPT_OWN structs */
     double min, max;        /* INT, LLONG, DOUBLE: the range (-/+INFINITY: no bound) */
@@ -50,7 +50,7 @@ typedef struct spk_opt {
                                whose choice this says ("32"); NULL: 0 only where in range */
     const char *meta;       /* the value's placeholder in --help ("C") */
     const char *help;       /* what it does, in a sentence */
-    const char *scope;      /* what reads it, comma-separated ("sell,cusparse-sell"); NULL: all */
+    const char *scope;      /* what reads it, comma-separated (formats: "ell,hyb"); NULL: all */
     const char *alias;      /* another key accepted for it, or NULL */
     /* STRING: the stored string for name (static), NULL when unknown; with
      * name NULL, the accepted names in alts.  NULL: the caller's string is

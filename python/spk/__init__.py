@@ -139,7 +139,7 @@ def options():
     """The library's options table: for each key a dict with its type, the
     component that reads it ("solver", "precond", "spmv"), its help, the
     values it takes and its default.  Every key is a keyword of Solver and
-    solve, with '_' for '-' (rtol, vector_ops, sell_c, ...)."""
+    solve, with '_' for '-' (rtol, vector_ops, ...)."""
     out = {}
     d = _OptionDesc()
     for i in range(_lib.spk_option_count()):
@@ -172,7 +172,7 @@ def _options_of(kw):
         st = _lib.spk_options_set(o, key.encode(), _text(value).encode(), msg, len(msg))
         if st:
             raise SpkOptionError(st, "spk: %s=%r: %s" % (key, value, _s(msg.value)))
-    st = _lib.spk_options_check(o, msg, len(msg))  # the combinations (sell_sigma a multiple of sell_c, ...)
+    st = _lib.spk_options_check(o, msg, len(msg))  # the combinations of keys
     if st:
         raise SpkOptionError(st, "spk: %s" % _s(msg.value))
     return o
