@@ -203,6 +203,7 @@ int spk_opt_parse(const spk_opt *o, const char *text, const char *label, spk_opt
         v->i = text ? flag_word(text) : 1;
         return v->i < 0 ? bad_text(o, label, text, e) : SPK_OK;
     }
+    if (o->type == SPK_OPT_STRING && o->unset && text && !*text) return SPK_OK; /* "": unset, the default */
     if (!text || !*text) {
         char range[512] = "";
         spk_opt_range(o, range, sizeof range);

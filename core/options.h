@@ -46,8 +46,9 @@ typedef struct spk_opt {
     double def;             /* the default (STRING: NULL) */
     const spk_opt_name *names; /* ENUM: every name; INT: values spelled by name ("auto" = -1);
                                   ended by {NULL, 0} */
-    const char *unset;      /* 0 (STRING: NULL) is accepted too and leaves the choice to the reader,
-                               whose choice this says ("32"); NULL: 0 only where in range */
+    const char *unset;      /* 0 (STRING: NULL, given as "") is accepted too and leaves the choice
+                               to the reader, whose choice this says ("32"); NULL: 0 only where in
+                               range */
     const char *meta;       /* the value's placeholder in --help ("C") */
     const char *help;       /* what it does, in a sentence */
     const char *scope;      /* what reads it, comma-separated (formats: "ell,hyb"); NULL: all */

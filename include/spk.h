@@ -58,7 +58,7 @@ typedef enum spk_status {
     SPK_ERR_NOMEM = 5,         /* host or device memory exhausted */
     SPK_ERR_INVALID_MATRIX = 6,/* bad CSR arrays, non-square system, size mismatch */
     SPK_ERR_ZERO_PIVOT = 7,    /* ILU(0)/IC(0) met a zero or non-positive pivot (row named) */
-    SPK_ERR_NOT_FOUND = 8,     /* unknown format, preconditioner or solver name */
+    SPK_ERR_NOT_FOUND = 8,     /* unknown format, preconditioner or solver name, or option key */
     SPK_ERR_DEVICE = 9,        /* a CUDA / cuBLAS / cuSPARSE call failed, or no device */
     SPK_ERR_NOT_CONVERGED = 10,/* the solve ran but reached maxit (see spk_result) */
     SPK_ERR_BREAKDOWN = 11,    /* the solve stopped on a breakdown or NaN (see spk_result) */

@@ -206,6 +206,10 @@ static void test_round_trip(void)
     CHECK_OK(spk_options_set(&o, "tile-defer-nnz", "-1", NULL, 0), "defer never");
     CHECK(o.tile_defer_nnz == -1, "defer %lld", o.tile_defer_nnz);
     CHECK_OK(spk_options_set(&o, "sell-c", "0", NULL, 0), "0: the format's choice");
+    CHECK_OK(spk_options_set(&o, "format", "ell", NULL, 0), "format ell");
+    CHECK(o.format && strcmp(o.format, "ell") == 0, "format %s", o.format ? o.format : "(null)");
+    CHECK_OK(spk_options_set(&o, "format", "", NULL, 0), "format unset");
+    CHECK(o.format == NULL, "format \"\" is the default (NULL)");
     char v[64];
     CHECK(spk_options_get(&o, "rtol", v, 3) == SPK_ERR_INVALID_ARG, "a value longer than the buffer");
     CHECK(spk_options_get(&o, "nosuch", v, sizeof v) == SPK_ERR_NOT_FOUND, "get of an unknown key");
