@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "bench.h"
-#include "cli.h"
 
 const char *bench_baseline(const bench *b)
 {

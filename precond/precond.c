@@ -53,7 +53,6 @@ void spk_precond_opts_default(spk_precond_opts *o)
 void spk_precond_opts_of(const spk_options *o, spk_precond_opts *po)
 {
     memset(po, 0, sizeof *po);
-    spk_precond_opts_default(po);
     spk_opt_copy(&spk_precond_options, SPK_OPT_PUBLIC, o, SPK_OPT_OWN, po);
     snprintf(po->format, sizeof po->format, "%s", o->format ? o->format : "");
     spk_spmv_opts_of(o, &po->spmv);

@@ -95,7 +95,7 @@ void spk_precond_opts_default(spk_precond_opts *o);
 /* The keys the factorizations read (factor.c): "shift", "shift-init", "shift-max". */
 extern const spk_opt_table spk_precond_options;
 /* The preconditioner's options of o: its keys, its SpMV format and that
- * format's knobs; the rest at their defaults. */
+ * format's knobs; every other field zero (the solver's to fill). */
 void spk_precond_opts_of(const spk_options *o, spk_precond_opts *po);
 /* Find a preconditioner by name for executor e. */
 int spk_precond_find(const char *name, const spk_exec *e, const struct spk_precond_ops **ops,
