@@ -1,15 +1,13 @@
-/* cli.c -- option parsing and output helpers shared by the subcommands. */
+/* cli.c -- usage errors, and the subcommands' options parsed, checked and
+ * described through the option tables (cli.h). */
 #include "cli.h"
 
-#include "spk.h"
-#include "spmv/spmv.h"
-
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "solver/options.h"
+#include "spk.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -22,217 +20,182 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, name, n) != 0) return 0;
-    if (a[2 + n] == '=') {
-        *val = a + 3 + n;
-        return 1;
-    }
-    if (a[2 + n] != '\0') return 0;
-    if (*i + 1 >= argc) return -1;
-    *val = argv[++*i];
-    return 1;
-}
-
 int cli_flag(const char *arg, const char *name)
 {
     return strncmp(arg, "--", 2) == 0 && strcmp(arg + 2, name) == 0;
 }
 
-int cli_parse_double(const char *s, double *out)
+int cli_is_help(const char *arg)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return 1;
-    *out = v;
+    return cli_flag(arg, "help") || strcmp(arg, "-h") == 0;
+}
+
+const spk_opt_name cli_device_names[] = {
+    {"auto", SPK_DEVICE_AUTO}, {"cpu", SPK_DEVICE_HOST}, {"host", SPK_DEVICE_HOST},
+    {"cuda", SPK_DEVICE_CUDA}, {"gpu", SPK_DEVICE_CUDA},   {NULL, 0}};
+const spk_opt_name cli_solver_names[] = {
+    {"auto", SPK_SOLVER_AUTO}, {"cg", SPK_SOLVER_CG}, {"bicgstab", SPK_SOLVER_BICGSTAB}, {NULL, 0}};
+const spk_opt_name cli_precond_names[] = {
+    {"auto", SPK_PRECOND_AUTO}, {"factor", SPK_PRECOND_FACTOR}, {"ic0", SPK_PRECOND_IC0},
+    {"ilu0", SPK_PRECOND_ILU0}, {"jacobi", SPK_PRECOND_JACOBI}, {"none", SPK_PRECOND_NONE}, {NULL, 0}};
+
+enum { MAX_TABLES = 32, WIDTH = 100, INDENT = 22 };
+
+/* Is name one of the comma-separated list? */
+static int in_list(const char *list, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; p && (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
     return 0;
 }
 
-int cli_parse_int(const char *s, int *out)
+/* The library's tables of p's components, NULL-terminated, after the
+ * command's own table when own is set. */
+static void tables_of(const cli_parser *p, int own, const spk_opt_table **t)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX) return 1;
-    *out = (int)v;
-    return 0;
-}
-
-int cli_reorder_option(const char *cmd, int argc, char **argv, int *i, int *reorder, int *block)
-{
-    static const struct {
-        const char *name;
-        int value;
-    } kinds[] = {{"none", SPK_REORDER_NONE},
-                 {"multicolor", SPK_REORDER_MULTICOLOR},
-                 {"block-multicolor", SPK_REORDER_BLOCK_MULTICOLOR}};
-    const char *v = NULL;
-    int r;
-    if ((r = cli_opt_value(argc, argv, i, "reorder", &v))) {
-        for (size_t k = 0; r > 0 && k < sizeof kinds / sizeof kinds[0]; k++)
-            if (strcmp(v, kinds[k].name) == 0) {
-                *reorder = kinds[k].value;
-                return 1;
-            }
-        cli_usage_error(cmd, "--reorder needs none, multicolor or block-multicolor");
-        return -1;
+    const spk_opt_table *all[MAX_TABLES];
+    int n = 0;
+    if (own && p->own) t[n++] = p->own;
+    if (p->o) {
+        spk_options_tables(all, MAX_TABLES);
+        for (int k = 0; all[k]; k++)
+            if (in_list(p->owners, all[k]->owner)) t[n++] = all[k];
     }
-    if ((r = cli_opt_value(argc, argv, i, "reorder-block", &v))) {
-        if (r < 0 || cli_parse_int(v, block) || *block < 1 || *block > 1000000) {
-            cli_usage_error(cmd, "--reorder-block needs an integer in [1, 1000000]");
-            return -1;
+    t[n] = NULL;
+}
+
+/* The option named name (n characters): the command's own, else the
+ * library's (*lib set); "no-SWITCH" (*off set) names a switch. */
+static const spk_opt *find(const cli_parser *p, const char *name, size_t n, int *lib, int *off)
+{
+    const spk_opt_table *own[2] = {p->own, NULL}, *t[MAX_TABLES + 1];
+    tables_of(p, 0, t);
+    *off = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const spk_opt *o = spk_opt_find(own, name, n, NULL);
+        *lib = !o;
+        if (!o) o = spk_opt_find(t, name, n, NULL);
+        if (pass == 1 && o && o->type != SPK_OPT_FLAG) o = NULL;
+        if (o || pass == 1 || n <= 3 || strncmp(name, "no-", 3) != 0) return o;
+        name += 3, n -= 3, *off = 1;
+    }
+    return NULL;
+}
+
+int cli_parse_option(cli_parser *p, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (a[0] != '-' || a[1] == '\0') return 0;
+    if (a[1] != '-' || a[2] == '\0') return cli_usage_error(p->cmd, "unknown option '%s'", a);
+    const char *name = a + 2, *eq = strchr(name, '=');
+    const size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    int lib = 0, off = 0;
+    const spk_opt *o = find(p, name, n, &lib, &off);
+    spk_err e;
+    spk_err_clear(&e);
+    if (!o || (off && eq)) {
+        const spk_opt_table *t[MAX_TABLES + 2];
+        tables_of(p, 1, t);
+        spk_opt_unknown(t, "--", name, n, 0, &e);
+        return cli_usage_error(p->cmd, "%s", e.msg);
+    }
+    const char *text = eq ? eq + 1 : NULL;
+    if (off)
+        text = "off";
+    else if (!eq && o->type != SPK_OPT_FLAG && *i + 1 < argc)
+        text = argv[++*i];
+    char label[80];
+    snprintf(label, sizeof label, "--%s", o->key);
+    spk_opt_value v;
+    if (spk_opt_parse(o, text, label, &v, &e)) return cli_usage_error(p->cmd, "%s", e.msg);
+    spk_opt_store(o, SPK_OPT_PUBLIC, lib ? (void *)p->o : p->args, &v);
+    p->last = o;
+    if (lib && !cli_given(p, o->key) && p->ngiven < (int)(sizeof p->given / sizeof p->given[0]))
+        p->given[p->ngiven++] = o;
+    return 1;
+}
+
+int cli_given(const cli_parser *p, const char *key)
+{
+    for (int k = 0; k < p->ngiven; k++)
+        if (strcmp(p->given[k]->key, key) == 0) return 1;
+    return 0;
+}
+
+int cli_check_options(const cli_parser *p)
+{
+    spk_err e;
+    spk_err_clear(&e);
+    if (p->o && spk_options_validate(p->o, NULL, &e)) return cli_usage_error(p->cmd, "%s", e.msg);
+    return CLI_OK;
+}
+
+/* "  LEFT  TEXT" with TEXT wrapped at WIDTH columns, INDENT in. */
+static void print_wrapped(const char *left, const char *text)
+{
+    int col = printf("  %s", left);
+    if (col >= INDENT - 1) {
+        printf("\n");
+        col = 0;
+    }
+    printf("%*s", INDENT - col, "");
+    col = INDENT;
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col > INDENT && col + 1 + (int)w > WIDTH) {
+            printf("\n%*s", INDENT, "");
+            col = INDENT;
+        } else if (col > INDENT) {
+            putchar(' ');
+            col++;
         }
-        return 1;
+        printf("%.*s", (int)w, text);
+        col += (int)w;
+        text += w;
+        while (*text == ' ') text++;
     }
-    return 0;
+    putchar('\n');
 }
 
-int cli_precision_of(const char *v)
+static void print_option(const spk_opt *o)
 {
-    return !strcmp(v, "auto")     ? SPK_PRECISION_AUTO
-           : !strcmp(v, "double") ? SPK_PRECISION_DOUBLE
-           : !strcmp(v, "float")  ? SPK_PRECISION_FLOAT
-                                  : -1;
-}
-
-const char *cli_precision_name(int p)
-{
-    return p == SPK_PRECISION_FLOAT ? "float" : p == SPK_PRECISION_DOUBLE ? "double" : "auto";
-}
-
-const char *cli_vector_ops_name(int ops)
-{
-    return ops == SPK_VECTOR_BLOCK   ? "block"
-           : ops == SPK_VECTOR_GRAPH ? "graph"
-           : ops == SPK_VECTOR_FUSED ? "fused"
-                                     : "classic";
-}
-
-int cli_vector_ops_option(const char *cmd, int argc, char **argv, int *i, int *ops)
-{
-    const char *v = NULL;
-    int r = cli_opt_value(argc, argv, i, "vector-ops", &v);
-    if (!r) return 0;
-    if (r > 0 && strcmp(v, "fused") == 0) {
-        *ops = SPK_VECTOR_FUSED;
-        return 1;
-    }
-    if (r > 0 && strcmp(v, "graph") == 0) {
-        *ops = SPK_VECTOR_GRAPH;
-        return 1;
-    }
-    if (r > 0 && strcmp(v, "block") == 0) {
-        *ops = SPK_VECTOR_BLOCK;
-        return 1;
-    }
-    if (r > 0 && (strcmp(v, "classic") == 0 || strcmp(v, "cublas") == 0)) {
-        *ops = SPK_VECTOR_CLASSIC;
-        return 1;
-    }
-    cli_usage_error(cmd, "--vector-ops needs block, graph, fused or classic (cublas)");
-    return -1;
-}
-
-void cli_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-void cli_json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
+    char left[80], text[1536];
+    if (o->type == SPK_OPT_FLAG && o->def)
+        snprintf(left, sizeof left, "--%s, --no-%s", o->key, o->key);
+    else if (o->type == SPK_OPT_FLAG)
+        snprintf(left, sizeof left, "--%s", o->key);
     else
-        fputs("null", f);
+        snprintf(left, sizeof left, "--%s %s", o->key, o->meta ? o->meta : "X");
+    spk_opt_describe(o, text, sizeof text);
+    print_wrapped(left, text);
 }
 
-int cli_tile_option(const char *cmd, int argc, char **argv, int *i, cli_tile_opts *t)
+void cli_print_options(const cli_parser *p)
 {
-    const char *v = NULL;
-    int r;
-    double d;
-    static const char *const thr[2] = {"tile-te", "tile-th"};
-    for (int k = 0; k < 2; k++) {
-        if (!(r = cli_opt_value(argc, argv, i, thr[k], &v))) continue;
-        if (r < 0 || cli_parse_double(v, &d) || !(d > 0) || !isfinite(d)) {
-            cli_usage_error(cmd, "--%s needs a number > 0", thr[k]);
-            return -1;
+    static const char *const titles[][2] = {
+        {"solver", "solver options"},
+        {"precond", "preconditioner options"},
+        {"spmv", "format options (0: the format's own choice)"},
+    };
+    for (int k = 0; p->own && k < p->own->n; k++) print_option(&p->own->opts[k]);
+    const spk_opt_table *t[MAX_TABLES + 1];
+    tables_of(p, 0, t);
+    const char *shown = "";
+    for (int k = 0; t[k]; k++) {
+        if (strcmp(shown, t[k]->owner) != 0) {
+            const char *title = t[k]->owner;
+            for (size_t j = 0; j < sizeof titles / sizeof titles[0]; j++)
+                if (strcmp(titles[j][0], t[k]->owner) == 0) title = titles[j][1];
+            printf("\n%s:\n", title);
+            shown = t[k]->owner;
         }
-        *(k == 0 ? &t->te : &t->th) = d;
-        t->given = 1;
-        return 1;
+        for (int j = 0; j < t[k]->n; j++) print_option(&t[k]->opts[j]);
     }
-    static const char *const ints[3] = {"sell-c", "sell-sigma", "bcsr-block"};
-    static const int lo[3] = {1, 1, 1}, hi[3] = {1024, 1 << 24, 32};
-    for (int k = 0; k < 3; k++) {
-        if (!(r = cli_opt_value(argc, argv, i, ints[k], &v))) continue;
-        int n = 0;
-        if (r < 0 || cli_parse_int(v, &n) || n < lo[k] || n > hi[k]) {
-            cli_usage_error(cmd, "--%s needs an integer in [%d, %d]", ints[k], lo[k], hi[k]);
-            return -1;
-        }
-        *(k == 0 ? &t->sell_c : k == 1 ? &t->sell_sigma : &t->bcsr_block) = n;
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "tile-defer-nnz", &v))) {
-        char *end = NULL;
-        long long n = r < 0 ? 0 : strtoll(v, &end, 10);
-        if (r < 0 || !end || *end || end == v || n == 0) {
-            cli_usage_error(cmd, "--tile-defer-nnz needs a nonzero count (< 0: never defer)");
-            return -1;
-        }
-        t->defer_nnz = n;
-        t->given = 1;
-        return 1;
-    }
-    return 0;
 }
 
-void cli_tile_help(void)
+const char *cli_option_text(const spk_options *o, const char *key, char *buf, size_t len)
 {
-    printf("  --tile-te X         formats tile, tile-dcoo: a tile is ELL when its row-length\n"
-           "                      variation (std/mean) is <= X (default 0.2)\n"
-           "  --tile-th X         ... and HYB when it is >= X (default 1.0); CSR in between\n"
-           "  --tile-defer-nnz N  format tile: move COO entries to a separate CSR matrix above N\n"
-           "                      nonzeros (default 1800000; < 0: never)\n"
-           "  --sell-c C          formats sell, cusparse-sell: rows per slice (default 32)\n"
-           "  --sell-sigma S      format sell: rows sorted by length inside windows of S rows\n"
-           "                      (default 256; 1: not sorted; else a multiple of C)\n"
-           "  --bcsr-block B      formats bcsr, cusparse-bsr, sbcsr: B x B blocks (1..32, default 4)\n");
-}
-
-void cli_tile_to_options(const cli_tile_opts *t, spk_options *o)
-{
-    o->tile_te = t->te;
-    o->tile_th = t->th;
-    o->tile_defer_nnz = t->defer_nnz;
-    o->sell_c = t->sell_c;
-    o->sell_sigma = t->sell_sigma;
-    o->bcsr_block = t->bcsr_block;
-}
-
-void cli_tile_to_spmv(const cli_tile_opts *t, spk_spmv_opts *o)
-{
-    o->tile_te = t->te;
-    o->tile_th = t->th;
-    o->tile_defer_nnz = t->defer_nnz;
-    o->sell_c = t->sell_c;
-    o->sell_sigma = t->sell_sigma;
-    o->bcsr_block = t->bcsr_block;
+    if (spk_options_get(o, key, buf, len) != SPK_OK && len) buf[0] = '\0';
+    return buf;
 }

@@ -9,35 +9,43 @@
 #include "core/csr.h"
 #include "core/exec.h"
 #include "io/mmio.h"
+#include "spmv/options.h"
 #include "spmv/spmv.h"
 #include "spmv/tile.h"
 
-static void help(void)
+/* The command's own arguments (the formats' knobs go into o). */
+typedef struct info_args {
+    const char *path, *format;
+    int json;
+    spk_options o;
+} info_args;
+
+static const spk_opt info_keys[] = {
+    {.key = "format", CLI_ARG(info_args, format), .type = SPK_OPT_STRING, .meta = "NAME",
+     .help = "also convert A to this SpMV format (on the host) and print how it holds A (hmec: K, rows and "
+             "nonzeros of each ELL part and the CSR rest; tile formats: tiles and nonzeros of each of the seven "
+             "tile formats) and the bytes of its arrays; JSON: \"format\", \"format_detail\", \"format_bytes\" "
+             "(and \"tile_formats\")"},
+    {.key = "json", CLI_ARG(info_args, json), .type = SPK_OPT_FLAG, .help = "print one JSON object instead of text"},
+};
+static const spk_opt_table info_options = {"info", info_keys, 2, NULL};
+
+static void help(const cli_parser *p)
 {
-    printf("usage: spk info A.mtx[.gz] [--format NAME [--hmec-parts P | --tile-... | --sell-... |\n"
-           "                      --bcsr-block B]] [--json]\n"
+    printf("usage: spk info A.mtx[.gz] [--format NAME [its options]] [--json]\n"
            "\n"
            "Print the size, the stored and expanded nonzeros, the header's field and symmetry,\n"
            "the measured pattern and value symmetry, the diagonal (missing, positive, zero,\n"
            "negative entries), diagonal dominance, row-length statistics, the method\n"
            "'spk solve' would choose, and the formats the GPU's 'auto' format would consider.\n"
            "\n"
-           "options:\n"
-           "  --format NAME       also convert A to this SpMV format (on the host) and print how\n"
-           "                      it holds A (hmec: K, rows and nonzeros of each ELL part and\n"
-           "                      the CSR rest; tile formats: tiles and nonzeros of each of the\n"
-           "                      seven tile formats) and the bytes of its arrays; JSON:\n"
-           "                      \"format\", \"format_detail\", \"format_bytes\" (and\n"
-           "                      \"tile_formats\").  Formats on the host:\n"
-           "                      ");
+           "options:\n");
+    cli_print_options(p);
+    printf("\nFormats on the host (--format NAME): ");
     int n = 0;
-    for (const struct spk_spmv_ops *const *p = spk_spmv_list(); *p; p++)
-        if (strcmp((*p)->exec, "host") == 0) printf("%s%s", n++ ? ", " : "", (*p)->name);
-    printf("\n"
-           "  --hmec-parts P      with --format hmec: most ELL parts before the CSR rest\n"
-           "                      (1..8, default 2)\n");
-    cli_tile_help();
-    printf("  --json              print one JSON object instead of text\n");
+    for (const struct spk_spmv_ops *const *q = spk_spmv_list(); *q; q++)
+        if (strcmp((*q)->exec, "host") == 0) printf("%s%s", n++ ? ", " : "", (*q)->name);
+    printf("\n");
 }
 
 static int is_tile_format(const char *name)
@@ -119,164 +127,202 @@ static const char *sym_name(spk_mm_symmetry s)
     return s == SPK_MM_GENERAL ? "general" : s == SPK_MM_SYMMETRIC ? "symmetric" : "skew-symmetric";
 }
 
+/* Is name one of the comma-separated list? */
+static int in_scope(const char *scope, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = scope; p && (p = strstr(p, name)) != NULL; p += n)
+        if ((p == scope || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+/* Parse argv into a; CLI_OK, CLI_USAGE, or -1 after --help. */
+static int parse(int argc, char **argv, info_args *a)
+{
+    memset(a, 0, sizeof *a);
+    spk_options_default(&a->o);
+    cli_parser p = {.cmd = "info", .own = &info_options, .args = a, .o = &a->o, .owners = "spmv"};
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            help(&p);
+            return -1;
+        }
+        if ((r = cli_parse_option(&p, argc, argv, &i)) == CLI_USAGE) return CLI_USAGE;
+        if (r) continue;
+        if (a->path) return cli_usage_error("info", "unexpected argument '%s' (one matrix file only)", argv[i]);
+        a->path = argv[i];
+    }
+    if (!a->path) return cli_usage_error("info", "missing the matrix file");
+    for (int k = 0; k < p.ngiven; k++) { /* a knob only with a format that reads it */
+        const char *sc = p.given[k]->scope;
+        if (!sc || (a->format && in_scope(sc, a->format))) continue;
+        char names[128] = ""; /* "a, b or c" */
+        for (size_t j = 0, u = 0; sc[j] && u + 4 < sizeof names; j++)
+            if (sc[j] != ',')
+                names[u++] = sc[j], names[u] = '\0';
+            else
+                u += (size_t)snprintf(names + u, sizeof names - u, "%s", strchr(sc + j + 1, ',') ? ", " : " or ");
+        return cli_usage_error("info", "--%s goes with --format %s", p.given[k]->key, names);
+    }
+    return cli_check_options(&p);
+}
+
+/* What spk info reports about A. */
+typedef struct info_facts {
+    spk_mm_info mi;
+    int psym, vsym, nd, missing, dpos, dzero, dneg, dom, square, lev_lo, lev_up;
+    double dmin, dmax, fro;
+    spk_csr_rowstats rs;
+    const char *method;
+    const char *cands[16];   /* what the GPU's auto would consider */
+    int ncand, timed;
+    char autoc[256];         /* ... as a comma-separated list */
+    char detail[512];        /* --format: how it holds A */
+    size_t fbytes;
+    spk_tile_stats ts;
+} info_facts;
+
+/* The diagonal: missing, positive, zero, negative entries and their range. */
+static int diagonal(const spk_csr *A, info_facts *f, spk_err *e)
+{
+    f->nd = A->nrows < A->ncols ? A->nrows : A->ncols;
+    int *pos = spk_malloc((size_t)f->nd, sizeof(int), "diagonal positions", e);
+    if (!pos) return SPK_ERR_NOMEM;
+    spk_csr sq = *A;
+    sq.nrows = f->nd;
+    f->missing = spk_csr_diag_pos(&sq, pos);
+    f->dmin = INFINITY;
+    f->dmax = -INFINITY;
+    for (int i = 0; i < f->nd; i++) {
+        if (pos[i] < 0) continue;
+        double d = A->val[pos[i]];
+        f->dpos += d > 0;
+        f->dzero += d == 0;
+        f->dneg += d < 0;
+        f->dmin = fmin(f->dmin, d);
+        f->dmax = fmax(f->dmax, d);
+    }
+    free(pos);
+    return SPK_OK;
+}
+
+static int gather(const info_args *a, const spk_csr *A, info_facts *f, spk_err *e)
+{
+    SPK_TRY(spk_csr_symmetry(A, 1e-12, &f->psym, &f->vsym, e));
+    SPK_TRY(diagonal(A, f, e));
+    for (int k = 0; k < A->nnz; k++) f->fro += A->val[k] * A->val[k];
+    f->fro = sqrt(f->fro);
+    f->dom = spk_csr_diag_dominant_rows(A);
+    spk_csr_row_stats(A, &f->rs);
+    f->square = A->nrows == A->ncols;
+    int cg = f->square && f->vsym && f->missing == 0 && f->dpos == f->nd && f->nd > 0;
+    f->method = !f->square ? "none (not square)" : cg ? "cg + ic0" : "bicgstab + ilu0";
+    /* the triangular solves' levels (IC(0)/ILU(0) keep A's pattern) */
+    f->lev_lo = f->square ? spk_csr_tri_levels(A, 0) : 0;
+    f->lev_up = f->square ? spk_csr_tri_levels(A, 1) : 0;
+    if (f->lev_lo < 0 || f->lev_up < 0) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (triangular levels)");
+    f->ncand = spk_auto_candidates(A, f->cands, 16, &f->timed);
+    for (int i = 0, used = 0; i < f->ncand && used < (int)sizeof f->autoc; i++) {
+        int w = snprintf(f->autoc + used, sizeof f->autoc - (size_t)used, "%s%s", i ? "," : "", f->cands[i]);
+        if (w > 0) used += w;
+    }
+    if (!a->format) return SPK_OK;
+    spk_spmv_opts so;
+    spk_spmv_opts_of(&a->o, &so);
+    return describe_format(A, a->format, &so, f->detail, sizeof f->detail, &f->fbytes, &f->ts, e);
+}
+
+static void print_json(const info_args *a, const spk_csr *A, const info_facts *f)
+{
+    printf("{\"file\": ");
+    cli_json_string(stdout, a->path);
+    printf(", \"rows\": %d, \"cols\": %d, \"entries_in_file\": %lld, \"nnz\": %d, \"field\": \"%s\","
+           " \"header_symmetry\": \"%s\", \"pattern_symmetric\": %s, \"value_symmetric\": %s,"
+           " \"diag_missing\": %d, \"diag_positive\": %d, \"diag_zero\": %d, \"diag_negative\": %d,",
+           A->nrows, A->ncols, f->mi.entries, A->nnz, field_name(f->mi.field), sym_name(f->mi.symmetry),
+           f->psym ? "true" : "false", f->vsym ? "true" : "false", f->missing, f->dpos, f->dzero, f->dneg);
+    printf(" \"diag_min\": ");
+    cli_json_number(stdout, f->dmin);
+    printf(", \"diag_max\": ");
+    cli_json_number(stdout, f->dmax);
+    printf(", \"frobenius\": ");
+    cli_json_number(stdout, f->fro);
+    printf(", \"diag_dominant_rows\": %d, \"row_min\": %d, \"row_max\": %d, \"row_mean\": %.6g,"
+           " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"",
+           f->dom, f->rs.min, f->rs.max, f->rs.mean, f->rs.std, f->rs.empty, f->method);
+    if (f->square) printf(", \"levels_lower\": %d, \"levels_upper\": %d", f->lev_lo, f->lev_up);
+    printf(", \"auto_candidates\": ");
+    cli_json_string(stdout, f->autoc);
+    printf(", \"auto_trials\": %s", f->timed ? "true" : "false");
+    if (a->format) {
+        printf(", \"format\": ");
+        cli_json_string(stdout, a->format);
+        printf(", \"format_detail\": ");
+        cli_json_string(stdout, f->detail);
+        printf(", \"format_bytes\": %zu", f->fbytes);
+        if (is_tile_format(a->format)) print_tile_stats(&f->ts, 1);
+    }
+    printf("}\n");
+}
+
+static void print_text(const info_args *a, const spk_csr *A, const info_facts *f)
+{
+    printf("file        %s\n", a->path);
+    printf("size        %d x %d%s\n", A->nrows, A->ncols, f->square ? "" : " (not square)");
+    printf("nonzeros    %d (%lld entries in the file, %s %s)\n", A->nnz, f->mi.entries, field_name(f->mi.field),
+           sym_name(f->mi.symmetry));
+    printf("symmetry    pattern %s, values %s\n", f->psym ? "symmetric" : "nonsymmetric",
+           f->vsym ? "symmetric" : "nonsymmetric");
+    printf("diagonal    %d missing, %d positive, %d zero, %d negative", f->missing, f->dpos, f->dzero, f->dneg);
+    if (f->nd - f->missing > 0) printf("; range [%.6g, %.6g]", f->dmin, f->dmax);
+    printf("\n");
+    printf("dominance   %d of %d rows diagonally dominant (|a_ii| >= sum |a_ij|)\n", f->dom, A->nrows);
+    printf("rows        length min %d, max %d, mean %.2f, std %.2f; %d empty\n", f->rs.min, f->rs.max, f->rs.mean,
+           f->rs.std, f->rs.empty);
+    printf("norm        ||A||_F = %.6g\n", f->fro);
+    printf("method      spk solve would use %s\n", f->method);
+    if (f->square)
+        printf("levels      triangular solves: %d steps with the lower triangle, %d with the upper "
+               "(%.1f rows per step)\n",
+               f->lev_lo, f->lev_up,
+               A->nrows / (double)(f->lev_lo > f->lev_up ? f->lev_lo : f->lev_up > 0 ? f->lev_up : 1));
+    if (f->timed)
+        printf("auto        on the GPU, timed trials among %s\n", f->autoc);
+    else
+        printf("auto        on the GPU, %s by the rule on the row lengths%s%s%s\n", f->cands[0],
+               f->ncand > 1 ? " (then " : "", f->ncand > 1 ? strchr(f->autoc, ',') + 1 : "",
+               f->ncand > 1 ? " if refused)" : "");
+    if (a->format) {
+        printf("format      %s%s%s\n", a->format, f->detail[0] ? ": " : "", f->detail);
+        printf("            %zu bytes of arrays on the host\n", f->fbytes);
+        if (is_tile_format(a->format)) print_tile_stats(&f->ts, 0);
+    }
+}
+
 int cmd_info(int argc, char **argv)
 {
-    const char *path = NULL, *format = NULL, *v = NULL;
-    int json = 0, hmec_parts = 0, r;
-    cli_tile_opts tile = {0};
-    for (int i = 1; i < argc; i++) {
-        if (cli_flag(argv[i], "help") || strcmp(argv[i], "-h") == 0) {
-            help();
-            return CLI_OK;
-        } else if (cli_flag(argv[i], "json")) {
-            json = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "format", &v))) {
-            if (r < 0) return cli_usage_error("info", "--format needs a name");
-            format = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "hmec-parts", &v))) {
-            if (r < 0 || cli_parse_int(v, &hmec_parts) || hmec_parts < 1 || hmec_parts > 8)
-                return cli_usage_error("info", "--hmec-parts needs an integer in [1, 8]");
-        } else if ((r = cli_tile_option("info", argc, argv, &i, &tile))) {
-            if (r < 0) return CLI_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("info", "unknown option '%s'", argv[i]);
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            return cli_usage_error("info", "unexpected argument '%s' (one matrix file only)", argv[i]);
-        }
-    }
-    if (!path) return cli_usage_error("info", "missing the matrix file");
-    if (hmec_parts && (!format || strcmp(format, "hmec") != 0))
-        return cli_usage_error("info", "--hmec-parts goes with --format hmec");
-    if (tile.given && !is_tile_format(format))
-        return cli_usage_error("info", "--tile-te, --tile-th and --tile-defer-nnz go with --format tile, "
-                                       "tile-csr or tile-dcoo");
-
+    info_args a;
+    int pr = parse(argc, argv, &a);
+    if (pr) return pr < 0 ? CLI_OK : pr;
     spk_err e;
     spk_err_clear(&e);
     spk_csr A = {0};
-    spk_mm_info mi;
-    int *pos = NULL, rc = CLI_FAIL;
-    if (spk_mm_read_csr(path, &A, &mi, &e)) {
+    info_facts f;
+    memset(&f, 0, sizeof f);
+    if (spk_mm_read_csr(a.path, &A, &f.mi, &e)) {
         fprintf(stderr, "spk info: %s\n", e.msg);
         return CLI_FAIL;
     }
-    int psym = 0, vsym = 0;
-    if (spk_csr_symmetry(&A, 1e-12, &psym, &vsym, &e)) goto fail;
-    int nd = A.nrows < A.ncols ? A.nrows : A.ncols;
-    pos = spk_malloc((size_t)nd, sizeof(int), "diagonal positions", &e);
-    if (!pos) goto fail;
-    spk_csr sq = A;
-    sq.nrows = nd;
-    int missing = spk_csr_diag_pos(&sq, pos), dpos = 0, dzero = 0, dneg = 0;
-    double dmin = INFINITY, dmax = -INFINITY, fro = 0;
-    for (int i = 0; i < nd; i++) {
-        if (pos[i] < 0) continue;
-        double d = A.val[pos[i]];
-        dpos += d > 0;
-        dzero += d == 0;
-        dneg += d < 0;
-        dmin = fmin(dmin, d);
-        dmax = fmax(dmax, d);
-    }
-    for (int k = 0; k < A.nnz; k++) fro += A.val[k] * A.val[k];
-    fro = sqrt(fro);
-    int dom = spk_csr_diag_dominant_rows(&A);
-    spk_csr_rowstats rs;
-    spk_csr_row_stats(&A, &rs);
-    int square = A.nrows == A.ncols;
-    int cg = square && vsym && missing == 0 && dpos == nd && nd > 0;
-    const char *method = !square ? "none (not square)" : cg ? "cg + ic0" : "bicgstab + ilu0";
-    /* the triangular solves' levels (IC(0)/ILU(0) keep A's pattern) */
-    int lev_lo = square ? spk_csr_tri_levels(&A, 0) : 0, lev_up = square ? spk_csr_tri_levels(&A, 1) : 0;
-    if (lev_lo < 0 || lev_up < 0) {
-        spk_err_set(&e, SPK_ERR_NOMEM, "out of host memory (triangular levels)");
-        goto fail;
-    }
-    /* what the GPU's "auto" format would consider */
-    const char *cands[16];
-    int timed = 0, ncand = spk_auto_candidates(&A, cands, 16, &timed);
-    char autoc[256] = "";
-    for (int i = 0, used = 0; i < ncand && used < (int)sizeof autoc; i++) {
-        int w = snprintf(autoc + used, sizeof autoc - (size_t)used, "%s%s", i ? "," : "", cands[i]);
-        if (w > 0) used += w;
-    }
-    char detail[512] = "";
-    size_t fbytes = 0;
-    spk_tile_stats ts;
-    memset(&ts, 0, sizeof ts);
-    spk_spmv_opts so;
-    memset(&so, 0, sizeof so);
-    so.hmec_parts = hmec_parts;
-    cli_tile_to_spmv(&tile, &so);
-    if (format && describe_format(&A, format, &so, detail, sizeof detail, &fbytes, &ts, &e)) goto fail;
-    if (json) {
-        printf("{\"file\": ");
-        cli_json_string(stdout, path);
-        printf(", \"rows\": %d, \"cols\": %d, \"entries_in_file\": %lld, \"nnz\": %d, \"field\": \"%s\","
-               " \"header_symmetry\": \"%s\", \"pattern_symmetric\": %s, \"value_symmetric\": %s,"
-               " \"diag_missing\": %d, \"diag_positive\": %d, \"diag_zero\": %d, \"diag_negative\": %d,",
-               A.nrows, A.ncols, mi.entries, A.nnz, field_name(mi.field), sym_name(mi.symmetry),
-               psym ? "true" : "false", vsym ? "true" : "false", missing, dpos, dzero, dneg);
-        printf(" \"diag_min\": ");
-        cli_json_number(stdout, dmin);
-        printf(", \"diag_max\": ");
-        cli_json_number(stdout, dmax);
-        printf(", \"frobenius\": ");
-        cli_json_number(stdout, fro);
-        printf(", \"diag_dominant_rows\": %d, \"row_min\": %d, \"row_max\": %d, \"row_mean\": %.6g,"
-               " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"",
-               dom, rs.min, rs.max, rs.mean, rs.std, rs.empty, method);
-        if (square) printf(", \"levels_lower\": %d, \"levels_upper\": %d", lev_lo, lev_up);
-        printf(", \"auto_candidates\": ");
-        cli_json_string(stdout, autoc);
-        printf(", \"auto_trials\": %s", timed ? "true" : "false");
-        if (format) {
-            printf(", \"format\": ");
-            cli_json_string(stdout, format);
-            printf(", \"format_detail\": ");
-            cli_json_string(stdout, detail);
-            printf(", \"format_bytes\": %zu", fbytes);
-            if (is_tile_format(format)) print_tile_stats(&ts, 1);
-        }
-        printf("}\n");
+    int rc = CLI_OK;
+    if (gather(&a, &A, &f, &e)) {
+        fprintf(stderr, "spk info: %s: %s\n", a.path, e.msg);
+        rc = CLI_FAIL;
+    } else if (a.json) {
+        print_json(&a, &A, &f);
     } else {
-        printf("file        %s\n", path);
-        printf("size        %d x %d%s\n", A.nrows, A.ncols, square ? "" : " (not square)");
-        printf("nonzeros    %d (%lld entries in the file, %s %s)\n", A.nnz, mi.entries,
-               field_name(mi.field), sym_name(mi.symmetry));
-        printf("symmetry    pattern %s, values %s\n", psym ? "symmetric" : "nonsymmetric",
-               vsym ? "symmetric" : "nonsymmetric");
-        printf("diagonal    %d missing, %d positive, %d zero, %d negative", missing, dpos, dzero, dneg);
-        if (nd - missing > 0) printf("; range [%.6g, %.6g]", dmin, dmax);
-        printf("\n");
-        printf("dominance   %d of %d rows diagonally dominant (|a_ii| >= sum |a_ij|)\n", dom, A.nrows);
-        printf("rows        length min %d, max %d, mean %.2f, std %.2f; %d empty\n", rs.min, rs.max,
-               rs.mean, rs.std, rs.empty);
-        printf("norm        ||A||_F = %.6g\n", fro);
-        printf("method      spk solve would use %s\n", method);
-        if (square)
-            printf("levels      triangular solves: %d steps with the lower triangle, %d with the upper "
-                   "(%.1f rows per step)\n",
-                   lev_lo, lev_up, A.nrows / (double)(lev_lo > lev_up ? lev_lo : lev_up > 0 ? lev_up : 1));
-        if (timed)
-            printf("auto        on the GPU, timed trials among %s\n", autoc);
-        else
-            printf("auto        on the GPU, %s by the rule on the row lengths%s%s%s\n", cands[0],
-                   ncand > 1 ? " (then " : "", ncand > 1 ? strchr(autoc, ',') + 1 : "", ncand > 1 ? " if refused)" : "");
-        if (format) {
-            printf("format      %s%s%s\n", format, detail[0] ? ": " : "", detail);
-            printf("            %zu bytes of arrays on the host\n", fbytes);
-            if (is_tile_format(format)) print_tile_stats(&ts, 0);
-        }
+        print_text(&a, &A, &f);
     }
-    rc = CLI_OK;
-    goto done;
-fail:
-    fprintf(stderr, "spk info: %s: %s\n", path, e.msg);
-done:
-    free(pos);
     spk_csr_free(&A);
     return rc;
 }

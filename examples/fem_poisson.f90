@@ -222,7 +222,7 @@ contains
     call check(spk_context_create(ctx, SPK_DEVICE_AUTO), ctx, "context")
     call check(spk_matrix_from_csr(ctx, m, m, rowptr, colind, val, a), ctx, "matrix")
     call spk_options_default(opts)
-    opts%rtol = 1d-12
+    call check(spk_options_set(opts, "rtol", 1d-12), ctx, "rtol")
     call check(spk_solver_create(ctx, a, SPK_SOLVER_CG, SPK_PRECOND_IC0, opts, s, format="auto"), ctx, "solver")
 
     call load(n, 1, 1d0, rhs)

@@ -6,8 +6,10 @@
 !   type(spk_result) :: res
 !   st = spk_context_create(ctx, SPK_DEVICE_AUTO)
 !   st = spk_matrix_from_csr(ctx, n, n, rowptr, colind, val, a)      ! 1-based CSR (base=0 for 0-based)
-!   call spk_options_default(opts); opts%rtol = 1d-10
-!   st = spk_solver_create(ctx, a, SPK_SOLVER_CG, SPK_PRECOND_IC0, opts, s, format="auto")
+!   call spk_options_default(opts)
+!   st = spk_options_set(opts, "rtol", 1d-10)                        ! any key of the options table
+!   st = spk_options_set(opts, "vector-ops", "fused", msg)            ! msg: why, when refused
+!   st = spk_solver_create(ctx, a, SPK_SOLVER_CG, SPK_PRECOND_IC0, opts, s)
 !   st = spk_solve(s, b, x, res)                                     ! x: initial guess in, solution out
 !   if (st /= SPK_OK) print *, spk_last_error(ctx)
 !   st = spk_matrix_update_values(a, newval)                         ! same layout as val; next solve refactors
@@ -15,6 +17,9 @@
 !
 ! Handles are type(c_ptr).  Status codes, devices, methods and preconditioners
 ! are the C enums' values.  Strings come back as allocatable characters.
+! type(spk_options) is opaque: it holds a C spk_options (tests/test_fortran.f90
+! checks it is large enough), set and read by key (spk_options_set/get/parse,
+! the keys of the library's options table, as spk solve --help lists them).
 module spk
   use, intrinsic :: iso_c_binding
   implicit none
@@ -29,32 +34,10 @@ module spk
   integer(c_int), parameter, public :: SPK_PRECOND_AUTO = 0, SPK_PRECOND_NONE = 1, SPK_PRECOND_JACOBI = 2, &
        SPK_PRECOND_ILU0 = 3, SPK_PRECOND_IC0 = 4, SPK_PRECOND_FACTOR = 5
 
-  ! struct spk_options (fill with spk_options_default, then change fields)
+  ! struct spk_options, opaque: fill with spk_options_default, change by key
+  integer, parameter :: SPK_OPTIONS_WORDS = 64   ! 512 bytes, more than sizeof(spk_options)
   type, bind(c), public :: spk_options
-     real(c_double) :: rtol, atol
-     integer(c_int) :: maxit
-     type(c_ptr) :: format            ! set through spk_solver_create(..., format=)
-     integer(c_int) :: hmec_parts
-     real(c_double) :: tile_te, tile_th
-     integer(c_long_long) :: tile_defer_nnz
-     integer(c_int) :: allow_shift
-     real(c_double) :: shift_init, shift_max
-     integer(c_int) :: keep_history
-     type(c_funptr) :: monitor
-     type(c_ptr) :: monitor_user
-     real(c_double) :: dtol
-     integer(c_int) :: precond_sweeps  ! IC(0)/ILU(0): -1 auto (default), 0 exact solves, k > 0 k Jacobi sweeps
-     integer(c_int) :: precond_isai    ! IC(0)/ILU(0): 1 applies the factors' approximate inverses
-     integer(c_int) :: reorder         ! 0 none, 1 multicolor (rows ordered by a greedy coloring),
-                                       ! 2 block multicolor (blocks of reorder_block rows colored)
-     integer(c_int) :: reorder_block   ! rows per block (0: 16)
-     integer(c_int) :: vector_ops      ! 0 classic (one operation per dot product and update), 1 fused,
-                                       ! 2 graph, 3 block (small systems: whole iterations in one block)
-     integer(c_int) :: precond_precision ! factor values in the sweeps: 0 auto, 1 double, 2 float
-     integer(c_int) :: race             ! 1 (default): on the GPU CG without a preconditioner and CG + Jacobi alongside; 2: the first only; 0: never
-     integer(c_int) :: sell_c           ! formats sell, cusparse-sell: rows per slice (0: 32)
-     integer(c_int) :: sell_sigma       ! format sell: sorting window in rows (0: 256; 1: none)
-     integer(c_int) :: bcsr_block       ! formats bcsr, cusparse-bsr, sbcsr: block size (0: 4)
+     integer(c_int64_t) :: opaque(SPK_OPTIONS_WORDS)
   end type spk_options
 
   ! struct spk_result
@@ -80,10 +63,45 @@ module spk
 
   public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &
        spk_matrix_from_csr, spk_matrix_update_values, spk_matrix_destroy, spk_options_default, &
+       spk_options_set, spk_options_get, spk_options_parse, spk_options_size, &
        spk_solver_create, spk_solve, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
        spk_solver_precond_sweeps, spk_solver_format, spk_reason_name, spk_version
 
+  ! st = spk_options_set(opts, key, value [, msg]): value a string, a real(c_double), an
+  ! integer or a logical; msg (allocatable character, optional) says why when refused
+  interface spk_options_set
+     module procedure options_set_string, options_set_double, options_set_int, options_set_logical
+  end interface spk_options_set
+
   interface
+     function spk_options_size() bind(c, name="spk_options_size") result(n)
+       import :: c_size_t
+       integer(c_size_t) :: n
+     end function spk_options_size
+     function c_options_set(o, key, value, msg, len) bind(c, name="spk_options_set") result(st)
+       import :: c_int, c_char, c_size_t, spk_options
+       type(spk_options), intent(inout) :: o
+       character(kind=c_char), intent(in) :: key(*), value(*)
+       character(kind=c_char), intent(out) :: msg(*)
+       integer(c_size_t), value :: len
+       integer(c_int) :: st
+     end function c_options_set
+     function c_options_parse(o, config, msg, len) bind(c, name="spk_options_parse") result(st)
+       import :: c_int, c_char, c_size_t, spk_options
+       type(spk_options), intent(inout) :: o
+       character(kind=c_char), intent(in) :: config(*)
+       character(kind=c_char), intent(out) :: msg(*)
+       integer(c_size_t), value :: len
+       integer(c_int) :: st
+     end function c_options_parse
+     function c_options_get(o, key, value, len) bind(c, name="spk_options_get") result(st)
+       import :: c_int, c_char, c_size_t, spk_options
+       type(spk_options), intent(in) :: o
+       character(kind=c_char), intent(in) :: key(*)
+       character(kind=c_char), intent(out) :: value(*)
+       integer(c_size_t), value :: len
+       integer(c_int) :: st
+     end function c_options_get
      function spk_context_create(ctx, device) bind(c, name="spk_context_create") result(st)
        import :: c_ptr, c_int
        type(c_ptr), intent(out) :: ctx
@@ -242,7 +260,9 @@ contains
   end function spk_matrix_from_csr
 
   ! A solver for a: solver (SPK_SOLVER_*), precond (SPK_PRECOND_*), options,
-  ! and optionally the SpMV format by name ("auto", "cusparse", "ell", ...).
+  ! and optionally the SpMV format by name ("auto", "cusparse", "ell", ...: the
+  ! same as spk_options_set(opts, "format", name), whose status an unknown name
+  ! returns).
   function spk_solver_create(ctx, a, solver, precond, opts, s, format) result(st)
     type(c_ptr), intent(in) :: ctx, a
     integer(c_int), intent(in) :: solver, precond
@@ -251,14 +271,104 @@ contains
     character(len=*), intent(in), optional :: format
     integer(c_int) :: st
     type(spk_options) :: o
-    character(kind=c_char, len=:), allocatable, target :: name
     o = opts
+    s = c_null_ptr
     if (present(format)) then
-       name = trim(format) // c_null_char
-       o%format = c_loc(name)          ! the library copies the name
+       st = spk_options_set(o, "format", format)
+       if (st /= SPK_OK) return
     end if
     st = c_solver_create(ctx, a, solver, precond, o, s)
   end function spk_solver_create
+
+  ! The characters of s up to its NUL.
+  function f_chars(s) result(r)
+    character(kind=c_char), intent(in) :: s(:)
+    character(len=:), allocatable :: r
+    integer :: i, n
+    n = 0
+    do while (n < size(s))
+       if (s(n + 1) == c_null_char) exit
+       n = n + 1
+    end do
+    allocate(character(len=n) :: r)
+    do i = 1, n
+       r(i:i) = s(i)
+    end do
+  end function f_chars
+
+  function options_set_string(o, key, value, msg) result(st)
+    type(spk_options), intent(inout) :: o
+    character(len=*), intent(in) :: key, value
+    character(len=:), allocatable, intent(out), optional :: msg
+    integer(c_int) :: st
+    character(kind=c_char) :: buf(1024)
+    buf(1) = c_null_char
+    st = c_options_set(o, trim(key) // c_null_char, trim(value) // c_null_char, buf, &
+         int(size(buf), c_size_t))
+    if (present(msg)) msg = f_chars(buf)
+  end function options_set_string
+
+  function options_set_double(o, key, value, msg) result(st)
+    type(spk_options), intent(inout) :: o
+    character(len=*), intent(in) :: key
+    real(c_double), intent(in) :: value
+    character(len=:), allocatable, intent(out), optional :: msg
+    integer(c_int) :: st
+    character(len=:), allocatable :: m
+    character(len=32) :: text
+    write(text, '(es25.17e3)') value   ! 17 digits: the same double back
+    st = options_set_string(o, key, adjustl(text), m)
+    if (present(msg)) msg = m
+  end function options_set_double
+
+  function options_set_int(o, key, value, msg) result(st)
+    type(spk_options), intent(inout) :: o
+    character(len=*), intent(in) :: key
+    integer, intent(in) :: value
+    character(len=:), allocatable, intent(out), optional :: msg
+    integer(c_int) :: st
+    character(len=:), allocatable :: m
+    character(len=24) :: text
+    write(text, '(i0)') value
+    st = options_set_string(o, key, text, m)
+    if (present(msg)) msg = m
+  end function options_set_int
+
+  function options_set_logical(o, key, value, msg) result(st)
+    type(spk_options), intent(inout) :: o
+    character(len=*), intent(in) :: key
+    logical, intent(in) :: value
+    character(len=:), allocatable, intent(out), optional :: msg
+    integer(c_int) :: st
+    character(len=:), allocatable :: m
+    character(len=3) :: text
+    text = merge("on ", "off", value)
+    st = options_set_string(o, key, text, m)
+    if (present(msg)) msg = m
+  end function options_set_logical
+
+  ! "key=value, key=value, ..." into o (unchanged when any is refused; msg says why).
+  function spk_options_parse(o, config, msg) result(st)
+    type(spk_options), intent(inout) :: o
+    character(len=*), intent(in) :: config
+    character(len=:), allocatable, intent(out), optional :: msg
+    integer(c_int) :: st
+    character(kind=c_char) :: buf(1024)
+    buf(1) = c_null_char
+    st = c_options_parse(o, trim(config) // c_null_char, buf, int(size(buf), c_size_t))
+    if (present(msg)) msg = f_chars(buf)
+  end function spk_options_parse
+
+  ! The value of key in o as text ("1e-8", "block"); "" for an unknown key.
+  function spk_options_get(o, key) result(value)
+    type(spk_options), intent(in) :: o
+    character(len=*), intent(in) :: key
+    character(len=:), allocatable :: value
+    character(kind=c_char) :: buf(256)
+    buf(1) = c_null_char
+    if (c_options_get(o, trim(key) // c_null_char, buf, int(size(buf), c_size_t)) /= SPK_OK) buf(1) = c_null_char
+    value = f_chars(buf)
+  end function spk_options_get
 
   function spk_last_error(ctx) result(msg)
     type(c_ptr), intent(in) :: ctx

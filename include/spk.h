@@ -58,7 +58,7 @@ typedef enum spk_status {
     SPK_ERR_NOMEM = 5,         /* host or device memory exhausted */
     SPK_ERR_INVALID_MATRIX = 6,/* bad CSR arrays, non-square system, size mismatch */
     SPK_ERR_ZERO_PIVOT = 7,    /* ILU(0)/IC(0) met a zero or non-positive pivot (row named) */
-    SPK_ERR_NOT_FOUND = 8,     /* unknown format, preconditioner or solver name */
+    SPK_ERR_NOT_FOUND = 8,     /* unknown format, preconditioner or solver name, or option key */
     SPK_ERR_DEVICE = 9,        /* a CUDA / cuBLAS / cuSPARSE call failed, or no device */
     SPK_ERR_NOT_CONVERGED = 10,/* the solve ran but reached maxit (see spk_result) */
     SPK_ERR_BREAKDOWN = 11,    /* the solve stopped on a breakdown or NaN (see spk_result) */
@@ -98,7 +98,7 @@ typedef enum spk_precond_kind {
     SPK_PRECOND_AUTO = 0,      /* IC(0) with CG, ILU(0) with BiCGStab; on the GPU none for a
                                   matrix shaped like a discretized Laplacian (every diagonal
                                   entry within 5 % of a_00 and every row weakly diagonally
-                                  dominant), where they do not pay for their apply (see also
+                                  dominant), where they seldom pay for their apply (see also
                                   spk_options.race) */
     SPK_PRECOND_NONE = 1,
     SPK_PRECOND_JACOBI = 2,
@@ -115,7 +115,12 @@ typedef struct spk_solver spk_solver;
 typedef void (*spk_monitor_fn)(void *user, int iteration, double rnorm, double relres);
 
 /*
- * Solver options.  Fill with spk_options_default() and change what you need.
+ * Solver options.  Fill with spk_options_default() and change what you need,
+ * by field or by key (spk_options_set below: "rtol", "sell-c", ...; the key
+ * of each field is in its comment).  The ranges, defaults and help of the
+ * keys are in one table (spk_option_info); spk_solver_create refuses values
+ * outside it with a message naming the field.  0 in a format's knob leaves
+ * the choice to the format.
  *
  * Stopping test (both solvers test the same quantity, the residual estimate of
  * the recurrence, which for CG and right-preconditioned BiCGStab estimates the
@@ -125,106 +130,73 @@ typedef void (*spk_monitor_fn)(void *user, int iteration, double rnorm, double r
  * reported in spk_result.true_relres.
  */
 typedef struct spk_options {
-    double rtol;               /* relative tolerance, default 1e-8 */
-    double atol;               /* absolute tolerance, default 0 */
-    int maxit;                 /* iteration limit, default 10000 */
-    const char *format;        /* SpMV backend name; default NULL: "auto" on the GPU (times a
-                                  few candidate formats, keeps the fastest), "csr" on the host */
-    int hmec_parts;            /* format "hmec": ELL parts before the CSR rest (default 2) */
-    double tile_te;            /* formats "tile", "tile-dcoo": a tile whose row-length variation
-                                  (std/mean) is <= tile_te is ELL (default 0.2) */
-    double tile_th;            /* ... and >= tile_th is HYB (default 1.0); 0 means the default */
-    long long tile_defer_nnz;  /* format "tile": move the COO entries to a separate CSR matrix
-                                  above this many nonzeros (default 0: 1.8M; < 0: never) */
-    int allow_shift;           /* IC(0)/ILU(0): retry on A + alpha*diag(A) after a bad pivot (default 1) */
-    double shift_init;         /* first alpha tried, default 1e-3; doubled on each failure */
-    double shift_max;          /* largest alpha tried, default 1.0 */
-    int keep_history;          /* record ||r_k|| for every iteration (default 0) */
-    spk_monitor_fn monitor;    /* optional callback, default NULL */
+    double rtol;               /* "rtol": relative tolerance */
+    double atol;               /* "atol": absolute tolerance */
+    int maxit;                 /* "maxit": iteration limit */
+    const char *format;        /* "format": SpMV backend name; NULL: "auto" on the GPU (a rule on
+                                  the row lengths, then short trials), "csr" on the host.  The
+                                  string is copied by spk_solver_create */
+    int hmec_parts;            /* "hmec-parts": format hmec's ELL parts before the CSR rest */
+    double tile_te;            /* "tile-te": formats tile, tile-dcoo: a tile with a row-length
+                                  variation (std/mean) up to this is ELL */
+    double tile_th;            /* "tile-th": ... and from this on HYB */
+    long long tile_defer_nnz;  /* "tile-defer-nnz": format tile moves its COO entries to a separate
+                                  CSR matrix above this many nonzeros (< 0: never) */
+    int allow_shift;           /* "shift": IC(0)/ILU(0) retry on A + alpha*diag(A) after a zero or
+                                  negative pivot, instead of failing */
+    double shift_init;         /* "shift-init": the first alpha, doubled after each failure */
+    double shift_max;          /* "shift-max": the largest alpha tried */
+    int keep_history;          /* "keep-history": record ||r_k|| of every iteration */
+    spk_monitor_fn monitor;    /* optional callback (no key), default NULL */
     void *monitor_user;
-    double dtol;               /* stop as diverged when ||r|| > dtol * max(||b||, ||b - A x0||)
-                                  (default 1e8; 0: never) */
-    int precond_sweeps;        /* IC(0)/ILU(0): SPK_PRECOND_SWEEPS_AUTO (default): on the GPU the
-                                  device's factorization with the fewest sweeps from 2 to 16 whose
-                                  residual on a probe vector is within 2 % (IC(0)) or 5 % (ILU(0)),
-                                  exact solves with that factor where none is, or (small systems)
-                                  where they cost about as much ("ic0-dev" / "ilu0-dev"); on the
-                                  host exact solves; 0 solves the triangular systems exactly
-                                  (substitution on the host; on the GPU cuSPARSE csric02/csrilu02 +
-                                  cusparseSpSV, the reference recipe); k in [1, 1000] replaces each
-                                  by k Jacobi sweeps ("ic0-sweeps" / "ilu0-sweeps"; on the host
-                                  each an SpMV in the solver's format, on the GPU the factorization
-                                  and the sweeps stay on the device) */
-    int precond_isai;          /* IC(0)/ILU(0): 1 applies each factor's incomplete sparse
+    double dtol;               /* "dtol": stop as diverged when ||r|| > dtol * max(||b||, ||b - A x0||),
+                                  an iteration that blew up (0: never) */
+    int precond_sweeps;        /* "precond-sweeps": how IC(0)/ILU(0) apply their triangular solves:
+                                  0 exactly (substitution on the host; on the GPU cuSPARSE
+                                  csric02/csrilu02 + cusparseSpSV, the reference recipe); k in
+                                  [1, 1000] by k Jacobi sweeps each ("ic0-sweeps"/"ilu0-sweeps"),
+                                  more parallel than a solve; SPK_PRECOND_SWEEPS_AUTO: on the GPU the
+                                  device's factor with the fewest sweeps that pass a check on a probe
+                                  vector, exact solves where none does; on the host exact solves */
+    int precond_isai;          /* "precond-isai": 1 applies each factor's incomplete sparse
                                   approximate inverse, one SpMV per factor ("ic0-isai",
-                                  "ilu0-isai"), instead of solving; 0 (default) solves.  Not
-                                  together with precond_sweeps > 0 */
-    int reorder;               /* SPK_REORDER_NONE (default) or SPK_REORDER_MULTICOLOR: solve
-                                  P A P^T (P b) with the rows ordered by a greedy coloring of
-                                  A + A^T, so that each triangular solve of IC(0)/ILU(0) has one
-                                  level per color instead of one per dependency chain (more
-                                  parallel; often more iterations).  SPK_REORDER_BLOCK_MULTICOLOR
-                                  colors blocks of reorder_block consecutive rows instead, each
-                                  block kept in its order: up to reorder_block levels per color,
-                                  closer to the natural order's iterations.  x is returned in
-                                  the caller's order */
-    int reorder_block;         /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR (default 0: 16) */
-    int vector_ops;            /* SPK_VECTOR_FUSED: the updates and reductions of an
-                                  iteration fused into a few steps, the scalars kept on the
-                                  executor and read once per CG iteration (twice per BiCGStab
-                                  iteration); SPK_VECTOR_CLASSIC: one executor operation per dot
-                                  product, norm and update, each scalar back on the host (cuBLAS
-                                  on the GPU, the reference recipe); the same iterations, tests
-                                  and outcomes (on the host the same numbers to the bit);
-                                  SPK_VECTOR_GRAPH: the fused steps between two reads (with
-                                  the SpMV and the preconditioner; CG with a preconditioner,
-                                  BiCGStab) recorded once as CUDA graphs and replayed, one
-                                  launch a read, from the 40th-41st iteration on (where the
-                                  executor has no graphs, or something cannot be recorded:
-                                  SPK_VECTOR_FUSED); one replay in 16
-                                  carries timing nodes, and its phase times stand for the
-                                  replays after it in t_spmv, t_precond and t_vector;
-                                  SPK_VECTOR_BLOCK (default): on the GPU, for systems of at most
-                                  12288 rows and 14336 entries (16384 with IC(0)/ILU(0))
-                                  whose preconditioner one thread block can apply (none,
-                                  Jacobi, IC(0)/ILU(0) sweeps or exact solves of the device
-                                  factor),
-                                  the whole iteration (product, preconditioner, updates and
-                                  reductions) runs in one block, up to 64 iterations a
-                                  launch, with the fused steps' arithmetic and the host's
-                                  tests replayed on their scalars; beyond those entries, up
-                                  to 524288 (131072 with IC(0)/ILU(0) sweeps; not exact
-                                  solves), in a cluster of 16 blocks (sm_90; the sums added
-                                  in another order); elsewhere SPK_VECTOR_GRAPH */
-    int precond_precision;     /* the factor's values in the sweeps of precond_sweeps:
-                                  SPK_PRECISION_AUTO (0, default): float where the sweeps are
-                                  chosen automatically (SPK_PRECOND_SWEEPS_AUTO on the GPU), else
-                                  double; SPK_PRECISION_DOUBLE; SPK_PRECISION_FLOAT: rounded to
-                                  float (on the GPU stored so, half the bytes of each sweep),
-                                  the sums and vectors staying double */
-    int race;                  /* 1: on the GPU, where SPK_PRECOND_AUTO gives CG +
-                                  IC(0) on a system of at most 12288 rows and 524288 entries
-                                  (not reordered, no history, no monitor), each solve also runs
-                                  CG without a preconditioner and CG with Jacobi (diagonal
-                                  scaling) from the same x0, alongside, each on a stream of its
-                                  own in one block or a cluster of blocks, and the first to
-                                  converge gives the answer (spk_result.race); 2: the same
-                                  with CG without a preconditioner only; the
-                                  first solve builds IC(0) while that CG already iterates, so
-                                  spk_solver_create does not (a build still running when that
-                                  CG has answered is stopped, and the next solve builds it).
-                                  Whether IC(0) pays for itself is not known before it runs:
-                                  bcsstk16, plat362 and nos4 solve faster without it, most SPD
-                                  matrices 1.4-30x slower.  1 is the default (measured on the
-                                  H100, docs/benchmarks.md: plat362 and bcsstk16 answered in
-                                  about the time of CG alone, against 7x and 2x that with
-                                  IC(0) alone; where IC(0) answers, a few per cent more than
-                                  IC(0) alone; Jacobi added for bcsstk16, where it takes 197
-                                  iterations against 314 without); 0: never */
-    int sell_c;                /* formats "sell", "cusparse-sell": rows per slice C (default 0: 32) */
-    int sell_sigma;            /* format "sell": rows sorted by length inside windows of sigma
-                                  rows (default 0: 256; 1: not sorted; else a multiple of C) */
-    int bcsr_block;            /* formats "bcsr", "cusparse-bsr", "sbcsr": b x b blocks (default 0: 4) */
+                                  "ilu0-isai"), instead of solving.  Not with precond_sweeps > 0 */
+    int reorder;               /* "reorder": SPK_REORDER_MULTICOLOR solves P A P^T (P b) with the rows
+                                  ordered by a greedy coloring of A + A^T, so that each triangular
+                                  solve has one level per color (more parallel; often more
+                                  iterations); SPK_REORDER_BLOCK_MULTICOLOR colors blocks of
+                                  reorder_block rows, each kept in order (closer to the natural
+                                  order's iterations).  x is returned in the caller's order */
+    int reorder_block;         /* "reorder-block": rows per block of SPK_REORDER_BLOCK_MULTICOLOR */
+    int vector_ops;            /* "vector-ops": how an iteration's vector work runs.
+                                  SPK_VECTOR_CLASSIC: one executor operation per dot product, norm
+                                  and update, each scalar back on the host (cuBLAS on the GPU, the
+                                  reference recipe).  SPK_VECTOR_FUSED: the updates and reductions
+                                  fused into a few steps, the scalars read once per CG iteration
+                                  (twice per BiCGStab iteration).  SPK_VECTOR_GRAPH: the fused steps
+                                  between two reads, with the SpMV and the preconditioner, recorded
+                                  once as CUDA graphs and replayed (where they cannot be: fused).
+                                  SPK_VECTOR_BLOCK: on the GPU, a small system whose preconditioner
+                                  one thread block can apply runs whole iterations in one block or
+                                  a cluster of blocks (sm_90), saving the launches; elsewhere graph.
+                                  All give the same iterations and outcome (on the host the same
+                                  numbers to the bit) */
+    int precond_precision;     /* "precond-precision": the factor's values in the sweeps:
+                                  SPK_PRECISION_AUTO (float where the sweeps are chosen
+                                  automatically on the GPU, else double), SPK_PRECISION_DOUBLE, or
+                                  SPK_PRECISION_FLOAT (half the bytes per sweep on the GPU; sums
+                                  and vectors in double) */
+    int race;                  /* "race": whether IC(0) pays for itself is not known before it
+                                  runs.  1: on the GPU, where SPK_PRECOND_AUTO gives CG + IC(0) on
+                                  a small system (not reordered, no history, no monitor), each
+                                  solve also runs CG without a preconditioner and CG with Jacobi
+                                  alongside, and the first to converge answers (spk_result.race);
+                                  the first solve builds IC(0) while they iterate.  2: CG without
+                                  a preconditioner only.  0: never */
+    int sell_c;                /* "sell-c": formats sell, cusparse-sell: rows per slice C */
+    int sell_sigma;            /* "sell-sigma": format sell sorts rows by length inside windows of
+                                  sigma rows (1: not sorted; else a multiple of C) */
+    int bcsr_block;            /* "bcsr-block": formats bcsr, cusparse-bsr, sbcsr: b x b blocks */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -362,8 +334,48 @@ SPK_API void spk_free(void *p);
 
 /* ---- solvers ---------------------------------------------------------- */
 
-/* Fill o with the defaults documented in spk_options. */
+/* Fill o with the defaults of the options' table. */
 SPK_API void spk_options_default(spk_options *o);
+
+/* ---- options by key ----------------------------------------------------- */
+
+/* Every field of spk_options but the monitor has a key: "rtol", "maxit",
+ * "vector-ops", "sell-c", ... (the command line's --KEY, Python's keyword
+ * arguments; '_' and '-' are alike).  Values are text: numbers, names
+ * ("auto", "fused", "block-multicolor"), on/off for switches.  Functions
+ * that can fail write a sentence naming the key and the cause into msg (len
+ * bytes; msg may be NULL), e.g. "rtol must be a number in [0, 1) (got '2')";
+ * an unknown key is SPK_ERR_NOT_FOUND (the message names the close keys), a
+ * bad value SPK_ERR_INVALID_ARG. */
+SPK_API int spk_options_set(spk_options *o, const char *key, const char *value, char *msg, size_t len);
+/* Set "key=value, key=value, ..." (';' separates too; a switch alone means
+ * on, "no-KEY" off), then check the combinations as spk_options_check; o is
+ * changed only when all of it is accepted. */
+SPK_API int spk_options_parse(spk_options *o, const char *config, char *msg, size_t len);
+/* The value of key in o as text that spk_options_set reads back. */
+SPK_API int spk_options_get(const spk_options *o, const char *key, char *value, size_t len);
+/* Check o as spk_solver_create does: every value in range, the combinations. */
+SPK_API int spk_options_check(const spk_options *o, char *msg, size_t len);
+/* sizeof(spk_options), for front ends that hold one as opaque memory. */
+SPK_API size_t spk_options_size(void);
+
+/* One key of the table, for front ends that generate their help. */
+typedef struct spk_option_desc {
+    const char *key;           /* "rtol" */
+    const char *alias;         /* another key accepted for it, or NULL */
+    const char *field;         /* its member of spk_options ("rtol") */
+    const char *type;          /* "int", "long", "double", "enum", "switch" or "name" */
+    const char *owner;         /* the component that reads it: "solver", "precond" or "spmv" */
+    const char *meta;          /* the value's placeholder in help ("R"; NULL for a switch) */
+    const char *help;          /* what it does, in a sentence */
+    const char *scope;         /* the formats that read it ("sell,cusparse-sell"), or NULL: all */
+    size_t offset, size;       /* where spk_options holds it */
+    char range[512];           /* the values accepted, e.g. "a number in [0, 1)" */
+    char def[64];              /* the default, e.g. "1e-8" */
+} spk_option_desc;
+/* The number of keys, and key i (0 <= i < count) described in d. */
+SPK_API int spk_option_count(void);
+SPK_API int spk_option_info(int i, spk_option_desc *d);
 
 /* Set up a solver for A: choose and convert the SpMV format, compute the
  * preconditioner.  SPK_SOLVER_AUTO and SPK_PRECOND_AUTO choose as documented

@@ -23,6 +23,24 @@ static int check_opts(const spk_precond_opts *o, const char *label, spk_err *err
     return SPK_OK;
 }
 
+/* The shift options as a table's combination (each value's range is its key's). */
+static int shift_check(const void *own, spk_err *err)
+{
+    return check_opts(own, "IC(0)/ILU(0)", err);
+}
+
+/* The keys of the shift policy (spk_factor_shifted below, devsweep.c). */
+static const spk_opt shift_keys[] = {
+    {.key = "shift", .alias = "allow-shift", SPK_PRECOND_KNOB(allow_shift), .type = SPK_OPT_FLAG, .def = 1,
+     .help = "IC(0)/ILU(0): after a zero or negative pivot, retry on A + alpha*diag(A) (--no-shift: fail)"},
+    {.key = "shift-init", SPK_PRECOND_KNOB(shift_init), .type = SPK_OPT_DOUBLE, .min = 0, .max = INFINITY,
+     .flags = SPK_OPT_MIN_OPEN, .def = 1e-3, .meta = "A",
+     .help = "IC(0)/ILU(0): the first alpha of the shift, doubled after each failure"},
+    {.key = "shift-max", SPK_PRECOND_KNOB(shift_max), .type = SPK_OPT_DOUBLE, .min = 0, .max = INFINITY,
+     .flags = SPK_OPT_MIN_OPEN, .def = 1.0, .meta = "A", .help = "IC(0)/ILU(0): the largest alpha tried"},
+};
+const spk_opt_table spk_precond_options = {"precond", shift_keys, 3, shift_check};
+
 /* F = the pattern of the lower triangle of A (j <= i) with every diagonal
  * entry present: spk_csr_with_diagonal restricted to j <= i, built in one
  * pass so that IC(0) never holds a copy of the whole matrix.  Values are

@@ -3,6 +3,7 @@
  * One table lists every (name, executor) implementation; a device variant is
  * a new entry with the same name and exec "cuda". */
 #include "precond/precond.h"
+#include "spmv/options.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,9 +35,7 @@ static const struct spk_precond_ops *const registry[] = {
 void spk_precond_opts_default(spk_precond_opts *o)
 {
     if (!o) return;
-    o->allow_shift = 1;
-    o->shift_init = 1e-3;
-    o->shift_max = 1.0;
+    spk_opt_defaults(&spk_precond_options, SPK_OPT_OWN, o);
     o->sweeps = 3;
     o->sweeps_check = 0;
     o->sweeps_rho = 0;
@@ -50,6 +49,14 @@ void spk_precond_opts_default(spk_precond_opts *o)
     o->stop_value = 0;
     o->format[0] = '\0';
     memset(&o->spmv, 0, sizeof o->spmv);
+}
+
+void spk_precond_opts_of(const spk_options *o, spk_precond_opts *po)
+{
+    memset(po, 0, sizeof *po);
+    spk_opt_copy(&spk_precond_options, SPK_OPT_PUBLIC, o, SPK_OPT_OWN, po);
+    snprintf(po->format, sizeof po->format, "%s", o->format ? o->format : "");
+    spk_spmv_opts_of(o, &po->spmv);
 }
 
 /* Append s to the ", "-separated list buf unless it is already there. */

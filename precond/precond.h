@@ -7,8 +7,11 @@
 #ifndef SPK_PRECOND_H
 #define SPK_PRECOND_H
 
+#include <stddef.h>
+
 #include "core/csr.h"
 #include "core/exec.h"
+#include "core/options.h"
 #include "precond/devtri.h"
 #include "spmv/spmv.h"
 
@@ -88,8 +91,17 @@ struct spk_precond_ops {
     int (*warm)(spk_exec *e, const spk_csr *A, const spk_precond_opts *o);
 };
 
-/* Default options: shifting allowed, alpha from 1e-3 doubling up to 1. */
+/* Default options: shifting allowed, alpha from 1e-3 doubling up to 1 (the
+ * keys' defaults), 3 sweeps, nothing else. */
 void spk_precond_opts_default(spk_precond_opts *o);
+
+/* The two places of a preconditioner's option f: spk_options.f and spk_precond_opts.f. */
+#define SPK_PRECOND_KNOB(f) .field = #f, .at = {offsetof(spk_options, f), offsetof(spk_precond_opts, f)}
+/* The keys the factorizations read (factor.c): "shift", "shift-init", "shift-max". */
+extern const spk_opt_table spk_precond_options;
+/* The preconditioner's options of o: its keys, its SpMV format and that
+ * format's knobs; every other field zero (the solver's to fill). */
+void spk_precond_opts_of(const spk_options *o, spk_precond_opts *po);
 /* Find a preconditioner by name for executor e. */
 int spk_precond_find(const char *name, const spk_exec *e, const struct spk_precond_ops **ops,
                      spk_err *err);

@@ -11,6 +11,8 @@
 #include "precond/precond.h"
 #include "solver/engine/race.h"
 #include "solver/krylov.h"
+#include "solver/options.h"
+#include "spmv/options.h"
 #include "spmv/spmv.h"
 
 #define SPK_STR2(x) #x
@@ -74,9 +76,6 @@ static inline const spk_csr *spk_solver_work(const spk_solver *s)
     return s->perm ? &s->PA : &s->M->A;
 }
 
-/* options.c: the options' checks, and the SpMV backend's options of them. */
-int spk_options_check(const spk_options *o, spk_err *e);
-void spk_options_spmv(const spk_options *o, spk_spmv_opts *so);
 /* matrix.c: is every diagonal entry of A stored and positive? */
 int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e);
 /* setup.c: the preconditioner of kind s->pkind made anew; st with the row

@@ -151,7 +151,7 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
 
     t = spk_time_now();
     spk_spmv_opts so;
-    spk_options_spmv(&s->opts, &so);
+    spk_spmv_opts_of(&s->opts, &so);
     const struct spk_spmv_ops *aops;
     SPK_TRY(spk_spmv_find(s->opts.format, ex, &aops, e));
     if (s->dA && aops->create_dev)
@@ -302,12 +302,8 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     s->auto_kind = solver == SPK_SOLVER_AUTO;
     s->auto_precond = precond == SPK_PRECOND_AUTO || precond == SPK_PRECOND_FACTOR;
     int st;
-    SPK_CHECK(st, spk_options_check(&s->opts, e));
-    s->popts.allow_shift = s->opts.allow_shift;
-    s->popts.shift_init = s->opts.shift_init;
-    s->popts.shift_max = s->opts.shift_max;
-    snprintf(s->popts.format, sizeof s->popts.format, "%s", s->opts.format ? s->opts.format : "");
-    spk_options_spmv(&s->opts, &s->popts.spmv);
+    SPK_CHECK(st, spk_options_validate(&s->opts, "spk_options.", e));
+    spk_precond_opts_of(&s->opts, &s->popts);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
     if (s->opts.reorder != SPK_REORDER_NONE) SPK_CHECK(st, reorder_setup(s));
     SPK_CHECK(st, solver_setup(s, solver, precond));
@@ -334,7 +330,7 @@ int spk_solver_refresh(spk_solver *s)
         SPK_TRY(s->k.A_ops->update(s->k.A, A));
     } else {
         spk_spmv_opts so;
-        spk_options_spmv(&s->opts, &so);
+        spk_spmv_opts_of(&s->opts, &so);
         s->k.A_ops->destroy(s->k.A);
         s->k.A = NULL;
         SPK_TRY(s->k.A_ops->create(ex, A, &so, &s->k.A));

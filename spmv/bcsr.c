@@ -9,6 +9,15 @@
 #include <stdlib.h>
 
 #include "bcsr.h"
+#include "spmv/options.h"
+
+/* The knob spk_bcsr_block reads (also for cusparse-bsr and sbcsr). */
+static const spk_opt bcsr_keys[] = {
+    {.key = "bcsr-block", SPK_SPMV_KNOB(bcsr_block), .type = SPK_OPT_INT, .min = 1, .max = 32,
+     .unset = "4", .meta = "B", .scope = "bcsr,cusparse-bsr,sbcsr",
+     .help = "formats bcsr, cusparse-bsr, sbcsr: B x B blocks"},
+};
+const spk_opt_table spk_bcsr_options = {"spmv", bcsr_keys, 1, NULL};
 
 int spk_bcsr_block(const spk_spmv_opts *o)
 {

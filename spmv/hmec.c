@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hmec.h"
+#include "spmv/options.h"
 
 /* ge[v] = number of rows with at least v entries, v = 0 .. maxlen+1 (a
  * suffix sum of the row-length histogram). */
@@ -81,6 +82,14 @@ int spk_hmec_split(const spk_csr *A, int parts, spk_hmec_split_info *info, spk_e
     free(ge);
     return st;
 }
+
+/* The knob hmec_convert reads. */
+static const spk_opt hmec_keys[] = {
+    {.key = "hmec-parts", SPK_SPMV_KNOB(hmec_parts), .type = SPK_OPT_INT, .min = 1, .max = SPK_HMEC_MAX_PARTS,
+     .def = SPK_HMEC_DEFAULT_PARTS, .unset = "2", .meta = "P", .scope = "hmec",
+     .help = "format hmec: most ELL parts before the CSR rest"},
+};
+const spk_opt_table spk_hmec_options = {"spmv", hmec_keys, 1, NULL};
 
 /* Fill F from canonical A. */
 static int hmec_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)

@@ -7,7 +7,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "spmv/options.h"
 #include "sell.h"
+
+/* sigma must keep each slice inside one sorting window: 1, or a multiple of C. */
+static int sell_check(const void *own, spk_err *err)
+{
+    const spk_spmv_opts *o = own;
+    const int c = o->sell_c ? o->sell_c : 32;
+    if (o->sell_sigma > 1 && o->sell_sigma % c != 0)
+        return spk_err_set(err, SPK_ERR_INVALID_ARG,
+                           "sell-sigma (sell_sigma) must be 1 (no sorting) or a multiple of sell-c (%d) "
+                           "(got %d; 0: 256)", c, o->sell_sigma);
+    return SPK_OK;
+}
+
+/* The knobs spk_sell_params reads (sell_c also for cusparse-sell). */
+static const spk_opt sell_keys[] = {
+    {.key = "sell-c", SPK_SPMV_KNOB(sell_c), .type = SPK_OPT_INT, .min = 1, .max = 1024, .unset = "32",
+     .meta = "C", .scope = "sell,cusparse-sell", .help = "formats sell, cusparse-sell: rows per slice"},
+    {.key = "sell-sigma", SPK_SPMV_KNOB(sell_sigma), .type = SPK_OPT_INT, .min = 1, .max = 1 << 24,
+     .unset = "256", .meta = "S", .scope = "sell",
+     .help = "format sell: rows sorted by length inside windows of S rows (1: not sorted; else a multiple "
+             "of C)"},
+};
+const spk_opt_table spk_sell_options = {"spmv", sell_keys, 2, sell_check};
 
 int spk_sell_params(const spk_spmv_opts *o, int *c, int *sigma, spk_err *err)
 {

@@ -18,28 +18,6 @@
 const char *const spk_tile_kind_names[SPK_TILE_NKINDS] = {"CSR", "COO", "ELL", "HYB",
                                                           "Dns", "DnsRow", "DnsCol"};
 
-int spk_tile_params_for(const char *name, const spk_spmv_opts *o, const spk_csr *A, spk_tile_params *p,
-                        spk_err *err)
-{
-    memset(p, 0, sizeof *p);
-    p->te = o && o->tile_te != 0 ? o->tile_te : SPK_TILE_TE;
-    p->th = o && o->tile_th != 0 ? o->tile_th : SPK_TILE_TH;
-    if (!(p->te > 0) || !(p->th > 0) || !isfinite(p->te) || !isfinite(p->th))
-        return spk_err_set(err, SPK_ERR_INVALID_ARG,
-                           "format '%s': the tile thresholds te and th must be finite and > 0 "
-                           "(got te %g, th %g)",
-                           name, p->te, p->th);
-    if (strcmp(name, "tile-csr") == 0) return SPK_OK;
-    p->adaptive = 1;
-    if (strcmp(name, "tile-dcoo") == 0) {
-        p->defer = 1;
-    } else {
-        long long lim = o && o->tile_defer_nnz != 0 ? o->tile_defer_nnz : SPK_TILE_DEFER_NNZ;
-        p->defer = lim > 0 && (long long)A->nnz > lim;
-    }
-    return SPK_OK;
-}
-
 
 /* The products of one tile into acc[16] (xs: the tile's 16 entries of x,
  * zero beyond the last column), in the kernel's format-specific order. */

@@ -1,13 +1,15 @@
 ! test_fortran.f90 -- the Fortran module (fortran/spk.f90): 1-based and
-! 0-based CSR give the same solution, options and format reach the solver,
-! a failed call returns its status with the library's message, names and
-! version strings come back as Fortran characters.
+! 0-based CSR give the same solution, options set by key and the format reach
+! the solver, refused options say why, the opaque spk_options holds the C
+! struct, a failed call returns its status with the library's message, names
+! and version strings come back as Fortran characters.
 program test_fortran
   use, intrinsic :: iso_c_binding
   use spk
   implicit none
   integer, parameter :: n = 50
   integer(c_int) :: rp1(n + 1), ci1(3 * n), rp0(n + 1), ci0(3 * n), st, k, i, fails
+  character(len=:), allocatable :: msg
   real(c_double) :: v(3 * n), b(n), x1(n), x0(n), xs(n)
   type(c_ptr) :: ctx, a1, a0, s1, s0, s2, bad
   type(spk_options) :: o, o2
@@ -41,9 +43,25 @@ program test_fortran
   call check(len(spk_version()) >= 5, "version '" // spk_version() // "'")
   call ok(spk_matrix_from_csr(ctx, n, n, rp1, ci1(1:k), v(1:k), a1), "1-based matrix")
   call ok(spk_matrix_from_csr(ctx, n, n, rp0, ci0(1:k), v(1:k), a0, base=0), "0-based matrix")
+  call check(c_sizeof(o) >= spk_options_size(), "type(spk_options) smaller than the C struct")
   call spk_options_default(o)
-  call check(abs(o%rtol - 1d-8) < 1d-20 .and. o%maxit == 10000 .and. abs(o%dtol - 1d8) < 1, "defaults")
-  o%rtol = 1d-12
+  call check(spk_options_get(o, "rtol") == "1e-8" .and. spk_options_get(o, "maxit") == "10000" .and. &
+       spk_options_get(o, "dtol") == "1e8", "defaults: rtol " // spk_options_get(o, "rtol"))
+  call ok(spk_options_set(o, "rtol", 1d-12), "rtol by key")
+  call check(spk_options_get(o, "rtol") == "1e-12", "rtol set to " // spk_options_get(o, "rtol"))
+  ! refused: a value out of range, an unknown key, a combination; each says why
+  st = spk_options_set(o, "rtol", 2d0, msg)
+  call check(st == SPK_ERR_INVALID_ARG .and. index(msg, "rtol must be a number in [0, 1)") > 0, "rtol 2: " // msg)
+  st = spk_options_set(o, "sel-c", 8, msg)
+  call check(st == SPK_ERR_NOT_FOUND .and. index(msg, "did you mean sell-c?") > 0, "sel-c: " // msg)
+  o2 = o
+  st = spk_options_parse(o2, "precond-isai, precond-sweeps=2", msg)
+  call check(st == SPK_ERR_INVALID_ARG .and. index(msg, "choose one") > 0, "isai and sweeps: " // msg)
+  o2 = o
+  call ok(spk_options_parse(o2, "vector-ops=fused, shift=off, maxit=500"), "parse")
+  call ok(spk_options_set(o2, "keep-history", .true.), "a switch as a logical")
+  call check(spk_options_get(o2, "vector-ops") == "fused" .and. spk_options_get(o2, "shift") == "off" .and. &
+       spk_options_get(o2, "maxit") == "500" .and. spk_options_get(o2, "keep-history") == "on", "parsed")
   call ok(spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_JACOBI, o, s1, format="csr"), "solver 1")
   call ok(spk_solver_create(ctx, a0, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, o, s0), "solver 0")
   call check(spk_solver_method(s1) == "cg" .and. spk_solver_precond(s1) == "jacobi" .and. &
@@ -52,7 +70,7 @@ program test_fortran
   call check(spk_solver_method(s0) == "bicgstab", "solver 0 is " // spk_solver_method(s0))
   ! the sweeps taken: none for Jacobi, the 2 asked for with IC(0) by sweeps
   o2 = o
-  o2%precond_sweeps = 2
+  call ok(spk_options_set(o2, "precond-sweeps", 2), "sweeps by key")
   call ok(spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_IC0, o2, s2), "solver 2")
   call check(spk_solver_precond_sweeps(s1) == 0 .and. spk_solver_precond_sweeps(s2) == 2, &
        "sweeps of solver 1 and 2: " // spk_solver_precond(s2))
@@ -73,7 +91,16 @@ program test_fortran
   ! a failure: status and message
   st = spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_IC0, o, bad, format="nosuch")
   call check(st == SPK_ERR_NOT_FOUND, "unknown format: status " // spk_status_name(st))
-  call check(index(spk_last_error(ctx), "nosuch") > 0, "message '" // spk_last_error(ctx) // "'")
+  st = spk_options_set(o2, "format", "nosuch", msg)
+  call check(st == SPK_ERR_NOT_FOUND .and. index(msg, "nosuch") > 0, "unknown format: " // msg)
+  call ok(spk_options_set(o2, "maxit", 1), "maxit 1")
+  call ok(spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_JACOBI, o2, s2), "solver of one iteration")
+  x1 = 0
+  st = spk_solve(s2, b, x1, r)
+  call check(st == SPK_ERR_NOT_CONVERGED, "one iteration: " // spk_status_name(st))
+  call check(index(spk_last_error(ctx), "did not converge in 1 iteration") > 0, &
+       "message '" // spk_last_error(ctx) // "'")
+  call spk_solver_destroy(s2)
   st = spk_matrix_from_csr(ctx, n, n, rp1(1:n), ci1(1:k), v(1:k), bad)
   call check(st == SPK_ERR_INVALID_ARG, "short row pointer array: " // spk_status_name(st))
 
@@ -82,6 +109,7 @@ program test_fortran
   call spk_matrix_destroy(a1)
   call spk_matrix_destroy(a0)
   call spk_context_destroy(ctx)
+  if (allocated(msg)) deallocate(msg)  ! LeakSanitizer counts the main program's allocatables as leaks
   if (fails > 0) then
      print '(a,i0,a)', "test_fortran: ", fails, " check(s) failed"
      stop 1

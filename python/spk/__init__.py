@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["solve", "Solver", "SpkError", "SolveInfo", "version", "have_cuda"]
+__all__ = ["solve", "Solver", "SpkError", "SpkOptionError", "SolveInfo", "options", "version", "have_cuda"]
 
 _DEVICES = {"auto": 0, "cpu": 1, "host": 1, "cuda": 2, "gpu": 2}
 _METHODS = {"auto": 0, "cg": 1, "bicgstab": 2}
@@ -29,21 +29,12 @@ _PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4, "factor": 5
 _MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_double)
 
 
-_REORDER = {"none": 0, "multicolor": 1, "block-multicolor": 2}
-_VECTOR_OPS = {"classic": 0, "cublas": 0, "fused": 1, "graph": 2, "block": 3}
-_PRECISION = {"auto": 0, "double": 1, "float": 2}
-
-
-class _Options(ctypes.Structure):
-    _fields_ = [("rtol", ctypes.c_double), ("atol", ctypes.c_double), ("maxit", ctypes.c_int),
-                ("format", ctypes.c_char_p), ("hmec_parts", ctypes.c_int), ("tile_te", ctypes.c_double),
-                ("tile_th", ctypes.c_double), ("tile_defer_nnz", ctypes.c_longlong),
-                ("allow_shift", ctypes.c_int), ("shift_init", ctypes.c_double), ("shift_max", ctypes.c_double),
-                ("keep_history", ctypes.c_int), ("monitor", ctypes.c_void_p), ("monitor_user", ctypes.c_void_p),
-                ("dtol", ctypes.c_double), ("precond_sweeps", ctypes.c_int), ("precond_isai", ctypes.c_int),
-                ("reorder", ctypes.c_int), ("reorder_block", ctypes.c_int), ("vector_ops", ctypes.c_int),
-                ("precond_precision", ctypes.c_int), ("race", ctypes.c_int), ("sell_c", ctypes.c_int),
-                ("sell_sigma", ctypes.c_int), ("bcsr_block", ctypes.c_int)]
+class _OptionDesc(ctypes.Structure):
+    """struct spk_option_desc: one key of the library's options table."""
+    _fields_ = [("key", ctypes.c_char_p), ("alias", ctypes.c_char_p), ("field", ctypes.c_char_p),
+                ("type", ctypes.c_char_p), ("owner", ctypes.c_char_p), ("meta", ctypes.c_char_p),
+                ("help", ctypes.c_char_p), ("scope", ctypes.c_char_p), ("offset", ctypes.c_size_t),
+                ("size", ctypes.c_size_t), ("range", ctypes.c_char * 512), ("default", ctypes.c_char * 64)]
 
 
 class _Result(ctypes.Structure):
@@ -93,9 +84,14 @@ for name, res, args in [
         ("spk_matrix_from_csr", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P, _P, _P, ctypes.POINTER(_P)]),
         ("spk_matrix_update_values", ctypes.c_int, [_P, _P]),
         ("spk_matrix_destroy", None, [_P]),
-        ("spk_options_default", None, [ctypes.POINTER(_Options)]),
-        ("spk_solver_create", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Options),
-                                             ctypes.POINTER(_P)]),
+        ("spk_options_size", ctypes.c_size_t, []),
+        ("spk_options_default", None, [_P]),
+        ("spk_options_set", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+        ("spk_options_check", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_size_t]),
+        ("spk_options_get", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+        ("spk_option_count", ctypes.c_int, []),
+        ("spk_option_info", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_OptionDesc)]),
+        ("spk_solver_create", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(_P)]),
         ("spk_solve", ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_Result)]),
         ("spk_solver_method", ctypes.c_char_p, [_P]),
         ("spk_solver_precond", ctypes.c_char_p, [_P]),
@@ -132,6 +128,54 @@ class SpkError(RuntimeError):
         self.info = info
         self.x = x
         super().__init__("%s (%s)" % (message or self.status_name, self.status_name))
+
+
+class SpkOptionError(SpkError, ValueError):
+    """An option the library refused: an unknown keyword (the message names
+    the close ones) or a value out of its range (the message gives it)."""
+
+
+def options():
+    """The library's options table: for each key a dict with its type, the
+    component that reads it ("solver", "precond", "spmv"), its help, the
+    values it takes and its default.  Every key is a keyword of Solver and
+    solve, with '_' for '-' (rtol, vector_ops, ...)."""
+    out = {}
+    d = _OptionDesc()
+    for i in range(_lib.spk_option_count()):
+        if _lib.spk_option_info(i, ctypes.byref(d)) == 0:
+            out[_s(d.key)] = {"type": _s(d.type), "owner": _s(d.owner), "help": _s(d.help),
+                              "range": _s(d.range), "default": _s(d.default)}
+    return out
+
+
+def _text(value):
+    """An option's value as the text spk_options_set reads."""
+    if isinstance(value, (bool, np.bool_)):
+        return "on" if value else "off"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+def _options_of(kw):
+    """An spk_options (opaque memory of the library's size) at its defaults,
+    with every keyword set through spk_options_set and checked together;
+    None values are left at their defaults."""
+    size = _lib.spk_options_size()
+    o = (ctypes.c_double * ((size + 7) // 8))()  # aligned like the struct's doubles and pointers
+    _lib.spk_options_default(o)
+    msg = ctypes.create_string_buffer(1024)
+    for key, value in kw.items():
+        if value is None:
+            continue
+        st = _lib.spk_options_set(o, key.encode(), _text(value).encode(), msg, len(msg))
+        if st:
+            raise SpkOptionError(st, "spk: %s=%r: %s" % (key, value, _s(msg.value)))
+    st = _lib.spk_options_check(o, msg, len(msg))  # the combinations of keys
+    if st:
+        raise SpkOptionError(st, "spk: %s" % _s(msg.value))
+    return o
 
 
 @dataclass
@@ -189,50 +233,19 @@ class Solver:
     method: "auto" | "cg" | "bicgstab"; precond: "auto" | "factor" | "ic0" |
     "ilu0" | "jacobi" | "none" ("factor": IC(0) with CG, ILU(0) with BiCGStab;
     "auto": the same, but on the GPU none for a matrix shaped like a
-    Laplacian, where they do not pay for their apply); format: an SpMV format name ("auto", "cusparse", "ell",
-    ..., see `spk solve --help`; "auto" is the GPU's default and csr on the host); device:
-    "auto" | "cpu" | "cuda".  Other keywords: rtol, atol, maxit, dtol,
-    allow_shift, keep_history, precond_sweeps (IC(0)/ILU(0): "auto", the
-    default: on the GPU the device's factorization with the fewest sweeps
-    (2..16) that pass a check on a probe vector, exact solves with that
-    factor where none does or where they cost about as much; on the host
-    exact solves; 0: exact triangular solves (on the GPU the cuSPARSE
-    reference); k > 0: k Jacobi sweeps each (on the GPU factorization and
-    sweeps on the device)), precond_isai (True:
-    the factors' approximate inverses, one SpMV each), reorder ("none" |
-    "multicolor": rows ordered by a greedy coloring of A + A^T, one
-    triangular-solve level per color; "block-multicolor": blocks of
-    reorder_block rows colored, default 16; x comes back in A's order),
-    vector_ops ("block", the default: on the GPU a small system's whole
-    iterations in one thread block, up to 64 a launch (at most 12288 rows
-    and 32768 entries, 16384 with a preconditioner; beyond that, in a
-    cluster of 16 blocks up to 524288 entries, 131072 with IC(0)/ILU(0)
-    sweeps: SolveInfo.block_cluster), elsewhere as "graph";
-    "graph": the fused steps below between two
-    reads, with the SpMV and the preconditioner, recorded once as CUDA
-    graphs and replayed (elsewhere as "fused"); "fused": each iteration's
-    vector work in a few fused steps, the scalars kept on the device; "classic", also "cublas": one
-    operation per dot product and update, each scalar back on the host),
-    precond_precision (the factor's values in the sweeps: "auto", the
-    default: float with precond_sweeps="auto" on the GPU, else double;
-    "double"; "float": rounded to float, sums in double)."""
+    Laplacian, where they do not pay for their apply); device: "auto" |
+    "cpu" | "cuda".  Every other keyword is a key of the library's options
+    table, with '_' for '-', checked by the library (SpkOptionError names the
+    key and the values it takes); spk.options() lists them, and below:
+    """
 
-    def __init__(self, A, method="auto", precond="auto", format="auto", rtol=1e-8, atol=0.0, maxit=10000,
-                 device="auto", dtol=None, allow_shift=True, keep_history=False, precond_sweeps="auto",
-                 precond_isai=False, reorder="none", reorder_block=0, vector_ops="block",
-                 precond_precision="auto"):
-        if reorder not in _REORDER:
-            raise ValueError("spk: unknown reorder '%s' (one of %s)" % (reorder, ", ".join(_REORDER)))
-        if precond_precision not in _PRECISION:
-            raise ValueError("spk: unknown precond_precision '%s' (one of %s)" %
-                             (precond_precision, ", ".join(_PRECISION)))
-        if vector_ops not in _VECTOR_OPS:
-            raise ValueError("spk: unknown vector_ops '%s' (one of %s)" % (vector_ops, ", ".join(_VECTOR_OPS)))
+    def __init__(self, A, method="auto", precond="auto", device="auto", **options):
         for what, val, table in (("method", method, _METHODS), ("precond", precond, _PRECONDS),
                                  ("device", device, _DEVICES)):
             if val not in table:
                 raise ValueError("spk: unknown %s '%s' (one of %s)" % (what, val, ", ".join(table)))
         self._ctx = self._mat = self._solver = None
+        self._opts = _options_of(options)  # the format's name, if any, is the library's own string
         shape, self._indptr, self._indices, data = _csr_of(A)
         self.shape = shape
         ctx = _P()
@@ -247,23 +260,8 @@ class Solver:
         self._check(_lib.spk_matrix_from_csr(ctx, shape[0], shape[1], self._indptr.ctypes.data,
                                              self._indices.ctypes.data, data.ctypes.data, ctypes.byref(mat)))
         self._mat = mat
-        o = _Options()
-        _lib.spk_options_default(ctypes.byref(o))
-        o.rtol, o.atol, o.maxit = float(rtol), float(atol), int(maxit)
-        if dtol is not None:
-            o.dtol = float(dtol)
-        o.allow_shift = 1 if allow_shift else 0
-        o.keep_history = 1 if keep_history else 0
-        o.precond_sweeps = -1 if precond_sweeps == "auto" else int(precond_sweeps)
-        o.precond_isai = 1 if precond_isai else 0
-        o.reorder = _REORDER[reorder]
-        o.reorder_block = int(reorder_block)
-        o.vector_ops = _VECTOR_OPS[vector_ops]
-        o.precond_precision = _PRECISION[precond_precision]
-        self._format = format.encode() if format else None
-        o.format = self._format
         solver = _P()
-        self._check(_lib.spk_solver_create(ctx, mat, _METHODS[method], _PRECONDS[precond], ctypes.byref(o),
+        self._check(_lib.spk_solver_create(ctx, mat, _METHODS[method], _PRECONDS[precond], self._opts,
                                            ctypes.byref(solver)))
         self._solver = solver
 
@@ -338,8 +336,18 @@ class Solver:
         self.close()
 
 
-def solve(A, b, method="auto", precond="auto", format="auto", rtol=1e-8, maxit=10000, device="auto", **kw):
+def solve(A, b, method="auto", precond="auto", device="auto", **options):
     """Solve A x = b once: returns (x, SolveInfo); see Solver for the keywords."""
-    with Solver(A, method=method, precond=precond, format=format, rtol=rtol, maxit=maxit, device=device,
-                **kw) as s:
+    with Solver(A, method=method, precond=precond, device=device, **options) as s:
         return s.solve(b)
+
+
+def _document():
+    """Solver's docstring ends with the options' table, as the library describes it."""
+    lines = []
+    for key, d in options().items():
+        lines.append("    %s: %s (%s; default %s)" % (key.replace("-", "_"), d["help"], d["range"], d["default"]))
+    Solver.__doc__ += "\n".join(lines) + "\n"
+
+
+_document()

@@ -247,3 +247,27 @@ def test_vector_ops_fused():
     with pytest.raises(ValueError) as e:
         spk.solve(A, A @ xt, vector_ops="turbo", device=DEVICE)
     assert "vector_ops" in str(e.value)
+
+
+def test_options_from_the_library_table():
+    table = spk.options()
+    assert table["rtol"]["default"] == "1e-8" and table["rtol"]["range"] == "a number in [0, 1)"
+    assert table["sell-c"]["owner"] == "spmv" and table["precond-sweeps"]["default"] == "auto"
+    assert "vector_ops" in spk.Solver.__doc__ and "sell_c" in spk.Solver.__doc__
+    n = 40
+    A = sp.diags([-1.0, 2.5, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
+    b = A @ np.ones(n)
+    # a format's knob, a switch as a bool, a name: all through the library's setter
+    x, info = spk.solve(A, b, format="sell", sell_c=8, sell_sigma=16, allow_shift=False, vector_ops="classic",
+                        precond="factor", device="cpu")
+    assert info.converged and info.format == "sell" and "SELL-8-16" in info.format_detail
+    assert np.allclose(x, 1.0, rtol=1e-6)
+    # an unknown keyword and a value out of range: the library's message, as SpkError and ValueError
+    with pytest.raises(spk.SpkOptionError) as e:
+        spk.solve(A, b, sel_c=8, device="cpu")
+    assert "did you mean sell-c" in str(e.value) and e.value.status_name == "SPK_ERR_NOT_FOUND"
+    for bad, part in ((dict(rtol=2), "rtol must be a number in [0, 1)"), (dict(sell_c=2000), "[1, 1024]"),
+                      (dict(sell_c=16, sell_sigma=40), "multiple of sell-c")):
+        with pytest.raises(ValueError) as e:
+            spk.solve(A, b, format="sell", device="cpu", **bad)
+        assert part in str(e.value)

@@ -1,0 +1,317 @@
+/* bench_report.c -- `spk bench`'s text report and the figures it derives
+ * from the results: rates against the copy bandwidth and the baseline, what
+ * auto's choice cost and paid back, the configurations' speedups. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+const char *bench_baseline(const bench *b)
+{
+    return spk_exec_is_host(b->ex) ? "csr" : "cusparse";
+}
+
+const fmt_result *bench_find(const mat_result *m, const char *name)
+{
+    for (int k = 0; k < m->nf; k++)
+        if (strcmp(m->f[k].ops->name, name) == 0) return &m->f[k];
+    return NULL;
+}
+
+/* What one measured product time means (hot or cold). */
+rates bench_rates(const bench *b, const mat_result *m, const fmt_result *f, int cold)
+{
+    const fmt_result *base = bench_find(m, bench_baseline(b));
+    rates r;
+    r.ms = cold ? f->cold_ms : f->hot_ms;
+    const double s = r.ms * 1e-3, own = f->mbytes * 1e6 + 8.0 * m->cols + 8.0 * m->rows;
+    r.gflops = 2.0 * m->nnz / s / 1e9;
+    r.gbs_csr = m->traffic / s / 1e9;
+    r.gbs_own = own / s / 1e9;
+    r.frac = r.gbs_csr / b->copy_gbs;
+    r.speedup = base && !base->status ? (cold ? base->cold_ms : base->hot_ms) / r.ms : NAN;
+    return r;
+}
+
+/* The fastest hot time of the formats other than auto (0: none ran). */
+static double best_hot(const mat_result *m, const char **who)
+{
+    double best = 0;
+    for (int k = 0; k < m->nf; k++) {
+        const fmt_result *f = &m->f[k];
+        if (f->status || strcmp(f->ops->name, "auto") == 0) continue;
+        if (best == 0 || f->hot_ms < best) best = f->hot_ms, *who = f->ops->name;
+    }
+    return best;
+}
+
+/* The hot time of the format auto chose, as measured on its own in this run
+ * (auto's own time when that format was not run). */
+double bench_chosen_hot(const mat_result *m, const fmt_result *au)
+{
+    const fmt_result *c = bench_find(m, au->chose);
+    return c && !c->status ? c->hot_ms : au->hot_ms;
+}
+
+/* What auto's selection cost and whether its solve paid for it. */
+int bench_payback(const bench *b, const mat_result *m, payback *p)
+{
+    const fmt_result *au = bench_find(m, "auto"), *base = bench_find(m, bench_baseline(b));
+    if (!au || au->status || !base || base->status) return 0;
+    p->spmv_cost_ms = (au->setup_ms - au->upload_ms) - (base->setup_ms - base->upload_ms);
+    p->in_solve = au->solved && base->solved && au->s_format_ms > 0 && base->s_format_ms > 0;
+    p->cost_ms = p->in_solve ? au->s_format_ms - base->s_format_ms : p->spmv_cost_ms;
+    p->gain_ms = base->hot_ms - au->hot_ms;
+    p->products = p->cost_ms <= 0 ? 0 : p->gain_ms > 0 ? ceil(p->cost_ms / p->gain_ms) : INFINITY;
+    p->solve_products = -1;
+    if (au->solved && !au->solve_status && au->iterations >= 0)
+        p->solve_products = (strstr(au->method, "bicgstab") ? 2 : 1) * au->iterations + 2;
+    p->paid = p->solve_products >= 0 && p->products <= p->solve_products;
+    return 1;
+}
+
+/* How many matrices with a converged auto solve paid the selection back within it. */
+void bench_auto_paid(const bench *b, int *ok, int *of)
+{
+    *ok = *of = 0;
+    for (int i = 0; i < b->nm; i++) {
+        payback p;
+        if (!bench_payback(b, &b->m[i], &p) || p.solve_products < 0) continue;
+        (*of)++;
+        *ok += p.paid;
+    }
+}
+
+void bench_progress(const bench *b, const mat_result *m, const fmt_result *f, const char *what)
+{
+    if (b->quiet) return;
+    if (f->status)
+        fprintf(stderr, "spk bench: [%d/%d] %s %s %s: %s\n", b->nm + 1, b->total, m->name, f->ops->name, what,
+                f->note);
+    else if (!strcmp(what, "spmv"))
+        fprintf(stderr, "spk bench: [%d/%d] %s %s: hot %.4f ms (%d), cold %.4f ms (%d)\n", b->nm + 1, b->total,
+                m->name, f->ops->name, f->hot_ms, f->hot_calls, f->cold_ms, f->cold_calls);
+    else
+        fprintf(stderr, "spk bench: [%d/%d] %s %s solve: %s, %d iterations, %.2f ms\n", b->nm + 1, b->total,
+                m->name, f->ops->name, f->solve_status ? spk_status_name(f->solve_status) : "converged",
+                f->iterations, f->s_ms);
+}
+
+
+/* setup + solve of a converged configuration solve (NAN otherwise) */
+double bench_cfg_total(const fmt_result *f)
+{
+    return f->solved && !f->solve_status ? f->s_setup_ms + f->s_ms : NAN;
+}
+
+static void print_configs(const bench *b, const mat_result *m)
+{
+    const double rt = bench_cfg_total(&m->c[0]);
+    printf("  %-12s %-20s %6s %11s %9s %10s %10s %9s %7s %7s %7s %7s %8s\n", "config", "method", "iters",
+           "true res", "setup ms", "solve ms", "total ms", "ms/iter", "spmv", "precond", "vector", "sync",
+           "x total");
+    for (int k = 0; k < b->ncfg; k++) {
+        const fmt_result *f = &m->c[k];
+        if (!f->solved) continue;
+        if (f->solve_status && f->iterations == 0) {
+            printf("  %-12s %s\n", b->cfg[k].name, f->solve_note);
+            continue;
+        }
+        char meth[40];
+        snprintf(meth, sizeof meth, "%s+%s", f->method, f->precond);
+        const double it = f->iterations > 0 ? f->iterations : 1;
+        printf("  %-12s %-20s %6d %11.3e %9.2f %10.2f %10.2f %9.4f %7.4f %7.4f %7.4f %7.4f %8.2f%s%s\n",
+               b->cfg[k].name, meth, f->iterations, f->true_relres, f->s_setup_ms, f->s_ms,
+               f->s_setup_ms + f->s_ms, f->s_ms / it, f->s_spmv_ms / it, f->s_precond_ms / it, f->s_vector_ms / it,
+               f->s_sync_ms / it, rt / bench_cfg_total(f), f->solve_status ? "  " : "",
+               f->solve_status ? spk_status_name(f->solve_status) : "");
+    }
+}
+
+/* Configuration k against the first over the matrices where both converged:
+ * geometric mean and least speedup of the time to solution, the least over
+ * the matrices above 1M nonzeros (*big of them), the largest ratio of
+ * iterations; returns the number of matrices. */
+int bench_cfg_summary(const bench *b, int k, double *geo, double *least, double *least_big, int *big,
+                       double *iter_ratio)
+{
+    double lg = 0;
+    int n = 0;
+    *least = *least_big = INFINITY;
+    *iter_ratio = 0;
+    *big = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const fmt_result *r = &b->m[i].c[0], *f = &b->m[i].c[k];
+        const double sp = bench_cfg_total(r) / bench_cfg_total(f);
+        if (!(sp > 0) || !isfinite(sp)) continue;
+        lg += log(sp);
+        n++;
+        *least = fmin(*least, sp);
+        if (b->m[i].nnz > 1000000) {
+            *least_big = fmin(*least_big, sp);
+            (*big)++;
+        }
+        if (r->iterations > 0) *iter_ratio = fmax(*iter_ratio, (double)f->iterations / r->iterations);
+    }
+    *geo = n ? exp(lg / n) : NAN;
+    if (!n) *least = NAN;
+    if (!*big) *least_big = NAN;
+    return n;
+}
+
+void bench_print_config_summary(const bench *b)
+{
+    printf("\nconfigurations: time to solution (setup + solve) against '%s', over the matrices where both "
+           "converged\n",
+           b->cfg[0].name);
+    printf("  %-12s %9s %9s %14s %12s %9s\n", "config", "geomean", "least", "least >1M nnz", "iter ratio",
+           "matrices");
+    for (int k = 0; k < b->ncfg; k++) {
+        double geo, least, least_big, ir;
+        int big, n = bench_cfg_summary(b, k, &geo, &least, &least_big, &big, &ir);
+        char lb[32];
+        snprintf(lb, sizeof lb, "%.2f (%d)", least_big, big);
+        printf("  %-12s %9.2f %9.2f %14s %12.2f %9d\n", b->cfg[k].name, geo, least, lb, ir, n);
+    }
+}
+
+void bench_print_matrix(const bench *b, const mat_result *m)
+{
+    const fmt_result *base = bench_find(m, bench_baseline(b));
+    printf("%s: %d x %d, %d nonzeros, %s regime (%.2f MB of CSR traffic, cache %.1f MB)\n", m->name, m->rows, m->cols,
+           m->nnz, m->cache_regime ? "cache" : "memory", m->traffic / 1e6, (double)b->cache / 1e6);
+    printf("  %-11s %9s %9s %10s %7s %9s %9s %6s %7s %10s %6s %7s\n", "format", "setup ms", "MB", "hot ms",
+           "GF/s", "GB/s csr", "GB/s own", "copy", "x hot", "cold ms", "copy", "x cold");
+    for (int k = 0; k < m->nf; k++) {
+        const fmt_result *f = &m->f[k];
+        if (f->status) {
+            printf("  %-11s %s\n", f->ops->name, f->note);
+            continue;
+        }
+        const rates h = bench_rates(b, m, f, 0), c = bench_rates(b, m, f, 1);
+        printf("  %-11s %9.3f %9.3f %10.4f %7.2f %9.1f %9.1f %6.3f %7.2f %10.4f %6.3f %7.2f%s%s\n", f->ops->name,
+               f->setup_ms, f->mbytes, h.ms, h.gflops, h.gbs_csr, h.gbs_own, h.frac, h.speedup, c.ms, c.frac,
+               c.speedup, f->chose[0] ? "  -> " : "", f->chose);
+    }
+    const fmt_result *au = bench_find(m, "auto");
+    const char *who = "";
+    double best = best_hot(m, &who);
+    payback p;
+    if (best > 0 && bench_payback(b, m, &p)) {
+        printf("  auto chose %s (%.4f ms on its own, %.4f ms through auto) against the best %.4f ms (%s): "
+               "%.1f%% off; selection %.2f ms (upload of A %.2f ms; %s's setup %.2f ms, upload %.2f ms): "
+               "%.2f ms beyond %s's setup without the uploads",
+               au->chose, bench_chosen_hot(m, au), au->hot_ms, best, who, 100.0 * (bench_chosen_hot(m, au) / best - 1),
+               au->setup_ms, au->upload_ms, bench_baseline(b), base->setup_ms, base->upload_ms, p.spmv_cost_ms,
+               bench_baseline(b));
+        if (p.in_solve)
+            printf("; in the solves, from the solver's copy of A: format setup %.2f ms against %s's %.2f ms, "
+                   "%.2f ms beyond it",
+                   au->s_format_ms, bench_baseline(b), base->s_format_ms, p.cost_ms);
+        if (p.products == 0)
+            printf(", nothing to pay back");
+        else if (isfinite(p.products))
+            printf(", paid back after %.0f products", p.products);
+        else
+            printf(", %s", p.gain_ms > 0 ? "never paid back" : "no faster than the baseline: never paid back");
+        if (p.solve_products >= 0) printf("; its solve made %d: %s", p.solve_products, p.paid ? "paid back" : "not paid back");
+        printf("\n");
+    }
+    if (b->ncfg) print_configs(b, m);
+    if (!b->solve) return;
+    const double bs = base && base->solved && !base->solve_status ? base->s_ms : NAN;
+    const int fused = b->o.vector_ops != SPK_VECTOR_CLASSIC;
+    printf("  %-11s %-15s %6s %11s %9s %10s %9s %7s %7s %7s %7s%s\n", "solve with", "method", "iters", "true res",
+           "setup ms", "solve ms", "ms/iter", "spmv", "precond", "vector", "x", fused ? "    sync" : "");
+    for (int k = 0; k < m->nf; k++) {
+        const fmt_result *f = &m->f[k];
+        if (!f->solved) continue;
+        if (f->solve_status && f->iterations == 0) {
+            printf("  %-11s %s\n", f->ops->name, f->solve_note);
+            continue;
+        }
+        char meth[40], sync[32] = "";
+        snprintf(meth, sizeof meth, "%s+%s", f->method, f->precond);
+        double it = f->iterations > 0 ? f->iterations : 1;
+        if (fused) snprintf(sync, sizeof sync, " %7.4f", f->s_sync_ms / it);
+        printf("  %-11s %-15s %6d %11.3e %9.2f %10.2f %9.4f %7.4f %7.4f %7.4f %7.2f%s%s%s\n", f->ops->name, meth,
+               f->iterations, f->true_relres, f->s_setup_ms, f->s_ms, f->s_ms / it, f->s_spmv_ms / it,
+               f->s_precond_ms / it, f->s_vector_ms / it, bs / f->s_ms, sync, f->solve_status ? "  " : "",
+               f->solve_status ? spk_status_name(f->solve_status) : "");
+    }
+}
+
+void bench_print_floors(const bench *b)
+{
+    const spk_floors *f = &b->fl;
+    const int gpu = !spk_exec_is_host(b->ex);
+    printf("floors (medians)%s\n", gpu ? "" : ": on the host a 'kernel' is a call through a function pointer");
+    printf("  empty kernel, back to back (GPU time)          %9.3f us\n", f->launch_us);
+    printf("  queueing one kernel (host time)                %9.3f us\n", f->issue_us);
+    printf("  kernel + stream synchronize (host wall)        %9.3f us\n", f->sync_us);
+    printf("  kernel + 8-byte readback + synchronize         %9.3f us\n", f->readback_us);
+    if (gpu) printf("  kernel in a CUDA graph, replayed (GPU time)    %9.3f us\n", f->graph_us);
+    printf("  upload %s: pageable %.1f GB/s, pinned %.1f GB/s, pinned for the copy %.1f GB/s\n\n",
+           gpu ? "256 MiB" : "(memcpy 64 MiB)", f->upload_pageable_gbs, f->upload_pinned_gbs, f->upload_register_gbs);
+}
+
+double bench_geomean(const bench *b, const char *fmt, int what, int *count)
+{
+    double s = 0;
+    int n = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const fmt_result *base = bench_find(&b->m[i], bench_baseline(b)), *f = bench_find(&b->m[i], fmt);
+        if (!base || !f || base->status || f->status) continue;
+        double r;
+        if (what == 0)
+            r = base->hot_ms / f->hot_ms;
+        else if (what == 1)
+            r = base->cold_ms / f->cold_ms;
+        else if (base->solved && f->solved && !base->solve_status && !f->solve_status)
+            r = base->s_ms / f->s_ms;
+        else
+            continue;
+        if (!(r > 0) || !isfinite(r)) continue;
+        s += log(r);
+        n++;
+    }
+    *count = n;
+    return n ? exp(s / n) : NAN;
+}
+
+/* auto picked a format within 5% of the best hot time: how many matrices of how many. */
+void bench_auto_accuracy(const bench *b, int *ok, int *of)
+{
+    *ok = *of = 0;
+    for (int i = 0; i < b->nm; i++) {
+        const fmt_result *au = bench_find(&b->m[i], "auto");
+        const char *who = "";
+        double best = best_hot(&b->m[i], &who);
+        if (!au || au->status || best <= 0) continue;
+        (*of)++;
+        *ok += bench_chosen_hot(&b->m[i], au) <= 1.05 * best;
+    }
+}
+
+void bench_print_summary(const bench *b)
+{
+    printf("\nsummary: geometric mean of the speedup over %s (matrices where both ran)\n", bench_baseline(b));
+    printf("  %-11s %8s %8s %8s %9s\n", "format", "hot", "cold", "solve", "matrices");
+    for (int k = 0; k < b->nfmts; k++) {
+        int nh, nc, ns;
+        double gh = bench_geomean(b, b->fmts[k]->name, 0, &nh), gc = bench_geomean(b, b->fmts[k]->name, 1, &nc);
+        double gs = bench_geomean(b, b->fmts[k]->name, 2, &ns);
+        printf("  %-11s %8.3f %8.3f %8.3f %9d\n", b->fmts[k]->name, gh, gc, gs, nh);
+    }
+    int ok, of;
+    bench_auto_accuracy(b, &ok, &of);
+    if (of)
+        printf("auto: the format it chose is within 5%% of the best measured hot time on %d of %d matrices\n", ok,
+               of);
+    bench_auto_paid(b, &ok, &of);
+    if (of)
+        printf("auto: its selection paid for itself within the solve on %d of %d matrices whose auto solve "
+               "converged\n", ok, of);
+}
+

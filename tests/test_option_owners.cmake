@@ -1,0 +1,58 @@
+# test_option_owners.cmake -- a format's knobs belong to the format.  Every
+# key and field that a file of spmv/ declares with SPK_SPMV_KNOB (spmv/options.h)
+# must appear in no other code of the library, the command or the bindings:
+# only in spmv/, in the generic struct spk_options (include/spk.h) and in the
+# tests.  So adding a knob to a format touches its file, the two structs'
+# field (spk_spmv_opts, spk_options) and its test: the command line, --help,
+# spk_options_set, Python and Fortran take it from the table.
+# Input: SRC (the repository).
+cmake_minimum_required(VERSION 3.20)
+set(exempt
+  include/spk.h  # the generic struct's field and its comment
+)
+file(GLOB spmv_files "${SRC}/spmv/*.c")
+set(keys "")
+set(fields "")
+foreach(f IN LISTS spmv_files)
+  file(READ "${f}" text)
+  string(REGEX MATCHALL "\\.key = \"[a-z0-9-]+\",[ \n]*SPK_SPMV_KNOB\\([a-z0-9_]+\\)" hits "${text}")
+  foreach(h IN LISTS hits)
+    string(REGEX REPLACE ".*\\.key = \"([a-z0-9-]+)\".*" "\\1" k "${h}")
+    string(REGEX REPLACE ".*SPK_SPMV_KNOB\\(([a-z0-9_]+)\\).*" "\\1" fl "${h}")
+    list(APPEND keys "${k}")
+    list(APPEND fields "${fl}")
+  endforeach()
+endforeach()
+list(LENGTH keys nkeys)
+if(nkeys LESS 7)
+  message(FATAL_ERROR "found ${nkeys} format knobs in spmv/ (${keys}); expected hmec, tile, sell and bcsr's 7 at least")
+endif()
+set(code "")
+foreach(dir apps bench core io precond solver dist mpi python fortran examples scripts)
+  file(GLOB_RECURSE some "${SRC}/${dir}/*.c" "${SRC}/${dir}/*.h" "${SRC}/${dir}/*.cu" "${SRC}/${dir}/*.cuh"
+       "${SRC}/${dir}/*.py" "${SRC}/${dir}/*.f90")
+  list(APPEND code ${some})
+endforeach()
+set(failures 0)
+foreach(f IN LISTS code)
+  file(RELATIVE_PATH rel "${SRC}" "${f}")
+  if(rel IN_LIST exempt OR rel MATCHES "/tests/")
+    continue()
+  endif()
+  file(READ "${f}" text)
+  foreach(k IN LISTS keys)
+    string(FIND "${text}" "${k}" pos)
+    if(NOT pos EQUAL -1)
+      message(SEND_ERROR "${rel} names the format knob '${k}': only spmv/ may")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endforeach()
+  foreach(fl IN LISTS fields)
+    if(text MATCHES "(^|[^A-Za-z0-9_])${fl}([^A-Za-z0-9_]|$)")
+      message(SEND_ERROR "${rel} uses the format knob's field '${fl}': only spmv/ may")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH code nfiles)
+message(STATUS "${nkeys} format knobs (${keys}) checked in ${nfiles} files: ${failures} outside spmv/")
