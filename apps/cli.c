@@ -116,6 +116,18 @@ int cli_parse_option(cli_parser *p, int argc, char **argv, int *i)
     return 1;
 }
 
+int cli_parse_args(cli_parser *p, int argc, char **argv, int (*each)(cli_parser *p, const char *word, void *arg),
+                   void *arg)
+{
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) return CLI_HELP;
+        const int r = cli_parse_option(p, argc, argv, &i);
+        if (r == CLI_USAGE) return CLI_USAGE;
+        if (each(p, r ? NULL : argv[i], arg)) return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
 int cli_given(const cli_parser *p, const char *key)
 {
     for (int k = 0; k < p->ngiven; k++)

@@ -13,6 +13,8 @@
 
 /* Exit codes: 0 success, 1 failure (bad file, no convergence), 2 usage error. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+/* cli_parse_args' answer when --help was asked (the caller prints it). */
+#define CLI_HELP (-1)
 
 /* Print "spk cmd: message" and a hint to stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -52,6 +54,12 @@ typedef struct cli_parser {
  * is refused (an unknown option with the close ones, a bad value with the
  * accepted ones). */
 int cli_parse_option(cli_parser *p, int argc, char **argv, int *i);
+/* Every argument of argv through p: an option into its table, then
+ * each(p, NULL, arg) with p->last that option; another word to each(p,
+ * word, arg).  CLI_OK; CLI_USAGE for a refused option or each's nonzero
+ * status; CLI_HELP when --help was asked. */
+int cli_parse_args(cli_parser *p, int argc, char **argv, int (*each)(cli_parser *p, const char *word, void *arg),
+                   void *arg);
 /* Was the library key `key` given on the command line? */
 int cli_given(const cli_parser *p, const char *key);
 /* Check the library's keys together (their combinations); CLI_USAGE after

@@ -102,28 +102,39 @@ typedef struct sources {
     int n;
 } sources;
 
+/* What bench takes from argv besides its options' values. */
+typedef struct bench_words {
+    bench *b;
+    sources *s;
+    const char *specs[MAX_CONFIGS];
+} bench_words;
+
+/* A word that is no option: a matrix or gen:SPEC; after --dir its folder,
+ * after --solve-config its specification. */
+static int bench_word(cli_parser *p, const char *word, void *arg)
+{
+    bench_words *w = arg;
+    if (word) {
+        w->s->src[w->s->n++] = word;
+    } else if (strcmp(p->last->key, "dir") == 0) {
+        w->s->isdir[w->s->n] = 1;
+        w->s->src[w->s->n++] = w->b->arg;
+    } else if (strcmp(p->last->key, "solve-config") == 0) {
+        if (w->b->ncfg == MAX_CONFIGS) return cli_usage_error("bench", "at most %d --solve-config", MAX_CONFIGS);
+        w->specs[w->b->ncfg++] = w->b->arg;
+    }
+    return CLI_OK;
+}
+
 /* Parse argv into b and s; CLI_OK, CLI_USAGE, or -1 after --help. */
 static int parse(int argc, char **argv, bench *b, sources *s)
 {
     cli_parser p = {.cmd = "bench", .own = &bench_options, .args = b, .o = &b->o, .owners = "solver,precond,spmv"};
-    const char *specs[MAX_CONFIGS];
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            help(&p);
-            return -1;
-        }
-        if ((r = cli_parse_option(&p, argc, argv, &i)) == CLI_USAGE) return CLI_USAGE;
-        if (!r) {
-            s->src[s->n++] = argv[i];
-        } else if (strcmp(p.last->key, "dir") == 0) {
-            s->isdir[s->n] = 1;
-            s->src[s->n++] = b->arg;
-        } else if (strcmp(p.last->key, "solve-config") == 0) {
-            if (b->ncfg == MAX_CONFIGS) return cli_usage_error("bench", "at most %d --solve-config", MAX_CONFIGS);
-            specs[b->ncfg++] = b->arg;
-        }
-    }
+    bench_words w = {.b = b, .s = s};
+    const char **specs = w.specs;
+    const int r = cli_parse_args(&p, argc, argv, bench_word, &w);
+    if (r == CLI_HELP) help(&p);
+    if (r) return r == CLI_HELP ? -1 : r;
     if (cli_check_options(&p)) return CLI_USAGE;
     b->race_given = cli_given(&p, "race");
     /* the configurations change the run's options, all of them read by now */

@@ -137,22 +137,25 @@ static int in_scope(const char *scope, const char *name)
 }
 
 /* Parse argv into a; CLI_OK, CLI_USAGE, or -1 after --help. */
+/* A word that is no option: the matrix file (one only). */
+static int info_word(cli_parser *p, const char *word, void *arg)
+{
+    info_args *a = arg;
+    (void)p;
+    if (!word) return CLI_OK;
+    if (a->path) return cli_usage_error("info", "unexpected argument '%s' (one matrix file only)", word);
+    a->path = word;
+    return CLI_OK;
+}
+
 static int parse(int argc, char **argv, info_args *a)
 {
     memset(a, 0, sizeof *a);
     spk_options_default(&a->o);
     cli_parser p = {.cmd = "info", .own = &info_options, .args = a, .o = &a->o, .owners = "spmv"};
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            help(&p);
-            return -1;
-        }
-        if ((r = cli_parse_option(&p, argc, argv, &i)) == CLI_USAGE) return CLI_USAGE;
-        if (r) continue;
-        if (a->path) return cli_usage_error("info", "unexpected argument '%s' (one matrix file only)", argv[i]);
-        a->path = argv[i];
-    }
+    const int r = cli_parse_args(&p, argc, argv, info_word, a);
+    if (r == CLI_HELP) help(&p);
+    if (r) return r == CLI_HELP ? -1 : r;
     if (!a->path) return cli_usage_error("info", "missing the matrix file");
     for (int k = 0; k < p.ngiven; k++) { /* a knob only with a format that reads it */
         const char *sc = p.given[k]->scope;

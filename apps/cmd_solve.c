@@ -59,23 +59,26 @@ static void help(const cli_parser *p)
     printf("\nExit status: 0 converged, 1 not converged or failed, 2 usage error.\n");
 }
 
+/* A word that is no option: the matrix file or gen:SPEC (one only). */
+static int solve_word(cli_parser *p, const char *word, void *arg)
+{
+    solve_args *a = arg;
+    (void)p;
+    if (!word) return CLI_OK;
+    if (a->matrix) return cli_usage_error("solve", "unexpected argument '%s' (one matrix file only)", word);
+    a->matrix = word;
+    return CLI_OK;
+}
+
 /* Parse argv into a; returns CLI_OK, CLI_USAGE, or -1 for --help. */
 static int parse(int argc, char **argv, solve_args *a)
 {
     memset(a, 0, sizeof *a);
     spk_options_default(&a->o);
     cli_parser p = {.cmd = "solve", .own = &solve_options, .args = a, .o = &a->o, .owners = "solver,precond,spmv"};
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            help(&p);
-            return -1;
-        }
-        if ((r = cli_parse_option(&p, argc, argv, &i)) == CLI_USAGE) return CLI_USAGE;
-        if (r) continue;
-        if (a->matrix) return cli_usage_error("solve", "unexpected argument '%s' (one matrix file only)", argv[i]);
-        a->matrix = argv[i];
-    }
+    const int r = cli_parse_args(&p, argc, argv, solve_word, a);
+    if (r == CLI_HELP) help(&p);
+    if (r) return r == CLI_HELP ? -1 : r;
     if (!a->matrix) return cli_usage_error("solve", "missing the matrix file");
     return cli_check_options(&p);
 }

@@ -31,13 +31,7 @@ static async_state *kstate(spk_exec *e)
     c->as = k;
     return k;
 cleanup:
-    for (int i = 0; i < ASYNC_EVENTS; i++)
-        if (k->ev[i]) cudaEventDestroy(k->ev[i]);
-    cudaFree(k->d.slots);
-    cudaFree(k->d.part);
-    cudaFree(k->d.ticket);
-    if (k->hslots) cudaFreeHost(k->hslots);
-    free(k);
+    spk_cuda_async_free(k);
     return NULL;
 }
 
