@@ -38,7 +38,7 @@ typedef struct spk_precond_opts {
                             (the host up to 32768 entries of A, devsweep.c), 1 the host,
                             2 the device (tests) */
     int block;           /* GPU sweeps: 1 when the solver will apply M inside its block
-                            iterations in one block (exec.h, SPK_VECTOR_BLOCK): the ways one
+                            iterations in one block (solver/engine/block_job.h): the ways one
                             block applies M are compared, by time, and the separate kernels
                             are not timed; 2 when in a cluster of blocks: the sweeps are
                             taken untimed (the cluster sweeps them itself) */
