@@ -65,7 +65,7 @@ int spk_csr_symmetry(const spk_csr *A, double rtol, int *pattern, int *values, s
  * stored, positive and within SPK_STENCIL_DIAG_RTOL of a_00, and every row
  * weakly diagonally dominant (a_ii >= sum_{j != i} |a_ij| (1 - 1e-12))?
  * On such matrices IC(0)/ILU(0) cut the iterations by a small factor that
- * their GPU apply does not pay for (the solver's SPK_PRECOND_AUTO, api.c). */
+ * their GPU apply does not pay for (the solver's SPK_PRECOND_AUTO, solver/setup.c). */
 #define SPK_STENCIL_DIAG_RTOL 0.05
 int spk_csr_stencil_like(const spk_csr *A);
 

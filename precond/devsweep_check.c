@@ -13,7 +13,7 @@
  * each triangle,
  *     r_t(K) = ||b - T_t x_K|| / ||b|| = ||D_t (x_{K+1} - x_K)|| / ||b||,
  * and K = the smallest in [SWEEPS_MIN, opts.sweeps] with max_t r_t(K) <= tau;
- * none: exact solves.  tau is the solver's (solver/api.c), chosen so that
+ * none: exact solves.  tau is the solver's (solver/setup.c), chosen so that
  * the sweeps' iterations stay close to the exact solves'. */
 
 /* The partial sums of ||D_t (x_{j+1} - x_j)||^2 for j = 1 .. kmax of
@@ -174,7 +174,7 @@ int spk_devsweep_host_check(dev_pc *p, const host_tri h[2])
  * where every one of RHO_STEPS steps grows ||v|| by at most theta (the
  * later steps find what the probe misses).  A K below the check's that
  * passes, the fewest where the growth falls with K, replaces it (the
- * solver's theta: 0.2 for IC(0), 0.1 for ILU(0), solver/api.c).
+ * solver's theta: 0.2 for IC(0), 0.1 for ILU(0), solver/setup.c).
  * M v = L (U v) on the sweeps' own copies: T x = D (x + G x), with -G x a
  * sweep of b = 0. */
 #define RHO_STEPS 6

@@ -1,4 +1,4 @@
-/* options.c -- the solver's keys, read by solver/api.c, and the options API
+/* options.c -- the solver's keys, read by solver/setup.c, and the options API
  * of include/spk.h over every component's table (core/options.h). */
 #include "solver/options.h"
 

@@ -28,7 +28,7 @@ if(nkeys LESS 7)
   message(FATAL_ERROR "found ${nkeys} format knobs in spmv/ (${keys}); expected hmec, tile, sell and bcsr's 7 at least")
 endif()
 set(code "")
-foreach(dir apps bench core io precond solver dist mpi python fortran examples scripts)
+foreach(dir apps bench core io precond solver mpi python fortran examples scripts)
   file(GLOB_RECURSE some "${SRC}/${dir}/*.c" "${SRC}/${dir}/*.h" "${SRC}/${dir}/*.cu" "${SRC}/${dir}/*.cuh"
        "${SRC}/${dir}/*.py" "${SRC}/${dir}/*.f90")
   list(APPEND code ${some})

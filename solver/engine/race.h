@@ -2,7 +2,7 @@
  * preconditioned solve, each on a stream of the executor's own in one
  * block or a cluster (block_job.h), from the same x0: side 0 without a
  * preconditioner, side 1 (where asked) with Jacobi; the host takes
- * whichever converges first (spk_options.race, solver/api.c). */
+ * whichever converges first (spk_options.race, solver/solve_race.c). */
 #ifndef SPK_SOLVER_ENGINE_RACE_H
 #define SPK_SOLVER_ENGINE_RACE_H
 
