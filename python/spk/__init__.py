@@ -347,7 +347,7 @@ def _document():
     lines = []
     for key, d in options().items():
         lines.append("    %s: %s (%s; default %s)" % (key.replace("-", "_"), d["help"], d["range"], d["default"]))
-    Solver.__doc__ += "\n".join(lines) + "\n"
+    Solver.__doc__ = Solver.__doc__.rstrip() + "\n" + "\n".join(lines) + "\n"
 
 
 _document()
