@@ -2,6 +2,8 @@
  * and the attachments themselves (state an upper layer keeps per executor). */
 #include "exec.h"
 
+#include <stdlib.h>
+
 void spk_exec_destroy(spk_exec *e)
 {
     if (!e) return;
@@ -37,4 +39,23 @@ void *spk_exec_attached(const spk_exec *e, const void *key)
     for (int i = 0; e && key && i < SPK_EXEC_ATTACHED; i++)
         if (e->attached[i].key == key) return e->attached[i].state;
     return NULL;
+}
+
+void *spk_exec_state(spk_exec *e, const void *key, size_t bytes, void (*destroy)(void *state), const char *what,
+                     int *made)
+{
+    if (made) *made = 0;
+    void *s = spk_exec_attached(e, key);
+    if (s) return s;
+    s = calloc(1, bytes ? bytes : 1);
+    if (!s) {
+        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (%s)", what);
+        return NULL;
+    }
+    if (spk_exec_attach(e, key, s, destroy)) {
+        free(s);
+        return NULL;
+    }
+    if (made) *made = 1;
+    return s;
 }

@@ -116,6 +116,11 @@ int spk_exec_is_host(const spk_exec *e);
 int spk_exec_attach(spk_exec *e, const void *key, void *state, void (*destroy)(void *state));
 /* The state kept under key, or NULL. */
 void *spk_exec_attached(const spk_exec *e, const void *key);
+/* The state kept under key, made (bytes, zeroed) and attached at the first
+ * call (*made = 1 then; made may be NULL); NULL after an error, whose
+ * message names `what`. */
+void *spk_exec_state(spk_exec *e, const void *key, size_t bytes, void (*destroy)(void *state), const char *what,
+                     int *made);
 
 /* Allocate n doubles on the executor. */
 int spk_exec_alloc_vec(spk_exec *e, int n, double **p);

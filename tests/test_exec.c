@@ -158,6 +158,36 @@ static void test_large_upload(spk_exec *e, spk_err *err)
     }
 }
 
+/* Attachments: state made once per key, found again, refused twice under
+ * one key or past the table's size, and destroyed with the executor. */
+static int destroyed = 0;
+static void count_destroy(void *state)
+{
+    destroyed++;
+    free(state);
+}
+
+static void test_attachments(spk_err *err)
+{
+    spk_exec *e = test_exec(err);
+    static const char k1 = 0, k2 = 0, keys[SPK_EXEC_ATTACHED] = {0};
+    int made = -1;
+    int *a = spk_exec_state(e, &k1, sizeof(int), count_destroy, "a test's state", &made);
+    CHECK(a && made == 1 && *a == 0, "first state: %p made %d", (void *)a, made);
+    int *b = spk_exec_state(e, &k1, sizeof(int), count_destroy, "a test's state", &made);
+    CHECK(b == a && made == 0, "the same key gives the same state: %p %p made %d", (void *)a, (void *)b, made);
+    CHECK(spk_exec_attached(e, &k1) == a && spk_exec_attached(e, &k2) == NULL, "lookup by key");
+    CHECK(spk_exec_attach(e, &k1, NULL, NULL) == SPK_ERR_INTERNAL, "a key attached twice is refused");
+    int full = 0;
+    for (int i = 1; i < SPK_EXEC_ATTACHED + 1; i++)
+        full = spk_exec_attach(e, &keys[i - 1], NULL, NULL);
+    CHECK(full == SPK_ERR_INTERNAL, "past %d attachments: %d", SPK_EXEC_ATTACHED, full);
+    spk_err_clear(err);
+    destroyed = 0;
+    spk_exec_destroy(e);
+    CHECK(destroyed == 1, "destroyed with the executor: %d", destroyed);
+}
+
 int main(void)
 {
     spk_err err;
@@ -169,6 +199,7 @@ int main(void)
 #endif
     enum { N = 1000 };
     double *x, *y, *z;
+    test_attachments(&err);
     test_large_upload(e, &err);
     CHECK_OK(spk_exec_alloc_vec(e, N, &x), err.msg);
     CHECK_OK(spk_exec_alloc_vec(e, N, &y), err.msg);

@@ -42,18 +42,7 @@ static void block_state_free(void *p)
 
 static block_state *state_of(spk_exec *e)
 {
-    block_state *b = spk_exec_attached(e, &block_key);
-    if (b) return b;
-    b = calloc(1, sizeof *b);
-    if (!b) {
-        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (the block iterations' state)");
-        return NULL;
-    }
-    if (spk_exec_attach(e, &block_key, b, block_state_free)) {
-        free(b);
-        return NULL;
-    }
-    return b;
+    return spk_exec_state(e, &block_key, sizeof(block_state), block_state_free, "the block iterations' state", NULL);
 }
 
 int spk_block_runs_on(const spk_exec *e)

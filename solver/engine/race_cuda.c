@@ -128,19 +128,11 @@ const spk_block_watch *spk_race_cuda_watch(spk_exec *e, spk_block_watch *w)
  * when made in part. */
 static side_state *side_of(spk_exec *e)
 {
-    side_state *sd = spk_exec_attached(e, &side_key);
-    if (sd && sd->ready) return sd;
-    if (sd) {
+    int made = 0;
+    side_state *sd = spk_exec_state(e, &side_key, sizeof(side_state), side_free, "the race's sides", &made);
+    if (!sd || (!made && sd->ready)) return sd;
+    if (!made) {
         spk_err_set(e->err, SPK_ERR_DEVICE, "the race's sides could not be set up on this device");
-        return NULL;
-    }
-    sd = calloc(1, sizeof *sd);
-    if (!sd) {
-        spk_err_set(e->err, SPK_ERR_NOMEM, "out of host memory (the race's sides)");
-        return NULL;
-    }
-    if (spk_exec_attach(e, &side_key, sd, side_free)) {
-        free(sd);
         return NULL;
     }
     sd->e = e;
