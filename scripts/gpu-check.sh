@@ -79,7 +79,7 @@ fi
 if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
 for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda test_api_cuda test_data_cuda \
-         test_precond_cuda ${MEMCHECK_SHARED:+test_spmv_shared_cuda} \
+         "test_precond_cuda host" "test_precond_cuda device" ${MEMCHECK_SHARED:+test_spmv_shared_cuda} \
          "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
   set -- $t
   name=$1; shift

@@ -5,6 +5,8 @@
  * sweeps solve exactly, so they also meet the host's exact IC(0)/ILU(0),
  * which checks the device factorization itself.  Exits 77 when no GPU can be
  * used. */
+#include <string.h>
+
 #include "device.h"
 #include "io/gen.h"
 #include "io/mmio.h"
@@ -664,12 +666,22 @@ static void all_cases(void)
     spk_csr_free(&O);
 }
 
-int main(void)
+/* test_precond_cuda [host|device]: all cases with the sweeps' factor built
+ * there; without an argument, both (a sanitizer run can split them). */
+int main(int argc, char **argv)
 {
     static spk_err herr, derr;
+    int first = 1, last = 2;
+    if (argc > 1) {
+        if (argc > 2 || (strcmp(argv[1], "host") != 0 && strcmp(argv[1], "device") != 0)) {
+            fprintf(stderr, "usage: %s [host|device]\n", argv[0]);
+            return 2;
+        }
+        first = last = strcmp(argv[1], "host") == 0 ? 1 : 2;
+    }
     if (spk_exec_host_create(&herr, &g_host)) return 1;
     g_dev = test_exec(&derr);
-    for (g_build = 1; g_build <= 2; g_build++) {
+    for (g_build = first; g_build <= last; g_build++) {
         printf("-- the sweeps' factor built on the %s\n", g_build == 1 ? "host" : "device");
         all_cases();
     }
