@@ -235,6 +235,8 @@ static void print_json(const solve_args *a, const solve_run *r)
     int lv[4] = {0, 0, 0, 0};
     spk_solver_levels(r->s, &lv[0], &lv[1], &lv[2], &lv[3]);
     printf(", \"colors\": %d, \"levels_lower\": %d, \"levels_upper\": %d", spk_solver_colors(r->s), lv[0], lv[1]);
+    printf(", \"choice\": ");
+    cli_json_string(stdout, spk_solver_choice(r->s));
     printf(", \"switched\": %s, \"rhs\": ", r->res.switched ? "true" : "false");
     cli_json_string(stdout, a->rhs ? a->rhs : r->rhs_note);
     printf(", \"status\": ");
@@ -286,6 +288,7 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
     else if (r->res.race == 1)
         fprintf(out, "race      %s converged first%s; the CGs alongside were stopped\n",
                 spk_solver_precond(r->s), sweeps_note(r->s));
+    if (spk_solver_choice(r->s)[0]) fprintf(out, "choice    %s\n", spk_solver_choice(r->s));
     if (r->res.shift > 0)
         fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
                 spk_solver_precond(r->s), r->res.shift);

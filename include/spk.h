@@ -197,6 +197,19 @@ typedef struct spk_options {
     int sell_sigma;            /* "sell-sigma": format sell sorts rows by length inside windows of
                                   sigma rows (1: not sorted; else a multiple of C) */
     int bcsr_block;            /* "bcsr-block": formats bcsr, cusparse-bsr, sbcsr: b x b blocks */
+    int probe;                 /* "probe": 1: SPK_PRECOND_AUTO, where the race does not
+                                  run and no history or monitor is asked, is chosen by measuring
+                                  the first solve: it starts with the cheap preconditioner (none,
+                                  or Jacobi where the diagonal varies), and where its rate predicts
+                                  a long solve, builds IC(0)/ILU(0), measures a few of its
+                                  iterations, and finishes with the one predicted faster, from the
+                                  latest iterate; later solves keep the choice
+                                  (spk_solver_choice says it).  0 (default until it is measured
+                                  on the GPU): IC(0)/ILU(0) from the start */
+    int probe_iters;           /* "probe-iters": the cheap preconditioner's iterations measured
+                                  first; the factor is tried where they predict more than twice
+                                  as many to go */
+    int probe_factor_iters;    /* "probe-factor-iters": the factor's iterations measured */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -400,6 +413,10 @@ SPK_API const char *spk_solver_precond(const spk_solver *s);
  * (on the GPU chosen at setup unless precond_sweeps fixes them); 0 where the
  * triangular solves are exact, or there are none. */
 SPK_API int spk_solver_precond_sweeps(const spk_solver *s);
+/* With spk_options.probe: the preconditioner the first solve chose and why,
+ * in one line (the measured rates, times per iteration and the predicted
+ * rest); "" where no choice by measuring applies. */
+SPK_API const char *spk_solver_choice(const spk_solver *s);
 SPK_API const char *spk_solver_format(const spk_solver *s);
 /* How the SpMV format holds the matrix, in one line; for "auto" the format it
  * chose, the trial times and what the choice cost. */

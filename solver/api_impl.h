@@ -18,6 +18,9 @@
 #define SPK_STR2(x) #x
 #define SPK_STR(x) SPK_STR2(x)
 
+/* the residuals a measured run of the probe records */
+#define SPK_PROBE_HIST 64
+
 struct spk_context {
     spk_exec *exec;
     spk_err err;
@@ -65,6 +68,16 @@ struct spk_solver {
                                  that CG already iterates */
     int race_init;            /* the race's sides' work vectors made */
     spk_race race;
+    struct {                  /* spk_options.probe (probe.c): the default's preconditioner chosen
+                                 by measuring the first solve */
+        int on;
+        int decided;          /* 0: not yet; 1: the cheap one; 2: the factor */
+        spk_precond_kind cheap, strong;
+        spk_solver_kind cheap_kind;
+        double *xs;           /* executor vector: the iterate a run that broke down restarts from */
+        char why[320];        /* the choice and its numbers (spk_solver_choice) */
+        double hist[SPK_PROBE_HIST]; /* a measured run's residuals */
+    } probe;
 };
 
 /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR when reorder_block is 0 */
@@ -87,6 +100,14 @@ int spk_solver_precond_ops(spk_solver *s, const struct spk_precond_ops **ops);
 int spk_solver_original_row(spk_solver *s, int st);
 int spk_solver_deferred_setup(spk_solver *s);
 int spk_solver_refresh(spk_solver *s);
+/* ... the method kind and the preconditioner pkind made anew (the probe's
+ * switch), its seconds in *secs. */
+int spk_solver_use_precond(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind, double *secs);
+/* probe.c: one run of the method with options o; the solve's iterations,
+ * with the probe's choice where it is still to be made (factor build
+ * seconds added to *t_setup). */
+int spk_solver_run(spk_solver *s, const double *b, double *x, const spk_options *o, spk_result *r);
+int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup);
 /* ... the race's sides' work vectors freed. */
 void spk_solver_race_free(spk_solver *s);
 /* solve_race.c: the race's part of a solver (spk_options.race). */

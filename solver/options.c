@@ -40,6 +40,7 @@ static const spk_opt_name reorder_names[] = {{"none", SPK_REORDER_NONE},
 static const spk_opt_name vector_names[] = {{"classic", SPK_VECTOR_CLASSIC}, {"cublas", SPK_VECTOR_CLASSIC},
                                             {"fused", SPK_VECTOR_FUSED},     {"graph", SPK_VECTOR_GRAPH},
                                             {"block", SPK_VECTOR_BLOCK},     {NULL, 0}};
+static const spk_opt_name onoff_names[] = {{"off", 0}, {"on", 1}, {NULL, 0}};
 static const spk_opt_name race_names[] = {{"off", 0}, {"on", 1}, {"cg", 2}, {NULL, 0}};
 
 static const spk_opt solver_keys[] = {
@@ -85,6 +86,15 @@ static const spk_opt solver_keys[] = {
     {.key = "race", SOLVER_KEY(race), .type = SPK_OPT_ENUM, .names = race_names, .def = 1, .meta = "R",
      .help = "on the GPU, where auto gives CG + IC(0) on a small system, also run CG without a "
              "preconditioner (cg) and with Jacobi (on) alongside: the first to converge answers"},
+    {.key = "probe", SOLVER_KEY(probe), .type = SPK_OPT_ENUM, .names = onoff_names, .def = 0, .meta = "P",
+     .help = "with the preconditioner auto (and no race): start with none or Jacobi, measure its rate, "
+             "and where it predicts a long solve build IC(0)/ILU(0), measure it and finish with the one "
+             "predicted faster (off, the default for now: IC(0)/ILU(0) from the start)"},
+    {.key = "probe-iters", SOLVER_KEY(probe_iters), .type = SPK_OPT_INT, .min = 4, .max = 60, .def = 16,
+     .meta = "N", .help = "probe: the cheap preconditioner's iterations measured before the factor is "
+                          "tried (where they predict more than 2N to go)"},
+    {.key = "probe-factor-iters", SOLVER_KEY(probe_factor_iters), .type = SPK_OPT_INT, .min = 4, .max = 60,
+     .def = 10, .meta = "N", .help = "probe: the factor's iterations measured before the choice"},
 };
 
 /* Combinations of the solver's keys. */

@@ -113,6 +113,33 @@ static int race_applies(const spk_solver *s, spk_precond_kind asked)
 
 static int precond_setup(spk_solver *s);
 
+/* spk_options.probe: the default's preconditioner (SPK_PRECOND_AUTO) is
+ * chosen by measuring the first solve (probe.c), where the race does not
+ * run and nobody watches the iterations (a history or a monitor would see
+ * several runs). */
+static int probe_applies(const spk_solver *s, spk_precond_kind asked)
+{
+    return s->opts.probe && asked == SPK_PRECOND_AUTO && !s->opts.keep_history && !s->opts.monitor;
+}
+
+/* The probe's cheap preconditioner: Jacobi where every diagonal entry is
+ * stored and nonzero (positive for CG) and they are not all equal (where
+ * they are, Jacobi only scales), else none. */
+static spk_precond_kind cheap_precond(const spk_csr *A, spk_solver_kind kind)
+{
+    double first = 0;
+    int varies = 0;
+    for (int i = 0; i < A->nrows; i++) {
+        double d = 0;
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] == i) d = A->val[k];
+        if (d == 0 || (kind == SPK_SOLVER_CG && d < 0)) return SPK_PRECOND_NONE;
+        if (i == 0) first = d;
+        varies |= d != first;
+    }
+    return varies ? SPK_PRECOND_JACOBI : SPK_PRECOND_NONE;
+}
+
 /* Resolve AUTO, check the matrix fits the method, build SpMV and preconditioner. */
 static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
 {
@@ -137,7 +164,8 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     /* AUTO: IC(0) for CG, ILU(0) for BiCGStab; on the GPU none for a matrix
      * shaped like a Laplacian (spk_csr_stencil_like), where they cut the
      * iterations less than their apply costs (docs/benchmarks.md) */
-    if (pkind == SPK_PRECOND_AUTO && s->dA && stencil) pkind = SPK_PRECOND_NONE;
+    const int probe = probe_applies(s, pkind);
+    if (pkind == SPK_PRECOND_AUTO && s->dA && stencil && !probe) pkind = SPK_PRECOND_NONE;
     if (pkind == SPK_PRECOND_AUTO || pkind == SPK_PRECOND_FACTOR)
         pkind = kind == SPK_SOLVER_CG ? SPK_PRECOND_IC0 : SPK_PRECOND_ILU0;
     if (!sym && (kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0))
@@ -165,7 +193,29 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     s->racing = race_applies(s, pkind_asked);
     s->deferred = s->racing;
     if (s->deferred) return SPK_OK; /* the first solve builds the preconditioner */
+    memset(&s->probe, 0, sizeof s->probe);
+    if (probe) { /* the cheap preconditioner first; the first solve measures (probe.c) */
+        s->probe.on = 1;
+        s->probe.strong = s->pkind;
+        s->probe.cheap = cheap_precond(A, s->kind);
+        s->probe.cheap_kind = s->kind;
+        s->pkind = s->probe.cheap;
+    }
     return precond_setup(s);
+}
+
+int spk_solver_use_precond(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind, double *secs)
+{
+    const double t = spk_time_now();
+    s->kind = kind;
+    s->pkind = pkind;
+#ifdef SPK_HAVE_CUDA
+    s->dA = s->blockA.rowptr ? &s->blockA : NULL;
+#endif
+    const int st = precond_setup(s);
+    s->dA = NULL;
+    *secs = spk_time_now() - t;
+    return st;
 }
 
 /* Build the preconditioner of kind s->pkind (SPK_SOLVER_AUTO: BiCGStab +
@@ -434,6 +484,7 @@ void spk_solver_destroy(spk_solver *s)
 #ifdef SPK_HAVE_CUDA
     spk_cuda_csr_free(&s->blockA);
 #endif
+    if (s->probe.xs) ex->ops->free(ex, s->probe.xs);
     if (s->b) ex->ops->free(ex, s->b);
     if (s->x) ex->ops->free(ex, s->x);
     free(s);

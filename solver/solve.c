@@ -57,13 +57,6 @@ static int outcome(spk_solver *s, const spk_result *r)
     }
 }
 
-/* One run of the configured method from the executor copies b, x. */
-static int run_method(spk_solver *s, const double *b, double *x, spk_result *r)
-{
-    if (s->kind == SPK_SOLVER_CG) return spk_cg(&s->k, b, x, &s->opts, r);
-    return spk_bicgstab(&s->k, b, x, &s->opts, r);
-}
-
 /* The deferred preconditioner's build (the race): it ends early where a
  * side has answered; stopped without a winner after all (the sides' ends
  * are tested on the host), it is built whole.  *t_setup: its seconds. */
@@ -128,7 +121,7 @@ static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const
     *t_setup += spk_time_now() - t1;
     SPK_TRY(ex->ops->upload(ex, dx, x0, (size_t)s->M->A.nrows * sizeof(double)));
     memset(r, 0, sizeof *r);
-    SPK_TRY(run_method(s, db, dx, r));
+    SPK_TRY(spk_solver_run(s, db, dx, &s->opts, r));
     *alongside = rc && rc->winner >= 0;
     r->switched = !*alongside;
     r->t_spmv += first.t_spmv;
@@ -184,7 +177,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     if (s->deferred) SPK_CHECK(st, build_deferred(s, rc, &t_setup));
     if (rc) SPK_CHECK(st, spk_race_poll(rc, &alongside));
     s->k.race = rc;
-    if (!alongside) SPK_CHECK(st, run_method(s, db, dx, &r));
+    if (!alongside) SPK_CHECK(st, spk_solver_iterate(s, db, dx, &r, &t_setup));
     alongside = rc && rc->winner >= 0;
     if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND))
         SPK_CHECK(st, switch_to_bicgstab(s, db, dx, x0, rc, &r, &t_setup, &alongside));

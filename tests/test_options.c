@@ -31,7 +31,8 @@ static const field options_fields[] = {
     FIELD(spk_options, dtol),           FIELD(spk_options, precond_sweeps), FIELD(spk_options, precond_isai),
     FIELD(spk_options, reorder),        FIELD(spk_options, reorder_block), FIELD(spk_options, vector_ops),
     FIELD(spk_options, precond_precision), FIELD(spk_options, race),       FIELD(spk_options, sell_c),
-    FIELD(spk_options, sell_sigma),     FIELD(spk_options, bcsr_block),
+    FIELD(spk_options, sell_sigma),     FIELD(spk_options, bcsr_block),    FIELD(spk_options, probe),
+    FIELD(spk_options, probe_iters),   FIELD(spk_options, probe_factor_iters),
 };
 static const field no_key[] = {FIELD(spk_options, monitor), FIELD(spk_options, monitor_user)};
 

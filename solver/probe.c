@@ -1,0 +1,244 @@
+/* probe.c -- the solve's iterations, and the default's choice of the
+ * preconditioner by measuring (spk_options.probe).
+ *
+ * Whether IC(0)/ILU(0) pays for its build and its dearer iterations is not
+ * known from the matrix.  So a first solve starts with the cheap
+ * preconditioner (none, or Jacobi where the diagonal varies) and measures
+ * what it gets: its time per iteration and its rate, the geometric mean of
+ * the residual's reduction per iteration.  Where the rate says the rest of
+ * the solve is short, it goes on.  Else the factor is built and a few of its
+ * iterations are measured from the same iterate; then the one whose
+ * predicted remaining time is smaller finishes, from the latest iterate.
+ * The solver keeps the choice for its later solves; the choice and its
+ * numbers are one line (spk_solver_choice). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "solver/api_impl.h"
+
+/* The cheap run's iterations (spk_options.probe_iters, n) measured first:
+ * the factor is tried where they predict more than 2n to go; then the
+ * factor's (probe_factor_iters).  The measured run's residuals are kept
+ * for the rate (SPK_PROBE_HIST bounds both keys). */
+#define PROBE_TRY_FACTOR(n) (2.0 * (n))
+
+/* One run of the configured method from the executor copies b, x. */
+int spk_solver_run(spk_solver *s, const double *b, double *x, const spk_options *o, spk_result *r)
+{
+    if (s->kind == SPK_SOLVER_CG) return spk_cg(&s->k, b, x, o, r);
+    return spk_bicgstab(&s->k, b, x, o, r);
+}
+
+/* What one measured run gives: seconds per iteration, and the residual's
+ * reduction per iteration (1: none). */
+typedef struct probe_run {
+    int its;
+    double secs, per_it, rate;
+} probe_run;
+
+/* The rate over the second half of the run's history h[0..its] (the first
+ * iterations of a run, a restarted one above all, are no guide to the
+ * rest), by a least-squares line through log ||r_k||. */
+static void measure(const spk_result *r, const double *h, int hlen, double secs, probe_run *m)
+{
+    m->its = r->iterations;
+    m->secs = secs;
+    m->per_it = secs / (r->iterations > 0 ? r->iterations : 1);
+    m->rate = 1.0;
+    if (r->iterations > 0 && r->rnorm0 > 0 && r->rnorm < r->rnorm0)
+        m->rate = pow(r->rnorm / r->rnorm0, 1.0 / r->iterations);
+    const int last = hlen - 1, first = last / 2;
+    if (last - first < 3) return;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int cnt = 0;
+    for (int k = first; k <= last; k++) {
+        if (!(h[k] > 0) || !isfinite(h[k])) return;
+        const double y = log(h[k]);
+        sx += k;
+        sy += y;
+        sxx += (double)k * k;
+        sxy += k * y;
+        cnt++;
+    }
+    const double slope = (cnt * sxy - sx * sy) / (cnt * sxx - sx * sx);
+    m->rate = exp(slope);
+}
+
+/* Iterations the rate needs from rnorm down to target (HUGE_VAL: never). */
+static double remaining(double rate, double rnorm, double target)
+{
+    if (rnorm <= target) return 0;
+    if (!(rate < 1.0) || !(rate > 0)) return HUGE_VAL;
+    return log(target / rnorm) / log(rate);
+}
+
+/* Did the run end for a reason other than its iteration budget? */
+static int ended(const spk_result *r)
+{
+    return r->reason != SPK_DIVERGED_MAXIT;
+}
+
+static int converged(const spk_result *r)
+{
+    return r->reason == SPK_CONVERGED_RTOL || r->reason == SPK_CONVERGED_ATOL || r->reason == SPK_CONVERGED_ZERO_RHS;
+}
+
+/* Sum the phase times and iterations of a continued run into r. */
+static void add_run(spk_result *r, const spk_result *more)
+{
+    const spk_result first = *r;
+    *r = *more;
+    r->iterations += first.iterations;
+    r->rnorm0 = first.rnorm0;
+    r->restarts += first.restarts;
+    r->t_spmv += first.t_spmv;
+    r->t_precond += first.t_precond;
+    r->t_vector += first.t_vector;
+    r->t_sync += first.t_sync;
+    r->graph_iterations += first.graph_iterations;
+    r->block_iterations += first.block_iterations;
+}
+
+/* Run up to maxit more iterations of the current method, timed, its
+ * residuals recorded in s->probe.hist (the first PROBE_HIST). */
+static int run_some(spk_solver *s, const double *b, double *x, int maxit, spk_result *r, probe_run *m)
+{
+    spk_options o = s->opts;
+    o.maxit = maxit;
+    memset(r, 0, sizeof *r);
+    spk_krylov *k = &s->k;
+    k->hist = s->probe.hist;
+    k->hist_cap = SPK_PROBE_HIST;
+    const double t = spk_time_now();
+    const int st = spk_solver_run(s, b, x, &o, r);
+    const double secs = spk_time_now() - t;
+    k->hist = NULL;
+    k->hist_cap = 0;
+    const int hlen = r->history_len;
+    r->history = NULL;
+    r->history_len = 0;
+    SPK_TRY(st);
+    measure(r, s->probe.hist, hlen, secs, m);
+    return SPK_OK;
+}
+
+/* A preconditioner built during the solve counts as setup, as a deferred
+ * build does: in the solver's and in this solve's (*t_setup). */
+static void add_setup(spk_solver *s, double *t_setup, double secs)
+{
+    s->t_setup += secs;
+    *t_setup = (*t_setup > 0 ? *t_setup : s->t_setup - secs) + secs;
+}
+
+/* The cheap preconditioner back after the factor lost: the method and
+ * kind it had. */
+static int back_to_cheap(spk_solver *s, double *t_setup)
+{
+    double secs = 0;
+    const int st = spk_solver_use_precond(s, s->probe.cheap_kind, s->probe.cheap, &secs);
+    add_setup(s, t_setup, secs);
+    return st;
+}
+
+/* The cheap run ended or will end soon: it finishes the solve. */
+static int finish_cheap(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const char *why)
+{
+    if (!ended(r) && r->iterations < s->opts.maxit) {
+        spk_result more;
+        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
+        add_run(r, &more);
+    }
+    s->probe.decided = 1;
+    snprintf(s->probe.why, sizeof s->probe.why, "%s: %s (its rate %.3g per iteration)",
+             spk_precond_kind_name(s->probe.cheap), why, pc->rate);
+    return SPK_OK;
+}
+
+/* x = the copy kept (xs), after a run that broke down or diverged. */
+static int restore(spk_solver *s, double *x)
+{
+    spk_exec *e = s->ctx->exec;
+    return e->ops->copy(e, s->k.n, s->probe.xs, x);
+}
+
+int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+{
+    if (!s->probe.on || s->probe.decided) return spk_solver_run(s, b, x, &s->opts, r);
+    spk_exec *e = s->ctx->exec;
+    const int maxit = s->opts.maxit;
+    const char *cheap_name = spk_precond_kind_name(s->probe.cheap);
+    if (!s->probe.xs) SPK_TRY(spk_exec_alloc_vec(e, s->k.n, &s->probe.xs));
+    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* x0 */
+    probe_run pc, pf = {0};
+    SPK_TRY(run_some(s, b, x, maxit < s->opts.probe_iters ? maxit : s->opts.probe_iters, r, &pc));
+    const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
+    const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
+    double need_c = remaining(pc.rate, r->rnorm, target);
+    /* CG found A indefinite: spk_solve's switch to BiCGStab answers that */
+    if (r->reason == SPK_BREAKDOWN_INDEFINITE || converged(r) || r->iterations >= maxit)
+        return finish_cheap(s, b, x, r, &pc, "it ended the solve in its first iterations");
+    if (!ended(r) && need_c <= PROBE_TRY_FACTOR(s->opts.probe_iters))
+        return finish_cheap(s, b, x, r, &pc, "it was predicted to end soon");
+    const int cheap_broke = ended(r);
+    if (cheap_broke) SPK_TRY(restore(s, x)); /* from x0 again */
+    else SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
+    const spk_result cheap_r = *r;
+    /* the factor, measured from the same iterate */
+    double secs = 0;
+    const spk_solver_kind cheap_kind = s->kind;
+    int st = spk_solver_use_precond(s, cheap_kind, s->probe.strong, &secs);
+    add_setup(s, t_setup, secs);
+    if (st == SPK_ERR_ZERO_PIVOT && !cheap_broke) { /* no factor for this matrix: the cheap one finishes */
+        spk_err_clear(&s->ctx->err);
+        SPK_TRY(back_to_cheap(s, t_setup));
+        return finish_cheap(s, b, x, r, &pc, "the factorization failed");
+    }
+    SPK_TRY(st);
+    const char *strong_name = spk_solver_precond(s);
+    spk_result rf;
+    const int left = maxit - r->iterations;
+    SPK_TRY(run_some(s, b, x, cheap_broke ? left : left < s->opts.probe_factor_iters ? left : s->opts.probe_factor_iters, &rf, &pf));
+    add_run(r, &rf);
+    const double need_f = remaining(pf.rate, r->rnorm, target);
+    need_c = remaining(pc.rate, r->rnorm, target);
+    const double t_f = need_f * pf.per_it, t_c = need_c * pc.per_it;
+    /* a factor that cost more than it saved so far may still win on the
+     * rest; one whose iterations broke down loses to a cheap one that did not */
+    const int keep = converged(r) || cheap_broke || (!ended(r) && (r->iterations >= maxit || t_f <= t_c));
+    if (converged(r)) {
+        snprintf(s->probe.why, sizeof s->probe.why,
+                 "%s: it ended the solve in its first iterations, after a %.3g ms build (%s's rate %.3g per "
+                 "iteration in %.3g ms, %s's %.3g in %.3g ms)",
+                 strong_name, 1e3 * secs, cheap_name, pc.rate, 1e3 * pc.per_it, strong_name, pf.rate, 1e3 * pf.per_it);
+    } else {
+        snprintf(s->probe.why, sizeof s->probe.why,
+                 "%s: %s %.3g per iteration in %.3g ms%s, %s %.3g in %.3g ms after a %.3g ms build; "
+                 "predicted rest %.3g ms against %.3g ms",
+                 keep ? strong_name : cheap_name, cheap_name, pc.rate, 1e3 * pc.per_it, cheap_broke ? " (broke down)" : "",
+                 strong_name, pf.rate, 1e3 * pf.per_it, 1e3 * secs, 1e3 * (keep ? t_f : t_c), 1e3 * (keep ? t_c : t_f));
+    }
+    s->probe.decided = keep ? 2 : 1;
+    if (!keep) {
+        SPK_TRY(back_to_cheap(s, t_setup));
+        if (ended(r)) { /* the factor's iterations broke down: from the cheap run's iterate */
+            SPK_TRY(restore(s, x));
+            const int its = r->iterations;
+            *r = cheap_r;
+            r->iterations = its;
+        }
+    }
+    if (!converged(r) && !(keep && ended(r)) && r->iterations < maxit) {
+        spk_result more;
+        SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, keep ? &pf : &pc));
+        add_run(r, &more);
+    }
+    return SPK_OK;
+}
+
+const char *spk_solver_choice(const spk_solver *s)
+{
+    if (!s) return "";
+    if (!s->probe.on) return "";
+    return s->probe.decided ? s->probe.why : "not made yet: the first solve measures";
+}

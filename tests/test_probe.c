@@ -1,0 +1,165 @@
+/* test_probe.c -- the default's preconditioner chosen by measuring
+ * (spk_options.probe, solver/probe.c), on the host: every path converges to
+ * the answer; a solve the cheap preconditioner ends stays with it; a failed
+ * factorization falls back to it; a stagnating cheap run gets the factor;
+ * later solves keep the choice; off, nothing is measured.  Which way a close
+ * call goes depends on timings, so the checks here use cases that are not
+ * close, and otherwise check only what holds either way. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "spk.h"
+
+typedef struct csr {
+    int n, *rp, *ci;
+    double *v;
+} csr;
+
+/* Tridiagonal: sub, diag, sup per row; diag0 replaces a_00. */
+static csr tridiag(int n, double sub, double diag, double sup, double diag0)
+{
+    csr A = {n, malloc((size_t)(n + 1) * sizeof(int)), malloc((size_t)3 * n * sizeof(int)),
+             malloc((size_t)3 * n * sizeof(double))};
+    int q = 0;
+    A.rp[0] = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0) A.ci[q] = i - 1, A.v[q++] = sub;
+        A.ci[q] = i, A.v[q++] = i == 0 ? diag0 : diag;
+        if (i + 1 < n) A.ci[q] = i + 1, A.v[q++] = sup;
+        A.rp[i + 1] = q;
+    }
+    return A;
+}
+
+/* Random nonsymmetric, 6 entries a row, diagonal twice the row's sum and
+ * varying: Jacobi BiCGStab ends in a few iterations. */
+static csr dominant(int n)
+{
+    const int per = 6;
+    csr A = {n, malloc((size_t)(n + 1) * sizeof(int)), malloc((size_t)per * n * sizeof(int)),
+             malloc((size_t)per * n * sizeof(double))};
+    unsigned long long s = 12345;
+    int q = 0;
+    A.rp[0] = 0;
+    for (int i = 0; i < n; i++) {
+        double sum = 0;
+        int d = q++;
+        A.ci[d] = i;
+        for (int t = 1; t < per; t++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            int c = (int)((s >> 33) % (unsigned long long)n);
+            if (c == i) c = (i + 1) % n;
+            A.ci[q] = c;
+            A.v[q] = -(double)((s >> 20) % 1000) / 1000.0 - 0.1;
+            sum += -A.v[q++];
+        }
+        A.v[d] = 2 * sum * (1 + (i % 7) * 0.1);
+        A.rp[i + 1] = q;
+    }
+    return A;
+}
+
+static void csr_free(csr *A)
+{
+    free(A->rp);
+    free(A->ci);
+    free(A->v);
+}
+
+/* Solve A x = A*1 with the probe (probe_iters given); checks the answer
+ * and returns the solver (the caller destroys it). */
+static spk_solver *solve(spk_context *ctx, const csr *A, spk_matrix **M, int probe, int probe_iters, int allow_shift,
+                         const char *what)
+{
+    const int n = A->n;
+    double *b = calloc((size_t)n, sizeof(double)), *x = calloc((size_t)n, sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int k = A->rp[i]; k < A->rp[i + 1]; k++) b[i] += A->v[k];
+    CHECK_OK(spk_matrix_from_csr(ctx, n, n, A->rp, A->ci, A->v, M), spk_last_error(ctx));
+    spk_options o;
+    spk_options_default(&o);
+    CHECK(o.probe == 0, "probe is off by default");
+    o.probe = probe;
+    o.probe_iters = probe_iters;
+    o.allow_shift = allow_shift;
+    o.rtol = 1e-10;
+    spk_solver *s = NULL;
+    CHECK_OK(spk_solver_create(ctx, *M, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+    if (!s) return NULL;
+    spk_result r;
+    const int st = spk_solve(s, b, x, &r);
+    CHECK(st == SPK_OK, "%s: %s", what, spk_last_error(ctx));
+    double err = 0;
+    for (int i = 0; i < n; i++) err = fmax(err, fabs(x[i] - 1));
+    CHECK(err < 1e-5, "%s: ||x - 1||_inf = %g", what, err);
+    CHECK(r.true_relres <= 1e-10 * 1.5, "%s: true residual %g", what, r.true_relres);
+    CHECK(r.iterations > 0 && r.iterations <= o.maxit, "%s: %d iterations", what, r.iterations);
+    printf("%-26s %3d iterations, %s + %s; choice: %s\n", what, r.iterations, spk_solver_method(s),
+           spk_solver_precond(s), spk_solver_choice(s));
+    /* a second solve from zero keeps the choice and still converges */
+    char choice[512], pc[64];
+    snprintf(choice, sizeof choice, "%s", spk_solver_choice(s));
+    snprintf(pc, sizeof pc, "%s", spk_solver_precond(s));
+    memset(x, 0, (size_t)n * sizeof(double));
+    CHECK(spk_solve(s, b, x, &r) == SPK_OK, "%s: second solve: %s", what, spk_last_error(ctx));
+    CHECK(strcmp(choice, spk_solver_choice(s)) == 0 && strcmp(pc, spk_solver_precond(s)) == 0,
+          "%s: the second solve changed the choice to %s (%s)", what, spk_solver_precond(s), spk_solver_choice(s));
+    free(b);
+    free(x);
+    return s;
+}
+
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+int main(void)
+{
+    spk_context *ctx = NULL;
+    if (spk_context_create(&ctx, SPK_DEVICE_HOST) != SPK_OK) return 1;
+    spk_matrix *M = NULL;
+
+    /* ended by Jacobi within the measured iterations: no factor built */
+    csr D = dominant(3000);
+    spk_solver *s = solve(ctx, &D, &M, 1, 16, 1, "dominant, probe");
+    CHECK(s && starts(spk_solver_choice(s), "jacobi: it ended the solve"), "dominant: %s",
+          s ? spk_solver_choice(s) : "-");
+    CHECK(s && strcmp(spk_solver_precond(s), "jacobi") == 0, "dominant: %s", s ? spk_solver_precond(s) : "-");
+    spk_solver_destroy(s);
+    spk_matrix_destroy(M);
+    /* off: IC(0)/ILU(0) from the start and no choice to tell */
+    s = solve(ctx, &D, &M, 0, 16, 1, "dominant, no probe");
+    CHECK(s && spk_solver_choice(s)[0] == '\0' && starts(spk_solver_precond(s), "ilu0"), "off: %s / %s",
+          s ? spk_solver_precond(s) : "-", s ? spk_solver_choice(s) : "-");
+    spk_solver_destroy(s);
+    spk_matrix_destroy(M);
+    csr_free(&D);
+
+    /* a_00 = 0: no Jacobi, and without shifts ILU(0) fails at row 0; plain
+     * BiCGStab on this slowly converging system finishes */
+    csr Z = tridiag(1500, -1.0, 2.6, -1.2, 0.0);
+    s = solve(ctx, &Z, &M, 1, 4, 0, "zero a_00, no shift");
+    CHECK(s && strcmp(spk_solver_precond(s), "none") == 0, "zero a_00: %s", s ? spk_solver_precond(s) : "-");
+    CHECK(s && (starts(spk_solver_choice(s), "none: the factorization failed") ||
+                starts(spk_solver_choice(s), "none: it")),
+          "zero a_00: %s", s ? spk_solver_choice(s) : "-");
+    spk_solver_destroy(s);
+    spk_matrix_destroy(M);
+    csr_free(&Z);
+
+    /* SPD and badly conditioned (1-D Laplacian, 4000 rows): CG without a
+     * preconditioner gains almost nothing per iteration, IC(0) is exact */
+    csr L = tridiag(4000, -1.0, 2.0, -1.0, 2.0);
+    s = solve(ctx, &L, &M, 1, 16, 1, "1-D Laplacian, probe");
+    CHECK(s && starts(spk_solver_precond(s), "ic0") && starts(spk_solver_choice(s), "ic0: "),
+          "laplacian: %s (%s)", s ? spk_solver_precond(s) : "-", s ? spk_solver_choice(s) : "-");
+    spk_solver_destroy(s);
+    spk_matrix_destroy(M);
+    csr_free(&L);
+
+    spk_context_destroy(ctx);
+    return check_exit();
+}
