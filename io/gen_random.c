@@ -31,6 +31,8 @@ int spk_gen_band(int n, int w, double fill, uint64_t seed, spk_csr *A, spk_err *
     if (w < 0) return spk_err_set(e, SPK_ERR_INVALID_ARG, "band: W must be >= 0 (got %d)", w);
     if (!(fill > 0) || !(fill <= 1))
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "band: the fill F must be in (0, 1] (got %g)", fill);
+    /* far beyond the limit by the expected count: refuse before counting */
+    SPK_TRY(gen_check_size("band", n, n, (long long)((double)n * (1.0 + 1.9 * fill * w)), e));
     long long total = 0;
     for (int i = 0; i < n; i++) {
         const int j0 = i - w < 0 ? 0 : i - w, j1 = (long long)i + w >= n ? n - 1 : i + w;
