@@ -13,6 +13,7 @@
 #include "core/csr.h"
 #include "core/exec.h"
 #include "core/timing.h"
+#include "io/rhs.h"
 #include "spk.h"
 #include "spmv/spmv.h"
 
@@ -62,7 +63,9 @@ typedef struct mat_result {
 
 typedef struct bench {
     /* the command's own options (cmd_bench.c's table) */
-    const char *formats, *csv, *json, *arg; /* arg: the last --dir or --solve-config */
+    const char *formats, *csv, *json, *arg; /* arg: the last --dir, --list or --solve-config */
+    const char *list_tag, *rhs_kind;
+    spk_rhs_kind rhs;        /* --rhs-kind parsed */
     int solve, repeat, solve_repeat, single, floors, quiet, device;
     double min_time;
     /* the solves' options (the library's keys on the command line) */

@@ -42,6 +42,8 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
     fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d, \"solve_repeat\": %d", b->cache,
             b->min_time, b->repeat, b->solve_repeat);
     fprintf(f, ", \"vector_ops\": \"%s\"", cli_option_text(&b->o, "vector-ops", v[0], sizeof v[0]));
+    spk_rhs_kind_text(&b->rhs, v[1], sizeof v[1]);
+    fprintf(f, ", \"rhs_kind\": \"%s\"", v[1]);
     fprintf(f, ", \"solve_configs\": [");
     for (int k = 0; k < b->ncfg; k++) {
         const solve_cfg *c = &b->cfg[k];
@@ -248,7 +250,9 @@ int bench_write_csv(bench *b, const char *path)
     fprintf(f, "matrix,rows,cols,nnz,regime,format,status,setup_ms,device_mb,hot_ms,hot_calls,cold_ms,cold_calls,"
                "gflops_hot,gbs_csr_hot,gbs_own_hot,frac_copy_hot,frac_copy_cold,speedup_hot,speedup_cold,rel_err,"
                "auto_choice,solve_status,method,precond,iterations,true_relres,solve_setup_ms,solve_ms,"
-               "ms_per_iteration,spmv_ms,precond_ms,vector_ms,solve_speedup\n");
+               "ms_per_iteration,spmv_ms,precond_ms,vector_ms,solve_speedup,rhs_kind\n");
+    char kind[40];
+    spk_rhs_kind_text(&b->rhs, kind, sizeof kind);
     for (int i = 0; i < b->nm; i++) {
         const mat_result *m = &b->m[i];
         const fmt_result *base = bench_find(m, bench_baseline(b));
@@ -268,12 +272,12 @@ int bench_write_csv(bench *b, const char *path)
             if (r->solved) {
                 double it = r->iterations > 0 ? r->iterations : NAN;
                 double bs = base && base->solved && !base->solve_status && !r->solve_status ? base->s_ms / r->s_ms : NAN;
-                fprintf(f, ",%s,%s,%s,%d,%.3e,%.3f,%.3f,%.5f,%.3f,%.3f,%.3f,%.4f\n",
+                fprintf(f, ",%s,%s,%s,%d,%.3e,%.3f,%.3f,%.5f,%.3f,%.3f,%.3f,%.4f,%s\n",
                         r->solve_status ? spk_status_name(r->solve_status) : "converged", r->method, r->precond,
                         r->iterations, r->true_relres, r->s_setup_ms, r->s_ms, r->s_ms / it, r->s_spmv_ms,
-                        r->s_precond_ms, r->s_vector_ms, bs);
+                        r->s_precond_ms, r->s_vector_ms, bs, kind);
             } else {
-                fprintf(f, ",,,,,,,,,,,,\n");
+                fprintf(f, ",,,,,,,,,,,,,\n");
             }
         }
     }

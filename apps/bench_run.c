@@ -123,7 +123,7 @@ static solve_cfg format_cfg(const bench *b, const struct spk_spmv_ops *f)
     return c;
 }
 
-/* Solve A x = A*1 in configuration c, once. */
+/* Solve A x = rhs (A*1 or A x*, --rhs-kind) in configuration c, once. */
 static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double *x, int n, const solve_cfg *c,
                              fmt_result *r)
 {
@@ -219,7 +219,8 @@ static void bench_solves(bench *b, mat_result *m, const spk_csr *A)
             snprintf(f->solve_note, sizeof f->solve_note, "%s", spk_last_error(b->ctx));
         }
     } else {
-        spk_rhs_known_solution(A, xs, rhs);
+        if (b->rhs.random) spk_rhs_random_solution(A, b->rhs.seed, xs, rhs);
+        else spk_rhs_known_solution(A, xs, rhs);
         for (int k = 0; b->solve && k < m->nf; k++) {
             if (m->f[k].status) continue; /* the format refused the matrix */
             /* the solver's "auto" is csr on the host: that solve is already the baseline's */

@@ -20,7 +20,8 @@
  *
  * With --solve, each format is the SpMV of a solve with spk's automatic
  * choice (CG + IC(0) for a symmetric matrix with a positive diagonal,
- * BiCGStab + ILU(0) otherwise), b = A*1: iterations, true residual, setup,
+ * BiCGStab + ILU(0) otherwise), b = A*1 (or A x* for a random x*,
+ * --rhs-kind): iterations, true residual, setup,
  * solve, time per iteration and its split, speedup over the baseline's
  * solve. */
 #include <dirent.h>
@@ -32,6 +33,7 @@
 #include "cli.h"
 #include "io/gen.h"
 #include "io/mmio.h"
+#include "io/rhs.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/exec_cuda.h"
 #endif
@@ -43,7 +45,7 @@ static const spk_opt bench_keys[] = {
     {.key = "formats", CLI_ARG(bench, formats), .type = SPK_OPT_STRING, .meta = "LIST",
      .help = "all (the default) or a comma-separated list; the baseline always runs"},
     {.key = "solve", CLI_ARG(bench, solve), .type = SPK_OPT_FLAG,
-     .help = "also solve A x = A*1 with each format as the SpMV (CG + IC(0) or BiCGStab + ILU(0), as spk solve "
+     .help = "also solve A x = b (b = A*1 or per --rhs-kind) with each format as the SpMV (CG + IC(0) or BiCGStab + ILU(0), as spk solve "
              "chooses; the race only with --race), with the solver options below"},
     {.key = "repeat", CLI_ARG(bench, repeat), .type = SPK_OPT_INT, .min = 1, .max = 1e9, .def = 10, .meta = "N",
      .help = "at least N timed samples per measurement"},
@@ -56,6 +58,15 @@ static const spk_opt bench_keys[] = {
      .help = "where to run (auto: the GPU when usable)"},
     {.key = "dir", CLI_ARG(bench, arg), .type = SPK_OPT_STRING, .meta = "DIR",
      .help = "every .mtx / .mtx.gz file in DIR, in name order"},
+    {.key = "list", CLI_ARG(bench, arg), .type = SPK_OPT_STRING, .meta = "FILE",
+     .help = "the matrices named in FILE, one a line: a file (relative to FILE's folder) or gen:SPEC as the "
+             "first word, other words free; blank lines and lines starting with # skipped (e.g. "
+             "bench/corpus.txt)"},
+    {.key = "list-tag", CLI_ARG(bench, list_tag), .type = SPK_OPT_STRING, .meta = "WORD",
+     .help = "only the lines of --list files that carry WORD after the matrix (e.g. train or test)"},
+    {.key = "rhs-kind", CLI_ARG(bench, rhs_kind), .type = SPK_OPT_STRING, .meta = "K",
+     .help = "the solves' b = A x*: ones (x* = 1, the default) or random[:SEED] (x* uniform in [-1, 1) from "
+             "SEED, 1 by default)"},
     {.key = "floors", CLI_ARG(bench, floors), .type = SPK_OPT_FLAG,
      .help = "also measure the executor's fixed costs (alone: without matrices): an empty kernel back to back, "
              "queueing one, one with a synchronize, with an 8-byte readback, inside a CUDA graph, and uploads "
@@ -76,12 +87,12 @@ static const spk_opt_table bench_options = {"bench", bench_keys, (int)(sizeof be
 
 static void help(const cli_parser *p)
 {
-    printf("usage: spk bench [options] (MATRIX.mtx[.gz] | gen:SPEC | --dir DIR)...\n"
+    printf("usage: spk bench [options] (MATRIX.mtx[.gz] | gen:SPEC | --dir DIR | --list FILE)...\n"
            "\n"
            "Time the SpMV of every format (and with --solve, a solve with each format as the\n"
            "SpMV) on each matrix, next to the baseline format (cusparse on the GPU, csr on the\n"
            "host) from the same run.  gen:SPEC makes a model problem in memory (see spk gen\n"
-           "--help), e.g. gen:poisson3d-27:120 or gen:powerlaw:1000000.  --dir and\n"
+           "--help), e.g. gen:poisson3d-27:120 or gen:powerlaw:1000000.  --dir, --list and\n"
            "--solve-config may be given several times.\n"
            "\n"
            "options:\n");
@@ -95,10 +106,10 @@ static void help(const cli_parser *p)
            "'cache' regime fits in the cache (the GPU's L2): hot times measure latency there.\n");
 }
 
-/* The matrices to run: files, gen: specs and --dir folders, in order. */
+/* The matrices to run: files, gen: specs, --dir folders and --list files, in order. */
 typedef struct sources {
     const char **src;
-    int *isdir;
+    int *isdir; /* 0: a matrix, 1: a folder, 2: a list file */
     int n;
 } sources;
 
@@ -116,8 +127,8 @@ static int bench_word(cli_parser *p, const char *word, void *arg)
     bench_words *w = arg;
     if (word) {
         w->s->src[w->s->n++] = word;
-    } else if (strcmp(p->last->key, "dir") == 0) {
-        w->s->isdir[w->s->n] = 1;
+    } else if (strcmp(p->last->key, "dir") == 0 || strcmp(p->last->key, "list") == 0) {
+        w->s->isdir[w->s->n] = strcmp(p->last->key, "dir") == 0 ? 1 : 2;
         w->s->src[w->s->n++] = w->b->arg;
     } else if (strcmp(p->last->key, "solve-config") == 0) {
         if (w->b->ncfg == MAX_CONFIGS) return cli_usage_error("bench", "at most %d --solve-config", MAX_CONFIGS);
@@ -144,7 +155,10 @@ static int parse(int argc, char **argv, bench *b, sources *s)
         return cli_usage_error("bench", "--precision float times the products only: the solvers run in double "
                                         "(drop --solve and --solve-config, or bench the solves in another run)");
     if (!s->n && !b->floors)
-        return cli_usage_error("bench", "no matrix: give files, gen:SPEC or --dir DIR (or --floors alone)");
+        return cli_usage_error("bench", "no matrix: give files, gen:SPEC, --dir DIR or --list FILE (or --floors "
+                                        "alone)");
+    if (spk_rhs_kind_parse(b->rhs_kind, &b->rhs, &b->err))
+        return cli_usage_error("bench", "--rhs-kind: %s", b->err.msg);
     return CLI_OK;
 }
 
@@ -185,6 +199,58 @@ static char **list_dir(const char *dir, int *n)
     closedir(d);
     if (v) qsort(v, (size_t)*n, sizeof *v, cmp_str);
     return v;
+}
+
+/* Append the matrix named by the line's first word to v (a file relative to
+ * the list's folder, the first dlen bytes of path); 0, or -1 out of memory. */
+static int list_add(char ***v, int *n, int *cap, const char *path, size_t dlen, const char *word, size_t wlen)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        char **w = realloc(*v, (size_t)*cap * sizeof **v);
+        if (!w) return -1;
+        *v = w;
+    }
+    const int rel = word[0] != '/' && strncmp(word, "gen:", 4) != 0;
+    const size_t len = (rel ? dlen : 0) + wlen + 1;
+    char *m = malloc(len);
+    if (!m) return -1;
+    snprintf(m, len, "%.*s%.*s", rel ? (int)dlen : 0, path, (int)wlen, word);
+    (*v)[(*n)++] = m;
+    return 0;
+}
+
+/* The matrices of a list file, in its order, those of lines carrying tag
+ * only (NULL: all); *n of them (caller frees each and the array).  NULL
+ * with *n = -1 when the file cannot be read. */
+static char **list_file(const char *path, const char *tag, int *n)
+{
+    *n = -1;
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    const char *slash = strrchr(path, '/');
+    const size_t dlen = slash ? (size_t)(slash - path + 1) : 0;
+    char **v = NULL, line[4096];
+    int cap = 0;
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *sep = " \t\r\n";
+        char *w = line + strspn(line, sep);
+        if (!*w || *w == '#') continue;
+        const size_t wlen = strcspn(w, sep);
+        int want = !tag;
+        for (char *t = w + wlen; !want && *(t += strspn(t, sep)); t += strcspn(t, sep))
+            want = strcspn(t, sep) == strlen(tag) && strncmp(t, tag, strlen(tag)) == 0;
+        if (want && list_add(&v, n, &cap, path, dlen, w, wlen)) break;
+    }
+    fclose(f);
+    return v ? v : calloc(1, sizeof *v);
+}
+
+/* The matrices of source i: a folder's files or a list's entries. */
+static char **expand_source(const bench *b, const sources *s, int i, int *n)
+{
+    return s->isdir[i] == 1 ? list_dir(s->src[i], n) : list_file(s->src[i], b->list_tag, n);
 }
 
 /* Select the formats of LIST ("all" or a,b,c) for the executor, baseline first. */
@@ -264,9 +330,10 @@ static int count_matrices(bench *b, const sources *s)
             continue;
         }
         int n = 0;
-        char **files = list_dir(s->src[i], &n);
+        char **files = expand_source(b, s, i, &n);
         if (!files) {
-            fprintf(stderr, "spk bench: cannot read the folder %s\n", s->src[i]);
+            fprintf(stderr, "spk bench: cannot read the %s %s\n", s->isdir[i] == 1 ? "folder" : "list file",
+                    s->src[i]);
             return CLI_FAIL;
         }
         b->total += n;
@@ -282,7 +349,7 @@ static int run_sources(bench *b, const sources *s)
     int bad = 0;
     for (int i = 0; i < s->n; i++) {
         int n = 1;
-        char **files = s->isdir[i] ? list_dir(s->src[i], &n) : NULL;
+        char **files = s->isdir[i] ? expand_source(b, s, i, &n) : NULL;
         for (int k = 0; k < n; k++) {
             const char *name = s->isdir[i] ? files[k] : s->src[i];
             const int gen = strncmp(name, "gen:", 4) == 0;

@@ -11,7 +11,8 @@
 
 /* The command's own arguments (the solver's options go into o). */
 typedef struct solve_args {
-    const char *matrix, *rhs, *out;
+    const char *matrix, *rhs, *out, *rhs_kind;
+    spk_rhs_kind kind;       /* --rhs-kind parsed */
     int solver, precond, device; /* spk_solver_kind, spk_precond_kind, spk_device */
     int monitor, json;
     spk_options o;
@@ -20,6 +21,9 @@ typedef struct solve_args {
 static const spk_opt solve_keys[] = {
     {.key = "rhs", CLI_ARG(solve_args, rhs), .type = SPK_OPT_STRING, .meta = "FILE",
      .help = "right-hand side b (Matrix Market array or n x 1 coordinate)"},
+    {.key = "rhs-kind", CLI_ARG(solve_args, rhs_kind), .type = SPK_OPT_STRING, .meta = "K",
+     .help = "without --rhs, b = A x* for a known x*: ones (x* = 1, the default) or random[:SEED] (x* uniform "
+             "in [-1, 1) from SEED, 1 by default); the error against x* is reported"},
     {.key = "solver", CLI_ARG(solve_args, solver), .type = SPK_OPT_ENUM, .names = cli_solver_names, .meta = "S",
      .help = "auto: CG for a symmetric matrix with a positive diagonal, BiCGStab otherwise; when CG finds the "
              "matrix indefinite, auto switches to BiCGStab + ILU(0)"},
@@ -44,7 +48,8 @@ static void help(const cli_parser *p)
            "\n"
            "Solve A x = b.  gen:SPEC makes a model problem in memory (see spk gen --help),\n"
            "e.g. gen:poisson3d-27:100.  Without --rhs, b = A*1 and the error ||x - 1||_inf is reported too\n"
-           "(when A*1 = 0, b = A*r for a fixed pseudo-random r, and the error is against r).\n"
+           "(when A*1 = 0, b = A*r for a fixed pseudo-random r, and the error is against r);\n"
+           "--rhs-kind random makes b = A*x* for x* uniform in [-1, 1) instead.\n"
            "Every option is --KEY VALUE or --KEY=VALUE.\n"
            "\n"
            "options:\n");
@@ -80,6 +85,11 @@ static int parse(int argc, char **argv, solve_args *a)
     if (r == CLI_HELP) help(&p);
     if (r) return r == CLI_HELP ? -1 : r;
     if (!a->matrix) return cli_usage_error("solve", "missing the matrix file");
+    spk_err e;
+    spk_err_clear(&e);
+    if (spk_rhs_kind_parse(a->rhs_kind, &a->kind, &e)) return cli_usage_error("solve", "--rhs-kind: %s", e.msg);
+    if (a->rhs && a->rhs_kind)
+        return cli_usage_error("solve", "--rhs-kind makes b from a known solution; it does not go with --rhs");
     return cli_check_options(&p);
 }
 
@@ -107,6 +117,7 @@ typedef struct solve_run {
     double *b, *x, *xstar;   /* xstar: the known solution (no --rhs) */
     int n, nnz;
     const char *rhs_note;
+    char rhs_buf[80];
     char device_note[300];
     spk_result res;
     int st;                  /* spk_solve's status */
@@ -192,6 +203,13 @@ static int make_vectors(const solve_args *a, solve_run *r)
     const int *rp, *ci;
     const double *va;
     spk_matrix_csr(r->A, NULL, NULL, NULL, &rp, &ci, &va);
+    if (a->kind.random) {
+        spk_rhs_random_solution_arrays(n, n, rp, ci, va, a->kind.seed, r->xstar, r->b);
+        snprintf(r->rhs_buf, sizeof r->rhs_buf, "A*x* (x* uniform in [-1,1), seed %llu)",
+                 (unsigned long long)a->kind.seed);
+        r->rhs_note = r->rhs_buf;
+        return CLI_OK;
+    }
     r->rhs_note = spk_rhs_known_solution_arrays(n, n, rp, ci, va, r->xstar, r->b)
                       ? "A*r (A*1 = 0: rows sum to zero; r pseudo-random in [0,1))"
                       : "A*1";
@@ -239,6 +257,10 @@ static void print_json(const solve_args *a, const solve_run *r)
     cli_json_string(stdout, spk_solver_choice(r->s));
     printf(", \"switched\": %s, \"rhs\": ", r->res.switched ? "true" : "false");
     cli_json_string(stdout, a->rhs ? a->rhs : r->rhs_note);
+    char kind[40];
+    spk_rhs_kind_text(&a->kind, kind, sizeof kind);
+    printf(", \"rhs_kind\": ");
+    cli_json_string(stdout, a->rhs ? "file" : kind);
     printf(", \"status\": ");
     cli_json_string(stdout, r->st == SPK_OK ? "converged" : spk_status_name(r->st));
     printf(", \"reason\": ");

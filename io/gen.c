@@ -1,7 +1,6 @@
-/* gen.c -- model problems as canonical CSR, assembled row by row from
- * constant-coefficient stencils on N^d grids (lexicographic numbering, x
- * fastest; neighbours outside the grid are dropped, which eliminates the
- * homogeneous Dirichlet boundary). */
+/* gen.c -- the generator specs: NAME:N[:P1[:P2]][:seed=S] parsed against a
+ * table of families and dispatched to gen_stencil.c, gen_graph.c,
+ * gen_random.c and gen_block.c; the help text. */
 #include "io/gen.h"
 
 #include <limits.h>
@@ -10,218 +9,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A stencil: offsets (dx, dy, dz) in increasing column order, with values. */
-typedef struct gen_stencil {
-    int n;
-    int d[27][3];
-    double v[27];
-} gen_stencil;
+#include "io/gen_util.h"
 
-/* Append offset (dx, dy, dz) with value v to the stencil. */
-static void gen_add(gen_stencil *s, int dx, int dy, int dz, double v)
-{
-    s->d[s->n][0] = dx;
-    s->d[s->n][1] = dy;
-    s->d[s->n][2] = dz;
-    s->v[s->n] = v;
-    s->n++;
-}
+/* One optional parameter after N: its name in messages, its letter, its
+ * default and range (lo < p < hi, or <= where incl), integer or a word
+ * (rgg's ORDER: local = 0, shuffled = 1). */
+typedef struct gen_param {
+    const char *what, *sym, *rule;
+    double def, lo, hi;
+    int lo_incl, hi_incl, integer, word;
+} gen_param;
 
-/* A = the stencil s applied on an n^dims grid (dims 2 or 3); name is used in
- * messages.  Columns come out sorted because s lists offsets in (dz, dy, dx)
- * order, i.e. by increasing column offset dx + n*dy + n^2*dz. */
-static int gen_assemble(const char *name, int n, int dims, const gen_stencil *s, spk_csr *A,
-                        spk_err *e)
-{
-    spk_csr T = {0};
-    long long rows = 1, nnz = 0;
-    if (!A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: A is NULL", name);
-    if (n < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: N must be >= 1 (got %d)", name, n);
-    for (int k = 0; k < dims; k++) {
-        rows *= n;
-        if (rows >= INT_MAX)
-            return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                               "%s with N = %d: %d^%d rows exceeds 32-bit index limits", name, n, n,
-                               dims);
-    }
-    /* entries of offset (dx,dy,dz): grid points whose neighbour lies inside */
-    for (int t = 0; t < s->n; t++) {
-        long long c = 1;
-        for (int k = 0; k < 3; k++) {
-            int ext = k < dims ? n : 1, dk = abs(s->d[t][k]);
-            c *= ext > dk ? ext - dk : 0;
-        }
-        nnz += c;
-    }
-    if (nnz > INT_MAX)
-        return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "%s with N = %d: %lld entries exceeds 32-bit index limits", name, n,
-                           nnz);
-    SPK_TRY(spk_csr_alloc(&T, (int)rows, (int)rows, (int)nnz, e));
-    const int nz = dims == 3 ? n : 1;
-    const long long plane = (long long)n * n;
-    int pos = 0, r = 0;
-    for (int z = 0; z < nz; z++)
-        for (int y = 0; y < n; y++)
-            for (int x = 0; x < n; x++, r++) {
-                for (int t = 0; t < s->n; t++) {
-                    int xx = x + s->d[t][0], yy = y + s->d[t][1], zz = z + s->d[t][2];
-                    if (xx < 0 || xx >= n || yy < 0 || yy >= n || zz < 0 || zz >= nz) continue;
-                    T.colind[pos] = (int)(xx + (long long)n * yy + plane * zz);
-                    T.val[pos] = s->v[t];
-                    pos++;
-                }
-                T.rowptr[r + 1] = pos;
-            }
-    *A = T;
-    return SPK_OK;
-}
+enum { G_P2, G_P3, G_P27, G_CD3, G_PL, G_CD2, G_AN2, G_AN3, G_PLS, G_RGG, G_RGG3, G_BAND, G_CIRC, G_EL3, G_SAD };
 
-/* 2D Laplacian, 5-point: 4 u_ij - u_(i-1)j - u_(i+1)j - u_i(j-1) - u_i(j+1). */
-int spk_gen_poisson2d5(int n, spk_csr *A, spk_err *e)
-{
-    gen_stencil s = {0};
-    gen_add(&s, 0, -1, 0, -1.0);
-    gen_add(&s, -1, 0, 0, -1.0);
-    gen_add(&s, 0, 0, 0, 4.0);
-    gen_add(&s, 1, 0, 0, -1.0);
-    gen_add(&s, 0, 1, 0, -1.0);
-    return gen_assemble("poisson2d-5", n, 2, &s, A, e);
-}
+typedef struct gen_family {
+    int kind;
+    const char *name, *alias, *usage;
+    int random; /* seeded from the spec */
+    int np;
+    gen_param p[2];
+} gen_family;
 
-/* 3D Laplacian, 7-point: 6 on the diagonal, -1 for the six face neighbours. */
-int spk_gen_poisson3d7(int n, spk_csr *A, spk_err *e)
-{
-    gen_stencil s = {0};
-    gen_add(&s, 0, 0, -1, -1.0);
-    gen_add(&s, 0, -1, 0, -1.0);
-    gen_add(&s, -1, 0, 0, -1.0);
-    gen_add(&s, 0, 0, 0, 6.0);
-    gen_add(&s, 1, 0, 0, -1.0);
-    gen_add(&s, 0, 1, 0, -1.0);
-    gen_add(&s, 0, 0, 1, -1.0);
-    return gen_assemble("poisson3d-7", n, 3, &s, A, e);
-}
+#define P_NONE {NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0}
+#define P_VEL {"velocity", "W", "a finite number", 100, -INFINITY, INFINITY, 0, 0, 0, 0}
+#define P_EXP {"exponent", "G", "a number > 1", 2.2, 1, INFINITY, 0, 0, 0, 0}
+#define P_EPS {"anisotropy", "EPS", "a number in (0, 1e6]", 1e-3, 0, 1e6, 0, 1, 0, 0}
+#define P_K {"degree", "K", "a number in (0, 1000]", 8, 0, 1000, 0, 1, 0, 0}
+#define P_ORD {"order", "ORDER", "local or shuffled", 0, 0, 1, 1, 1, 0, 1}
 
-/* 3D 27-point stencil: 26 on the diagonal, -1 for each of the 26 neighbours. */
-int spk_gen_poisson3d27(int n, spk_csr *A, spk_err *e)
-{
-    gen_stencil s = {0};
-    for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++)
-                gen_add(&s, dx, dy, dz, (dx || dy || dz) ? -1.0 : 26.0);
-    return gen_assemble("poisson3d-27", n, 3, &s, A, e);
-}
-
-/* -lap(u) + w . grad(u), w = (W, W/2, W/4), h = 1/(N+1), scaled by h^2, with
- * first-order upwinding: along axis d the upstream neighbour gets -1 - h|w_d|,
- * the downstream one -1, and the diagonal 6 + h * sum |w_d|, so every row sums
- * to the eliminated boundary couplings (an M-matrix, nonsymmetric for W != 0). */
-int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e)
-{
-    gen_stencil s = {0};
-    if (!isfinite(w))
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "convdiff3d-7: the velocity W must be finite");
-    const double h = 1.0 / ((double)n + 1.0);
-    const double wd[3] = {w, w / 2, w / 4};
-    double lo[3], hi[3], diag = 6.0;
-    for (int k = 0; k < 3; k++) {
-        lo[k] = -1.0 - (wd[k] > 0 ? h * wd[k] : 0.0); /* upstream for w_d > 0 */
-        hi[k] = -1.0 - (wd[k] < 0 ? -h * wd[k] : 0.0); /* upstream for w_d < 0 */
-        diag += h * fabs(wd[k]);
-    }
-    gen_add(&s, 0, 0, -1, lo[2]);
-    gen_add(&s, 0, -1, 0, lo[1]);
-    gen_add(&s, -1, 0, 0, lo[0]);
-    gen_add(&s, 0, 0, 0, diag);
-    gen_add(&s, 1, 0, 0, hi[0]);
-    gen_add(&s, 0, 1, 0, hi[1]);
-    gen_add(&s, 0, 0, 1, hi[2]);
-    return gen_assemble("convdiff3d-7", n, 3, &s, A, e);
-}
-
-/* Row lengths with a power-law tail: L = floor(3 u^(-1/(gamma-1))), capped. */
-static uint64_t gen_rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double gen_unit(uint64_t *s)
-{
-    return ((double)(gen_rng(s) >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-int spk_gen_powerlaw(int n, double gamma, spk_csr *A, spk_err *e)
-{
-    if (!(gamma > 1.0) || !isfinite(gamma))
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "powerlaw: the exponent G must be a number > 1 (got %g)", gamma);
-    if (n < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "powerlaw: N must be >= 1 (got %d)", n);
-    if (4LL * n > INT_MAX) /* at least 3 + 1 entries per row */
-        return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "powerlaw:%d: its entries exceed 32-bit index limits", n);
-    const int cap = n / 2 > 3 ? n / 2 : (n > 1 ? n - 1 : 0);
-    int *len = malloc((size_t)n * sizeof(int));
-    if (!len) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (powerlaw row lengths)");
-    uint64_t seed = 12345;
-    long long total = 0;
-    for (int i = 0; i < n; i++) {
-        double l = 3.0 * pow(gen_unit(&seed), -1.0 / (gamma - 1.0));
-        len[i] = l > cap ? cap : (int)l;
-        total += len[i] + 1;
-    }
-    if (total > INT_MAX) {
-        free(len);
-        return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "powerlaw:%d: its %lld entries exceed 32-bit index limits", n, total);
-    }
-    int st = spk_csr_alloc(A, n, n, (int)total, e);
-    int *row = st ? NULL : malloc(((size_t)cap + 2) * sizeof(int));
-    if (st || !row) {
-        free(len);
-        spk_csr_free(A);
-        return st ? st : spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (powerlaw row)");
-    }
-    int q = 0;
-    A->rowptr[0] = 0;
-    for (int i = 0; i < n; i++) {
-        int k = 0;
-        for (int j = 0; j < len[i]; j++) {
-            int c = (int)(gen_rng(&seed) % (uint64_t)n);
-            if (c != i) row[k++] = c;
-        }
-        row[k++] = i;
-        qsort(row, (size_t)k, sizeof(int), cmp_int);
-        double sum = 0;
-        int dpos = -1;
-        for (int j = 0; j < k; j++) {
-            if (j > 0 && row[j] == row[j - 1]) continue; /* repeated column: once */
-            A->colind[q] = row[j];
-            if (row[j] == i) {
-                dpos = q;
-            } else {
-                A->val[q] = -(0.1 + 0.9 * gen_unit(&seed));
-                sum += -A->val[q];
-            }
-            q++;
-        }
-        A->val[dpos] = 1.0 + sum;
-        A->rowptr[i + 1] = q;
-    }
-    A->nnz = q;
-    free(row);
-    free(len);
-    return SPK_OK;
-}
+static const gen_family families[] = {
+    {G_P2, "poisson2d-5", "poisson5", "poisson2d-5:N", 0, 0, {P_NONE, P_NONE}},
+    {G_P3, "poisson3d-7", "poisson7", "poisson3d-7:N", 0, 0, {P_NONE, P_NONE}},
+    {G_P27, "poisson3d-27", "poisson27", "poisson3d-27:N", 0, 0, {P_NONE, P_NONE}},
+    {G_CD3, "convdiff3d-7", "convdiff7", "convdiff3d-7:N[:W]", 0, 1, {P_VEL, P_NONE}},
+    {G_CD2, "convdiff2d-5", "convdiff5", "convdiff2d-5:N[:W]", 0, 1,
+     {{"velocity", "W", "a finite number", 1000, -INFINITY, INFINITY, 0, 0, 0, 0}, P_NONE}},
+    {G_AN2, "aniso2d", NULL, "aniso2d:N[:EPS[:THETA]]", 0, 2,
+     {P_EPS, {"angle", "THETA", "a finite angle in degrees", 0, -1e6, 1e6, 1, 1, 0, 0}}},
+    {G_AN3, "aniso3d", NULL, "aniso3d:N[:EPS]", 0, 1, {P_EPS, P_NONE}},
+    {G_PL, "powerlaw", NULL, "powerlaw:N[:G]", 1, 1, {P_EXP, P_NONE}},
+    {G_PLS, "powerlaw-sym", NULL, "powerlaw-sym:N[:G]", 1, 1, {P_EXP, P_NONE}},
+    {G_RGG, "rgg", NULL, "rgg:N[:K[:ORDER]]", 1, 2, {P_K, P_ORD}},
+    {G_RGG3, "rgg3d", NULL, "rgg3d:N[:K[:ORDER]]", 1, 2, {P_K, P_ORD}},
+    {G_BAND, "band", NULL, "band:N[:W[:F]]", 1, 2,
+     {{"half-bandwidth", "W", "an integer >= 0", 40, 0, INT_MAX, 1, 1, 1, 0},
+      {"fill", "F", "a number in (0, 1]", 1, 0, 1, 0, 1, 0, 0}}},
+    {G_CIRC, "circuit", NULL, "circuit:N[:D]", 1, 1,
+     {{"dense-net count", "D", "an integer in [0, 64]", 8, 0, 64, 1, 1, 1, 0}, P_NONE}},
+    {G_EL3, "elasticity3d", NULL, "elasticity3d:N[:NU]", 0, 1,
+     {{"Poisson ratio", "NU", "a number in [0, 0.5)", 0.3, 0, 0.5, 1, 0, 0, 0}, P_NONE}},
+    {G_SAD, "saddle", NULL, "saddle:N", 0, 0, {P_NONE, P_NONE}},
+};
+#define NFAM ((int)(sizeof families / sizeof families[0]))
 
 /* Case-insensitive equality of the n bytes at a with the literal b. */
 static int gen_name_is(const char *a, size_t n, const char *b)
@@ -236,36 +75,129 @@ static int gen_name_is(const char *a, size_t n, const char *b)
 }
 
 #define GEN_VALID                                                                                  \
-    "valid: poisson2d-5:N, poisson3d-7:N, poisson3d-27:N, convdiff3d-7:N[:W], powerlaw:N[:G]; "     \
-    "aliases "                                                                                     \
-    "poisson5, poisson7, poisson27, convdiff7"
+    "valid: poisson2d-5:N, poisson3d-7:N, poisson3d-27:N, convdiff3d-7:N[:W], convdiff2d-5:N[:W], " \
+    "aniso2d:N[:EPS[:THETA]], aniso3d:N[:EPS], powerlaw:N[:G], powerlaw-sym:N[:G], "               \
+    "rgg:N[:K[:ORDER]], rgg3d:N[:K[:ORDER]], band:N[:W[:F]], circuit:N[:D], elasticity3d:N[:NU], " \
+    "saddle:N; aliases poisson5, poisson7, poisson27, convdiff7, convdiff5"
 
-/* Parse "NAME:N[:W]" and generate the matrix it names. */
+/* Parse the field [s, end) as parameter p of f into *v. */
+static int parse_param(const char *spec, const gen_family *f, const gen_param *p, const char *s, size_t len,
+                       double *v, spk_err *e)
+{
+    if (p->word) {
+        if (gen_name_is(s, len, "local")) *v = 0;
+        else if (gen_name_is(s, len, "shuffled")) *v = 1;
+        else
+            return spk_err_set(e, SPK_ERR_INVALID_ARG, "bad %s in generator spec '%s': %s must be %s (%s)",
+                               p->what, spec, p->sym, p->rule, f->usage);
+        return SPK_OK;
+    }
+    char buf[64], *q;
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    const double x = strtod(buf, &q);
+    const int ok = len > 0 && q != buf && !*q && isfinite(x) && (p->lo_incl ? x >= p->lo : x > p->lo) &&
+                   (p->hi_incl ? x <= p->hi : x < p->hi) && (!p->integer || x == floor(x));
+    if (!ok)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "bad %s in generator spec '%s': %s must be %s (%s)", p->what,
+                           spec, p->sym, p->rule, f->usage);
+    *v = x;
+    return SPK_OK;
+}
+
+/* The seed of a random family: a hash of its name, N, the parameters that
+ * shape the matrix (not rgg's ORDER, so both orders number the same graph)
+ * and the seed= field (0 when absent). */
+static uint64_t spec_seed(const gen_family *f, long long n, const double *v, uint64_t user)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = f->name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h = gen_mix(h ^ (uint64_t)n);
+    for (int k = 0; k < f->np; k++) {
+        if (f->p[k].word) continue;
+        uint64_t bits;
+        memcpy(&bits, &v[k], sizeof bits);
+        h = gen_mix(h ^ bits);
+    }
+    return gen_mix(h ^ gen_mix(user + 0x632BE59BD9B4E019ull));
+}
+
+/* The optional fields after N: parameters, then seed=S for a random family. */
+static int parse_fields(const char *spec, const gen_family *f, const char *p, double *v, uint64_t *user,
+                        int *has_user, spk_err *e)
+{
+    for (int k = 0; k < 2; k++) v[k] = f->p[k].def;
+    *user = 0;
+    *has_user = 0;
+    for (int k = 0; *p == ':'; k++) {
+        const char *s = p + 1, *end = strchr(s, ':');
+        const size_t len = end ? (size_t)(end - s) : strlen(s);
+        p = s + len;
+        if (len > 5 && gen_name_is(s, 5, "seed=") && !*p) {
+            char *q;
+            const unsigned long long u = s[5] >= '0' && s[5] <= '9' ? strtoull(s + 5, &q, 10) : 0;
+            if (!f->random || s[5] < '0' || s[5] > '9' || q != p)
+                return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                                   f->random ? "bad seed in generator spec '%s': seed=S takes a decimal integer"
+                                             : "generator spec '%s': %s is not random and takes no seed",
+                                   spec, f->name);
+            *user = u;
+            *has_user = 1;
+        } else if (k >= f->np) {
+            return spk_err_set(e, SPK_ERR_INVALID_ARG, "generator spec '%s' has too many fields: %s%s", spec,
+                               f->usage, f->random ? "[:seed=S]" : "");
+        } else {
+            SPK_TRY(parse_param(spec, f, &f->p[k], s, len, &v[k], e));
+        }
+    }
+    return SPK_OK;
+}
+
+/* The family named by the len bytes at s, or NULL. */
+static const gen_family *find_family(const char *s, size_t len)
+{
+    for (int k = 0; k < NFAM; k++)
+        if (gen_name_is(s, len, families[k].name) || (families[k].alias && gen_name_is(s, len, families[k].alias)))
+            return &families[k];
+    return NULL;
+}
+
+static int generate(const gen_family *f, int n, const double *v, uint64_t seed, spk_csr *A, spk_err *e)
+{
+    switch (f->kind) {
+    case G_P2: return spk_gen_poisson2d5(n, A, e);
+    case G_P3: return spk_gen_poisson3d7(n, A, e);
+    case G_P27: return spk_gen_poisson3d27(n, A, e);
+    case G_CD3: return spk_gen_convdiff3d7(n, v[0], A, e);
+    case G_CD2: return spk_gen_convdiff2d5(n, v[0], A, e);
+    case G_AN2: return spk_gen_aniso2d(n, v[0], v[1], A, e);
+    case G_AN3: return spk_gen_aniso3d(n, v[0], A, e);
+    case G_PL: return spk_gen_powerlaw_seed(n, v[0], seed, A, e);
+    case G_PLS: return spk_gen_powerlaw_sym(n, v[0], seed, A, e);
+    case G_RGG: return spk_gen_rgg(n, 2, v[0], v[1] != 0, seed, A, e);
+    case G_RGG3: return spk_gen_rgg(n, 3, v[0], v[1] != 0, seed, A, e);
+    case G_BAND: return spk_gen_band(n, (int)v[0], v[1], seed, A, e);
+    case G_CIRC: return spk_gen_circuit(n, (int)v[0], seed, A, e);
+    case G_EL3: return spk_gen_elasticity3d(n, v[0], A, e);
+    default: return spk_gen_saddle(n, A, e);
+    }
+}
+
+/* Parse "NAME:N[:P1[:P2]][:seed=S]" and generate the matrix it names. */
 int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
 {
     if (!spec || !A)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_gen_spec: %s is NULL", spec ? "A" : "spec");
     const char *c1 = strchr(spec, ':');
     size_t nlen = c1 ? (size_t)(c1 - spec) : strlen(spec);
-    int kind;
-    if (gen_name_is(spec, nlen, "poisson2d-5") || gen_name_is(spec, nlen, "poisson5"))
-        kind = 0;
-    else if (gen_name_is(spec, nlen, "poisson3d-7") || gen_name_is(spec, nlen, "poisson7"))
-        kind = 1;
-    else if (gen_name_is(spec, nlen, "poisson3d-27") || gen_name_is(spec, nlen, "poisson27"))
-        kind = 2;
-    else if (gen_name_is(spec, nlen, "convdiff3d-7") || gen_name_is(spec, nlen, "convdiff7"))
-        kind = 3;
-    else if (gen_name_is(spec, nlen, "powerlaw"))
-        kind = 4;
-    else
-        return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "unknown generator '%.*s' in '%s' (" GEN_VALID ")",
+    const gen_family *f = find_family(spec, nlen);
+    if (!f)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown generator '%.*s' in '%s' (" GEN_VALID ")",
                            (int)(nlen < 64 ? nlen : 64), spec, spec);
     if (!c1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "generator spec '%s' has no size: expected NAME:N (" GEN_VALID ")",
-                           spec);
+                           "generator spec '%s' has no size: expected NAME:N (" GEN_VALID ")", spec);
     /* N: decimal digits only, 1 <= N <= INT_MAX */
     const char *p = c1 + 1;
     long long n = 0;
@@ -274,46 +206,58 @@ int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
         if (n <= INT_MAX) n = n * 10 + (*p - '0');
     if (!digits || (*p && *p != ':') || n < 1 || n > INT_MAX)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "bad size in generator spec '%s': N must be an integer from 1 to %d",
-                           spec, INT_MAX);
-    double w = kind == 4 ? 2.2 : 100.0;
-    if (*p == ':') {
-        char *q;
-        if (kind < 3)
-            return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                               "generator spec '%s': only convdiff3d-7 (W) and powerlaw (G) take a "
-                               "third field",
-                               spec);
-        w = strtod(p + 1, &q);
-        if (q == p + 1 || *q || !isfinite(w) || (kind == 4 && !(w > 1.0)))
-            return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                               kind == 4 ? "bad exponent in generator spec '%s': G must be a number > 1"
-                                         : "bad velocity in generator spec '%s': W must be a finite number",
-                               spec);
-    }
-    int st;
-    switch (kind) {
-    case 0: st = spk_gen_poisson2d5((int)n, A, e); break;
-    case 1: st = spk_gen_poisson3d7((int)n, A, e); break;
-    case 2: st = spk_gen_poisson3d27((int)n, A, e); break;
-    case 3: st = spk_gen_convdiff3d7((int)n, w, A, e); break;
-    default: st = spk_gen_powerlaw((int)n, w, A, e); break;
-    }
-    return st;
+                           "bad size in generator spec '%s': N must be an integer from 1 to %d", spec, INT_MAX);
+    double v[2];
+    uint64_t user;
+    int has_user;
+    SPK_TRY(parse_fields(spec, f, p, v, &user, &has_user, e));
+    uint64_t seed = spec_seed(f, n, v, user);
+    if (f->kind == G_PL && !has_user) seed = 12345; /* powerlaw's matrices from before seeds */
+    return generate(f, (int)n, v, seed, A, e);
 }
 
 /* Help text listing the generators. */
 const char *spk_gen_help(void)
 {
-    return "Generated matrices (NAME:N, N points per dimension, Dirichlet boundary eliminated,\n"
-           "scaled by h^2, h = 1/(N+1)):\n"
+    return "Generated matrices (NAME:N[:P...]; grids: N points per dimension, Dirichlet boundary\n"
+           "eliminated, scaled by h^2, h = 1/(N+1)):\n"
            "  poisson2d-5:N       2D Laplacian, 5-point stencil (4, -1): N^2 rows, SPD\n"
            "  poisson3d-7:N       3D Laplacian, 7-point stencil (6, -1): N^3 rows, SPD\n"
            "  poisson3d-27:N      3D 27-point stencil (26, -1): N^3 rows, SPD\n"
            "  convdiff3d-7:N[:W]  -lap(u) + w.grad(u), w = (W, W/2, W/4), W = 100 by default,\n"
            "                      first-order upwind: N^3 rows, nonsymmetric M-matrix\n"
+           "  convdiff2d-5:N[:W]  the same in 2D, w = (W, W/2), W = 1000 by default: N^2 rows\n"
+           "  aniso2d:N[:EPS[:THETA]]  -div(K grad u), K with eigenvalues 1 and EPS (1e-3 by default)\n"
+           "                      rotated by THETA degrees (0 by default: EPS along y, 5 points;\n"
+           "                      otherwise 9 points): N^2 rows, SPD\n"
+           "  aniso3d:N[:EPS]     -u_xx - u_yy - EPS u_zz (EPS = 1e-3), 7 points: N^3 rows, SPD\n"
+           "  elasticity3d:N[:NU] 3D linear-elasticity-like: N^3 nodes, 3 unknowns each, full 3x3\n"
+           "                      blocks between 27-point neighbours (81 entries per interior row),\n"
+           "                      kron(L27, I3)/13 + grad-div/(1 - 2 NU), NU = 0.3 by default\n"
+           "                      (harder towards 0.5): SPD\n"
+           "  saddle:N            [[A, B^T], [B, -C]]: A the 5-point Laplacian on N^2 nodes, B a\n"
+           "                      difference (divergence-like) operator from each 2x2 patch to one\n"
+           "                      unknown ((N/2)^2 rows), C = 1e-2 h^2 I: symmetric indefinite,\n"
+           "                      nonsingular; CG does not apply (use BiCGStab)\n"
+           "Random families (the same matrix for the same spec; a last field seed=S picks\n"
+           "another instance):\n"
            "  powerlaw:N[:G]      N rows, off-diagonal counts with a power-law tail L^-G (G = 2.2\n"
            "                      by default, mean about 17), random columns, strictly\n"
-           "                      diagonally dominant, nonsymmetric (same matrix every run)\n"
-           "Aliases: poisson5, poisson7, poisson27, convdiff7.  Example: poisson3d-7:64\n";
+           "                      diagonally dominant, nonsymmetric\n"
+           "  powerlaw-sym:N[:G]  symmetric: edges {i, j} from half of each row's power-law count,\n"
+           "                      -(0.1..1), diagonal 1 + the row's absolute sum: SPD\n"
+           "  rgg:N[:K[:ORDER]]   Laplacian of a random geometric graph: N points in the unit square\n"
+           "                      joined within the radius giving K neighbours on average (K = 8),\n"
+           "                      -1 per edge, diagonal degree + 0.01 K: SPD.  ORDER local (by\n"
+           "                      grid cell, the default) or shuffled (random numbering)\n"
+           "  rgg3d:N[:K[:ORDER]] the same in the unit cube\n"
+           "  band:N[:W[:F]]      N rows, half-bandwidth W (40), a fraction F (1) of the band's\n"
+           "                      pairs, one entry of 1 in 20 pairs dropped; values in [-1, 1),\n"
+           "                      diagonal 1.01 x the row's absolute sum: nonsymmetric\n"
+           "  circuit:N[:D]       circuit-like: rows of 2-6 entries (local and distant\n"
+           "                      connections) plus D (8) supply nets, each a dense row and column\n"
+           "                      over 10-50% of the nodes; nonsymmetric values, nearly symmetric\n"
+           "                      pattern, strictly diagonally dominant\n"
+           "Sizes whose rows or entries exceed 32-bit indices are refused.\n"
+           "Aliases: poisson5, poisson7, poisson27, convdiff7, convdiff5.  Example: poisson3d-7:64\n";
 }

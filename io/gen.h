@@ -1,4 +1,5 @@
-/* gen.h -- model problems as canonical CSR.
+/* gen.h -- model problems as canonical CSR (sorted columns, no duplicates),
+ * the same for every run of a spec.
  *
  * Grids have N points per dimension, lexicographic numbering, homogeneous
  * Dirichlet boundaries (boundary points eliminated), scaled by h^2:
@@ -7,14 +8,21 @@
  *   poisson3d-27:N  3D 27-point stencil:    26 on the diagonal, -1 for each of the 26 neighbours
  *   convdiff3d-7:N  -lap(u) + w . grad(u) on the unit cube, first-order upwind, w = (W, W/2, W/4)
  *                   with W = 100 unless given as convdiff3d-7:N:W (nonsymmetric M-matrix)
+ *   convdiff2d-5:N[:W], aniso2d:N[:EPS[:THETA]], aniso3d:N[:EPS]  (gen_stencil.c)
  *   powerlaw:N[:G]  N rows whose off-diagonal counts follow a power law P(L) ~ L^-G (G = 2.2
  *                   unless given; L >= 3, at most N/2), at uniformly random columns, values
  *                   -(0.1..1) and a diagonal 1 + the row's absolute sum: a nonsymmetric,
  *                   strictly diagonally dominant matrix with very irregular rows (mean
  *                   length about 17 for G = 2.2), the same for every run
+ *   powerlaw-sym, rgg, rgg3d (gen_graph.c); band, circuit (gen_random.c);
+ *   elasticity3d, saddle (gen_block.c): see spk_gen_help().
+ * Random families take their seed from the spec (name, N and parameters)
+ * and an optional last field seed=S.
  * Aliases: poisson5, poisson7, poisson27, convdiff7 (the baseline tools' names). */
 #ifndef SPK_IO_GEN_H
 #define SPK_IO_GEN_H
+
+#include <stdint.h>
 
 #include "core/csr.h"
 
@@ -23,7 +31,19 @@ int spk_gen_poisson3d7(int n, spk_csr *A, spk_err *e);
 int spk_gen_poisson3d27(int n, spk_csr *A, spk_err *e);
 int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e);
 int spk_gen_powerlaw(int n, double gamma, spk_csr *A, spk_err *e);
-/* Parse "NAME:N[:W]" and generate.  Unknown names and sizes whose row or
+/* powerlaw with the stream seeded by seed (spk_gen_powerlaw: 12345) */
+int spk_gen_powerlaw_seed(int n, double gamma, uint64_t seed, spk_csr *A, spk_err *e);
+int spk_gen_convdiff2d5(int n, double w, spk_csr *A, spk_err *e);
+int spk_gen_aniso2d(int n, double eps, double theta_deg, spk_csr *A, spk_err *e);
+int spk_gen_aniso3d(int n, double eps, spk_csr *A, spk_err *e);
+int spk_gen_powerlaw_sym(int n, double gamma, uint64_t seed, spk_csr *A, spk_err *e);
+/* dims 2 or 3; k the mean degree; shuffled: a random numbering, else by cell */
+int spk_gen_rgg(int n, int dims, double k, int shuffled, uint64_t seed, spk_csr *A, spk_err *e);
+int spk_gen_band(int n, int w, double fill, uint64_t seed, spk_csr *A, spk_err *e);
+int spk_gen_circuit(int n, int d, uint64_t seed, spk_csr *A, spk_err *e);
+int spk_gen_elasticity3d(int n, double nu, spk_csr *A, spk_err *e);
+int spk_gen_saddle(int n, spk_csr *A, spk_err *e);
+/* Parse "NAME:N[:P1[:P2]][:seed=S]" and generate.  Unknown names and sizes whose row or
  * entry count exceeds 32-bit indices fail with SPK_ERR_INVALID_ARG. */
 int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e);
 /* Help text listing the generators. */

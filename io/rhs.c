@@ -1,8 +1,14 @@
-/* rhs.c -- b = A*1, or b = A*r with a fixed pseudo-random r when A*1 = 0. */
+/* rhs.c -- b = A*1, or b = A*r with a fixed pseudo-random r when A*1 = 0;
+ * or b = A*x* with x* uniform in [-1, 1) from a seed. */
 #include "rhs.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/gen_util.h"
 
 int spk_rhs_known_solution(const spk_csr *A, double *xstar, double *b)
 {
@@ -25,4 +31,46 @@ int spk_rhs_known_solution_arrays(int nrows, int ncols, const int *rowptr, const
 {
     spk_csr A = {nrows, ncols, rowptr[nrows], (int *)rowptr, (int *)colind, (double *)val};
     return spk_rhs_known_solution(&A, xstar, b);
+}
+
+int spk_rhs_kind_parse(const char *text, spk_rhs_kind *k, spk_err *e)
+{
+    k->random = 0;
+    k->seed = SPK_RHS_DEFAULT_SEED;
+    if (!text || strcmp(text, "ones") == 0) return SPK_OK;
+    if (strncmp(text, "random", 6) == 0 && (text[6] == 0 || text[6] == ':')) {
+        k->random = 1;
+        if (!text[6]) return SPK_OK;
+        char *q;
+        const char *s = text + 7;
+        if (*s >= '0' && *s <= '9') {
+            k->seed = strtoull(s, &q, 10);
+            if (!*q) return SPK_OK;
+        }
+    }
+    return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                       "bad right-hand side kind '%s': expected ones, random or random:SEED (SEED a "
+                       "decimal integer)",
+                       text);
+}
+
+void spk_rhs_kind_text(const spk_rhs_kind *k, char *buf, size_t n)
+{
+    if (k->random) snprintf(buf, n, "random:%llu", (unsigned long long)k->seed);
+    else snprintf(buf, n, "ones");
+}
+
+void spk_rhs_random_solution(const spk_csr *A, uint64_t seed, double *xstar, double *b)
+{
+    uint64_t s = gen_mix(seed ^ 0x5DEECE66Dull);
+    for (int j = 0; j < A->ncols; j++)
+        xstar[j] = -1.0 + (double)(gen_rng(&s) >> 11) * (2.0 / 9007199254740992.0); /* [-1, 1) */
+    spk_csr_spmv(A, 1.0, xstar, 0.0, b);
+}
+
+void spk_rhs_random_solution_arrays(int nrows, int ncols, const int *rowptr, const int *colind,
+                                    const double *val, uint64_t seed, double *xstar, double *b)
+{
+    spk_csr A = {nrows, ncols, rowptr[nrows], (int *)rowptr, (int *)colind, (double *)val};
+    spk_rhs_random_solution(&A, seed, xstar, b);
 }

@@ -1,0 +1,216 @@
+/* gen_stencil.c -- model problems assembled row by row from constant-
+ * coefficient stencils on N^d grids (lexicographic numbering, x fastest;
+ * neighbours outside the grid are dropped, which eliminates the homogeneous
+ * Dirichlet boundary): the Poisson, anisotropic and convection-diffusion
+ * families. */
+#include "io/gen.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* A stencil: offsets (dx, dy, dz) in increasing column order, with values. */
+typedef struct gen_stencil {
+    int n;
+    int d[27][3];
+    double v[27];
+} gen_stencil;
+
+/* Append offset (dx, dy, dz) with value v to the stencil. */
+static void gen_add(gen_stencil *s, int dx, int dy, int dz, double v)
+{
+    s->d[s->n][0] = dx;
+    s->d[s->n][1] = dy;
+    s->d[s->n][2] = dz;
+    s->v[s->n] = v;
+    s->n++;
+}
+
+/* A = the stencil s applied on an n^dims grid (dims 2 or 3); name is used in
+ * messages.  Columns come out sorted because s lists offsets in (dz, dy, dx)
+ * order, i.e. by increasing column offset dx + n*dy + n^2*dz. */
+static int gen_assemble(const char *name, int n, int dims, const gen_stencil *s, spk_csr *A,
+                        spk_err *e)
+{
+    spk_csr T = {0};
+    long long rows = 1, nnz = 0;
+    if (!A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: A is NULL", name);
+    if (n < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: N must be >= 1 (got %d)", name, n);
+    for (int k = 0; k < dims; k++) {
+        rows *= n;
+        if (rows >= INT_MAX)
+            return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                               "%s with N = %d: %d^%d rows exceeds 32-bit index limits", name, n, n,
+                               dims);
+    }
+    /* entries of offset (dx,dy,dz): grid points whose neighbour lies inside */
+    for (int t = 0; t < s->n; t++) {
+        long long c = 1;
+        for (int k = 0; k < 3; k++) {
+            int ext = k < dims ? n : 1, dk = abs(s->d[t][k]);
+            c *= ext > dk ? ext - dk : 0;
+        }
+        nnz += c;
+    }
+    if (nnz > INT_MAX)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "%s with N = %d: %lld entries exceeds 32-bit index limits", name, n,
+                           nnz);
+    SPK_TRY(spk_csr_alloc(&T, (int)rows, (int)rows, (int)nnz, e));
+    const int nz = dims == 3 ? n : 1;
+    const long long plane = (long long)n * n;
+    int pos = 0, r = 0;
+    for (int z = 0; z < nz; z++)
+        for (int y = 0; y < n; y++)
+            for (int x = 0; x < n; x++, r++) {
+                for (int t = 0; t < s->n; t++) {
+                    int xx = x + s->d[t][0], yy = y + s->d[t][1], zz = z + s->d[t][2];
+                    if (xx < 0 || xx >= n || yy < 0 || yy >= n || zz < 0 || zz >= nz) continue;
+                    T.colind[pos] = (int)(xx + (long long)n * yy + plane * zz);
+                    T.val[pos] = s->v[t];
+                    pos++;
+                }
+                T.rowptr[r + 1] = pos;
+            }
+    *A = T;
+    return SPK_OK;
+}
+
+/* 2D Laplacian, 5-point: 4 u_ij - u_(i-1)j - u_(i+1)j - u_i(j-1) - u_i(j+1). */
+int spk_gen_poisson2d5(int n, spk_csr *A, spk_err *e)
+{
+    gen_stencil s = {0};
+    gen_add(&s, 0, -1, 0, -1.0);
+    gen_add(&s, -1, 0, 0, -1.0);
+    gen_add(&s, 0, 0, 0, 4.0);
+    gen_add(&s, 1, 0, 0, -1.0);
+    gen_add(&s, 0, 1, 0, -1.0);
+    return gen_assemble("poisson2d-5", n, 2, &s, A, e);
+}
+
+/* 3D Laplacian, 7-point: 6 on the diagonal, -1 for the six face neighbours. */
+int spk_gen_poisson3d7(int n, spk_csr *A, spk_err *e)
+{
+    gen_stencil s = {0};
+    gen_add(&s, 0, 0, -1, -1.0);
+    gen_add(&s, 0, -1, 0, -1.0);
+    gen_add(&s, -1, 0, 0, -1.0);
+    gen_add(&s, 0, 0, 0, 6.0);
+    gen_add(&s, 1, 0, 0, -1.0);
+    gen_add(&s, 0, 1, 0, -1.0);
+    gen_add(&s, 0, 0, 1, -1.0);
+    return gen_assemble("poisson3d-7", n, 3, &s, A, e);
+}
+
+/* 3D 27-point stencil: 26 on the diagonal, -1 for each of the 26 neighbours. */
+int spk_gen_poisson3d27(int n, spk_csr *A, spk_err *e)
+{
+    gen_stencil s = {0};
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                gen_add(&s, dx, dy, dz, (dx || dy || dz) ? -1.0 : 26.0);
+    return gen_assemble("poisson3d-27", n, 3, &s, A, e);
+}
+
+/* -lap(u) + w . grad(u), w = (W, W/2, W/4), h = 1/(N+1), scaled by h^2, with
+ * first-order upwinding: along axis d the upstream neighbour gets -1 - h|w_d|,
+ * the downstream one -1, and the diagonal 6 + h * sum |w_d|, so every row sums
+ * to the eliminated boundary couplings (an M-matrix, nonsymmetric for W != 0). */
+int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e)
+{
+    gen_stencil s = {0};
+    if (!isfinite(w))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "convdiff3d-7: the velocity W must be finite");
+    const double h = 1.0 / ((double)n + 1.0);
+    const double wd[3] = {w, w / 2, w / 4};
+    double lo[3], hi[3], diag = 6.0;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = -1.0 - (wd[k] > 0 ? h * wd[k] : 0.0); /* upstream for w_d > 0 */
+        hi[k] = -1.0 - (wd[k] < 0 ? -h * wd[k] : 0.0); /* upstream for w_d < 0 */
+        diag += h * fabs(wd[k]);
+    }
+    gen_add(&s, 0, 0, -1, lo[2]);
+    gen_add(&s, 0, -1, 0, lo[1]);
+    gen_add(&s, -1, 0, 0, lo[0]);
+    gen_add(&s, 0, 0, 0, diag);
+    gen_add(&s, 1, 0, 0, hi[0]);
+    gen_add(&s, 0, 1, 0, hi[1]);
+    gen_add(&s, 0, 0, 1, hi[2]);
+    return gen_assemble("convdiff3d-7", n, 3, &s, A, e);
+}
+
+/* -div(K grad u) with K = R diag(1, eps) R^T, R the rotation by theta, scaled
+ * by h^2: kxx = cos^2 + eps sin^2, kyy = sin^2 + eps cos^2, kxy = (1 - eps)
+ * cos sin; 9 points, the mixed derivative by central differences (corners
+ * -kxy/2 on the NE-SW diagonal, +kxy/2 on NW-SE).  SPD because kxx kyy - kxy^2
+ * = eps > 0 makes the stencil's symbol positive off the origin, and a
+ * Dirichlet matrix is a principal submatrix of the infinite grid's.  Without
+ * mixed term (theta a multiple of 90 degrees) it is the 5-point stencil. */
+int spk_gen_aniso2d(int n, double eps, double theta_deg, spk_csr *A, spk_err *e)
+{
+    if (!(eps > 0) || !isfinite(eps))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "aniso2d: EPS must be a finite number > 0 (got %g)", eps);
+    if (!isfinite(theta_deg))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "aniso2d: THETA must be a finite angle in degrees");
+    const double t = theta_deg * (3.14159265358979323846 / 180.0), c = cos(t), s = sin(t);
+    const double kxx = c * c + eps * s * s, kyy = s * s + eps * c * c;
+    double kxy = (1.0 - eps) * c * s;
+    if (fabs(kxy) <= 1e-12 * (kxx + kyy)) kxy = 0.0;
+    gen_stencil st = {0};
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            double v;
+            if (dx && dy) {
+                if (kxy == 0.0) continue;
+                v = dx * dy > 0 ? -kxy / 2 : kxy / 2;
+            } else if (dx) {
+                v = -kxx;
+            } else if (dy) {
+                v = -kyy;
+            } else {
+                v = 2 * kxx + 2 * kyy;
+            }
+            gen_add(&st, dx, dy, 0, v);
+        }
+    return gen_assemble("aniso2d", n, 2, &st, A, e);
+}
+
+/* -u_xx - u_yy - eps u_zz, 7-point, scaled by h^2: SPD, hard for small eps. */
+int spk_gen_aniso3d(int n, double eps, spk_csr *A, spk_err *e)
+{
+    if (!(eps > 0) || !isfinite(eps))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "aniso3d: EPS must be a finite number > 0 (got %g)", eps);
+    gen_stencil s = {0};
+    gen_add(&s, 0, 0, -1, -eps);
+    gen_add(&s, 0, -1, 0, -1.0);
+    gen_add(&s, -1, 0, 0, -1.0);
+    gen_add(&s, 0, 0, 0, 4.0 + 2.0 * eps);
+    gen_add(&s, 1, 0, 0, -1.0);
+    gen_add(&s, 0, 1, 0, -1.0);
+    gen_add(&s, 0, 0, 1, -eps);
+    return gen_assemble("aniso3d", n, 3, &s, A, e);
+}
+
+/* -lap(u) + w . grad(u) on the unit square, w = (W, W/2), first-order upwind
+ * as convdiff3d-7: a nonsymmetric M-matrix, convection-dominated for W h > 2. */
+int spk_gen_convdiff2d5(int n, double w, spk_csr *A, spk_err *e)
+{
+    gen_stencil s = {0};
+    if (!isfinite(w))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "convdiff2d-5: the velocity W must be finite");
+    const double h = 1.0 / ((double)n + 1.0);
+    const double wd[2] = {w, w / 2};
+    double lo[2], hi[2], diag = 4.0;
+    for (int k = 0; k < 2; k++) {
+        lo[k] = -1.0 - (wd[k] > 0 ? h * wd[k] : 0.0);
+        hi[k] = -1.0 - (wd[k] < 0 ? -h * wd[k] : 0.0);
+        diag += h * fabs(wd[k]);
+    }
+    gen_add(&s, 0, -1, 0, lo[1]);
+    gen_add(&s, -1, 0, 0, lo[0]);
+    gen_add(&s, 0, 0, 0, diag);
+    gen_add(&s, 1, 0, 0, hi[0]);
+    gen_add(&s, 0, 1, 0, hi[1]);
+    return gen_assemble("convdiff2d-5", n, 2, &s, A, e);
+}

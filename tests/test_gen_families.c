@@ -1,0 +1,383 @@
+/* test_gen_families.c -- the generator families beyond the Poisson ones:
+ * canonical square CSR, the stated symmetry or nonsymmetry, SPD-ness
+ * (dense Cholesky on tiny instances), the saddle's inertia (dense LDL^T),
+ * determinism and seeds, row-length structure, size and spec errors; and
+ * the random right-hand side b = A x*. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "core/csr.h"
+#include "io/gen.h"
+#include "io/rhs.h"
+
+static int contains(const char *s, const char *t)
+{
+    return s && t && strstr(s, t) != NULL;
+}
+
+static int same(const spk_csr *A, const spk_csr *B)
+{
+    if (A->nrows != B->nrows || A->ncols != B->ncols || A->nnz != B->nnz) return 0;
+    return memcmp(A->rowptr, B->rowptr, ((size_t)A->nrows + 1) * sizeof(int)) == 0 &&
+           memcmp(A->colind, B->colind, (size_t)A->nnz * sizeof(int)) == 0 &&
+           memcmp(A->val, B->val, (size_t)A->nnz * sizeof(double)) == 0;
+}
+
+/* Generate spec; check square and canonical; symmetry of pattern and values
+ * into *pat, *val.  Returns 0 when generation failed. */
+static int make(const char *spec, spk_csr *A, int *pat, int *val)
+{
+    spk_err e;
+    spk_err_clear(&e);
+    memset(A, 0, sizeof *A);
+    int st = spk_gen_spec(spec, A, &e);
+    CHECK(st == 0, "%s: %s", spec, e.msg);
+    if (st) return 0;
+    CHECK(A->nrows == A->ncols && A->nrows > 0, "%s: %d x %d", spec, A->nrows, A->ncols);
+    CHECK(spk_csr_validate(A, 1, &e) == 0, "%s: not canonical: %s", spec, e.msg);
+    CHECK(A->rowptr[A->nrows] == A->nnz, "%s: rowptr ends at %d, nnz %d", spec, A->rowptr[A->nrows], A->nnz);
+    *pat = *val = 0;
+    CHECK_OK(spk_csr_symmetry(A, 0.0, pat, val, &e), e.msg);
+    return 1;
+}
+
+/* The dense copy of a small A. */
+static double *dense(const spk_csr *A)
+{
+    const int n = A->nrows;
+    double *D = calloc((size_t)n * n, sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) D[(size_t)i * n + A->colind[k]] = A->val[k];
+    return D;
+}
+
+/* Dense LDL^T without pivoting of a small symmetric A: the counts of
+ * positive and negative pivots (-1 each when a pivot is tiny or not finite).
+ * All positive: SPD (Cholesky succeeds); by Sylvester's law the signs give
+ * the inertia when every leading block is nonsingular. */
+static void ldlt_signs(const spk_csr *A, int *pos, int *neg)
+{
+    const int n = A->nrows;
+    double *D = dense(A), scale = 0;
+    for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(D[i]));
+    *pos = *neg = 0;
+    for (int k = 0; k < n; k++) {
+        const double p = D[(size_t)k * n + k];
+        if (!isfinite(p) || fabs(p) <= 1e-13 * scale) {
+            *pos = *neg = -1;
+            break;
+        }
+        if (p > 0) ++*pos;
+        else ++*neg;
+        for (int i = k + 1; i < n; i++) {
+            const double l = D[(size_t)i * n + k] / p;
+            if (l == 0) continue;
+            for (int j = k + 1; j < n; j++) D[(size_t)i * n + j] -= l * D[(size_t)k * n + j];
+        }
+    }
+    free(D);
+}
+
+/* Rows whose diagonal exceeds the off-diagonal absolute sum. */
+static int dominant_rows(const spk_csr *A)
+{
+    int c = 0;
+    for (int i = 0; i < A->nrows; i++) {
+        double d = 0, s = 0;
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] == i) d = A->val[k];
+            else s += fabs(A->val[k]);
+        c += d > s;
+    }
+    return c;
+}
+
+static void test_spd(void)
+{
+    const char *spd[] = {"aniso2d:9:1e-3:30", "aniso2d:9:1e-3", "aniso3d:6:1e-3", "elasticity3d:3",
+                         "elasticity3d:4:0.49", "rgg:400", "rgg3d:400:6:shuffled", "powerlaw-sym:400",
+                         "convdiff2d-5:9:0"};
+    for (size_t c = 0; c < sizeof spd / sizeof *spd; c++) {
+        spk_csr A;
+        int pat, val, pos, neg;
+        if (!make(spd[c], &A, &pat, &val)) continue;
+        CHECK(pat && val, "%s: not symmetric", spd[c]);
+        ldlt_signs(&A, &pos, &neg);
+        CHECK(pos == A.nrows && neg == 0, "%s: Cholesky: %d positive, %d negative pivots of %d", spd[c], pos, neg,
+              A.nrows);
+        spk_csr_free(&A);
+    }
+    /* saddle: N^2 positive and (N/2)^2 negative eigenvalues, nonsingular */
+    spk_csr S;
+    int pat, val, pos, neg;
+    if (make("saddle:7", &S, &pat, &val)) {
+        CHECK(S.nrows == 49 + 9, "saddle:7: %d rows", S.nrows);
+        CHECK(pat && val, "saddle: not symmetric");
+        ldlt_signs(&S, &pos, &neg);
+        CHECK(pos == 49 && neg == 9, "saddle:7 inertia: %d positive, %d negative", pos, neg);
+        for (int i = 49; i < S.nrows; i++)
+            CHECK(S.val[S.rowptr[i + 1] - 1] < 0 && S.colind[S.rowptr[i + 1] - 1] == i,
+                  "saddle: row %d lacks its -C diagonal", i);
+        spk_csr_free(&S);
+    }
+}
+
+static void test_nonsymmetric(void)
+{
+    const struct {
+        const char *spec;
+        int pattern; /* expected pattern symmetry */
+        int dominant; /* every row strictly diagonally dominant */
+    } ns[] = {{"band:300:6", 0, 1}, {"band:300:6:0.4", 0, 1}, {"circuit:3000", 0, 1},
+              {"convdiff2d-5:12", 1, 0}, {"convdiff5:12:50", 1, 0}, {"powerlaw:500", 0, 1}};
+    for (size_t c = 0; c < sizeof ns / sizeof *ns; c++) {
+        spk_csr A;
+        int pat, val;
+        if (!make(ns[c].spec, &A, &pat, &val)) continue;
+        CHECK(!val, "%s: values symmetric", ns[c].spec);
+        CHECK(pat == ns[c].pattern, "%s: pattern symmetry %d", ns[c].spec, pat);
+        if (ns[c].dominant)
+            CHECK(dominant_rows(&A) == A.nrows, "%s: %d of %d rows dominant", ns[c].spec, dominant_rows(&A), A.nrows);
+        spk_csr_free(&A);
+    }
+    /* band at full fill: the pattern is nearly symmetric (one pair in 20 loses one entry) */
+    spk_csr B;
+    int pat, val;
+    if (make("band:2000:10", &B, &pat, &val)) {
+        const double full = 2000.0 * 21 - 110;
+        CHECK(B.nnz < full && B.nnz > 0.95 * full, "band:2000:10: %d entries of a full band's %.0f", B.nnz, full);
+        spk_csr_free(&B);
+    }
+}
+
+static void test_structure(void)
+{
+    spk_csr A;
+    int pat, val;
+    /* aniso2d: theta 0 is the 5-point stencil, a rotation adds the corners */
+    if (make("aniso2d:10:0.01:0", &A, &pat, &val)) {
+        CHECK(A.nnz == 5 * 100 - 40, "aniso2d theta 0: %d entries", A.nnz);
+        spk_csr_free(&A);
+    }
+    if (make("aniso2d:10:0.01:30", &A, &pat, &val)) {
+        CHECK(A.nnz == 9 * 100 - 4 * 3 * 10 + 4, "aniso2d theta 30: %d entries", A.nnz);
+        spk_csr_free(&A);
+    }
+    /* elasticity3d: 3 N^3 rows, 81 entries in interior rows, 3 x 3 blocks */
+    if (make("elasticity3d:5", &A, &pat, &val)) {
+        CHECK(A.nrows == 375, "elasticity3d:5: %d rows", A.nrows);
+        const int node = 2 + 5 * (2 + 5 * 2);
+        for (int p = 0; p < 3; p++)
+            CHECK(A.rowptr[3 * node + p + 1] - A.rowptr[3 * node + p] == 81, "interior row: %d entries",
+                  A.rowptr[3 * node + p + 1] - A.rowptr[3 * node + p]);
+        CHECK(A.rowptr[1] - A.rowptr[0] == 24, "corner row: %d entries", A.rowptr[1] - A.rowptr[0]);
+        spk_csr_free(&A);
+    }
+    /* circuit: short rows, plus 8 dense rows and columns */
+    if (make("circuit:4000", &A, &pat, &val)) {
+        int *collen = calloc((size_t)A.ncols, sizeof(int)), dense_rows = 0, dense_cols = 0, short_rows = 0;
+        for (int i = 0; i < A.nrows; i++) {
+            const int len = A.rowptr[i + 1] - A.rowptr[i];
+            dense_rows += len > 0.08 * A.nrows;
+            short_rows += len >= 2 && len <= 6 + 8;
+            for (int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) collen[A.colind[k]]++;
+        }
+        for (int j = 0; j < A.ncols; j++) dense_cols += collen[j] > 0.08 * A.nrows;
+        CHECK(dense_rows == 8 && dense_cols == 8, "circuit: %d dense rows, %d dense columns", dense_rows, dense_cols);
+        CHECK(short_rows > 0.95 * A.nrows, "circuit: %d short rows of %d", short_rows, A.nrows);
+        free(collen);
+        spk_csr_free(&A);
+    }
+    if (make("circuit:4000:0", &A, &pat, &val)) {
+        int longest = 0;
+        for (int i = 0; i < A.nrows; i++)
+            if (A.rowptr[i + 1] - A.rowptr[i] > longest) longest = A.rowptr[i + 1] - A.rowptr[i];
+        CHECK(longest < 20, "circuit without nets: longest row %d", longest);
+        spk_csr_free(&A);
+    }
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Sorted row lengths of A (caller frees). */
+static int *degrees(const spk_csr *A)
+{
+    int *d = malloc((size_t)A->nrows * sizeof(int));
+    for (int i = 0; i < A->nrows; i++) d[i] = A->rowptr[i + 1] - A->rowptr[i];
+    qsort(d, (size_t)A->nrows, sizeof(int), cmp_int);
+    return d;
+}
+
+static void test_determinism(void)
+{
+    const char *specs[] = {"band:500:8:0.5", "circuit:2000", "rgg:3000", "rgg3d:3000:10:shuffled",
+                           "powerlaw-sym:2000", "powerlaw:2000", "elasticity3d:4:0.2", "saddle:10",
+                           "aniso2d:12:1e-2:45", "aniso3d:6", "convdiff2d-5:10"};
+    for (size_t c = 0; c < sizeof specs / sizeof *specs; c++) {
+        spk_csr A, B;
+        int pat, val;
+        if (!make(specs[c], &A, &pat, &val)) continue;
+        if (make(specs[c], &B, &pat, &val)) CHECK(same(&A, &B), "%s: two runs differ", specs[c]);
+        spk_csr_free(&A);
+        spk_csr_free(&B);
+    }
+    /* other seeds and parameters give other matrices; explicit defaults the same */
+    const char *pairs[][2] = {{"band:500:8", "band:500:8:1:seed=2"}, {"circuit:2000", "circuit:2000:seed=1"},
+                              {"rgg:3000", "rgg:3000:8:local:seed=5"}, {"powerlaw-sym:2000", "powerlaw-sym:2000:seed=9"},
+                              {"powerlaw:2000", "powerlaw:2000:seed=3"}, {"band:500:8", "band:500:9"},
+                              {"elasticity3d:4", "elasticity3d:4:0.4"}, {"aniso2d:8", "aniso2d:8:1e-3:10"}};
+    for (size_t c = 0; c < sizeof pairs / sizeof *pairs; c++) {
+        spk_csr A, B;
+        int pat, val;
+        if (!make(pairs[c][0], &A, &pat, &val)) continue;
+        if (make(pairs[c][1], &B, &pat, &val)) CHECK(!same(&A, &B), "%s equals %s", pairs[c][0], pairs[c][1]);
+        spk_csr_free(&A);
+        spk_csr_free(&B);
+    }
+    const char *eq[][2] = {{"band:500", "band:500:40:1:seed=0"}, {"rgg:2000", "rgg:2000:8:local"},
+                           {"circuit:900", "CIRCUIT:900:8"}, {"aniso2d:7", "aniso2d:7:1e-3:0"}};
+    for (size_t c = 0; c < sizeof eq / sizeof *eq; c++) {
+        spk_csr A, B;
+        int pat, val;
+        if (!make(eq[c][0], &A, &pat, &val)) continue;
+        if (make(eq[c][1], &B, &pat, &val)) CHECK(same(&A, &B), "%s differs from %s", eq[c][0], eq[c][1]);
+        spk_csr_free(&A);
+        spk_csr_free(&B);
+    }
+    /* rgg: the shuffled numbering is of the same graph */
+    spk_csr L, S;
+    int pat, val;
+    if (make("rgg:5000:10", &L, &pat, &val) && make("rgg:5000:10:shuffled", &S, &pat, &val)) {
+        int *dl = degrees(&L), *ds = degrees(&S);
+        CHECK(L.nnz == S.nnz && memcmp(dl, ds, (size_t)L.nrows * sizeof(int)) == 0,
+              "rgg local and shuffled: other degrees (%d, %d entries)", L.nnz, S.nnz);
+        CHECK(!same(&L, &S), "rgg: shuffled equals local");
+        /* the local order keeps neighbours near: a smaller mean |i - j| */
+        double gl = 0, gs = 0;
+        for (int i = 0; i < L.nrows; i++)
+            for (int k = L.rowptr[i]; k < L.rowptr[i + 1]; k++) gl += abs(L.colind[k] - i);
+        for (int i = 0; i < S.nrows; i++)
+            for (int k = S.rowptr[i]; k < S.rowptr[i + 1]; k++) gs += abs(S.colind[k] - i);
+        CHECK(gl * 4 < gs, "rgg: local bandwidth sum %.0f not far below shuffled %.0f", gl, gs);
+        CHECK(fabs(L.nnz / 5000.0 - 11.0) < 1.5, "rgg:5000:10: %.2f entries per row", L.nnz / 5000.0);
+        free(dl);
+        free(ds);
+    }
+    spk_csr_free(&L);
+    spk_csr_free(&S);
+}
+
+static void test_errors(void)
+{
+    const struct {
+        const char *spec, *msg;
+    } bad[] = {
+        {"band:100000000:40", "exceed 32-bit index limits"},
+        {"band:2147483647:0", "rows exceed 32-bit index limits"},
+        {"circuit:500000000", "exceed 32-bit index limits"},
+        {"rgg:2147483647", "exceed 32-bit index limits"},
+        {"elasticity3d:900", "rows exceed 32-bit index limits"},
+        {"elasticity3d:300", "entries exceed 32-bit index limits"},
+        {"saddle:50000", "rows exceed 32-bit index limits"},
+        {"powerlaw-sym:600000000", "exceed 32-bit index limits"},
+        {"aniso3d:1300", "rows exceeds 32-bit index limits"},
+        {"band:100:-1", "bad half-bandwidth in generator spec 'band:100:-1': W must be an integer >= 0"},
+        {"band:100:2.5", "W must be an integer"},
+        {"band:100:40:0", "F must be a number in (0, 1]"},
+        {"band:100:40:1.5", "bad fill"},
+        {"band:100:4:0.5:0.3", "too many fields: band:N[:W[:F]][:seed=S]"},
+        {"band:100:seed=x", "bad seed"},
+        {"poisson5:5:seed=1", "is not random and takes no seed"},
+        {"rgg:100:8:sideways", "ORDER must be local or shuffled"},
+        {"rgg:100:0", "bad degree"},
+        {"circuit:100:99", "D must be an integer in [0, 64]"},
+        {"circuit:100:30", "D must be in [0, N/4 + 1]"},
+        {"elasticity3d:5:0.5", "NU must be a number in [0, 0.5)"},
+        {"aniso2d:5:0", "EPS must be a number in (0, 1e6]"},
+        {"aniso2d:5:1e-3:nan", "THETA must be a finite angle"},
+        {"aniso3d:5:-1", "bad anisotropy"},
+        {"saddle:1", "saddle: N must be >= 2"},
+        {"saddle:4:1", "too many fields: saddle:N"},
+        {"powerlaw-sym:100:0.5", "G must be a number > 1"},
+        {"convdiff2d-5:5:inf", "bad velocity"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+        spk_csr A = {0};
+        spk_err e;
+        spk_err_clear(&e);
+        int st = spk_gen_spec(bad[c].spec, &A, &e);
+        CHECK(st == SPK_ERR_INVALID_ARG, "'%s': status %d (%s)", bad[c].spec, st, e.msg);
+        CHECK(contains(e.msg, bad[c].msg), "'%s': message '%s' lacks '%s'", bad[c].spec, e.msg, bad[c].msg);
+        CHECK(A.rowptr == NULL, "'%s': A written on failure", bad[c].spec);
+    }
+    const char *help = spk_gen_help();
+    const char *names[] = {"band:N[:W[:F]]", "circuit:N[:D]", "elasticity3d:N[:NU]", "rgg:N[:K[:ORDER]]",
+                           "powerlaw-sym:N[:G]", "aniso2d:N[:EPS[:THETA]]", "aniso3d:N[:EPS]",
+                           "convdiff2d-5:N[:W]", "saddle:N", "CG does not apply", "seed=S"};
+    for (size_t c = 0; c < sizeof names / sizeof *names; c++)
+        CHECK(contains(help, names[c]), "help lacks %s", names[c]);
+}
+
+static void test_random_rhs(void)
+{
+    spk_csr A;
+    int pat, val;
+    if (!make("rgg:2000", &A, &pat, &val)) return;
+    const int n = A.nrows;
+    double *x1 = malloc(n * sizeof(double)), *b1 = malloc(n * sizeof(double));
+    double *x2 = malloc(n * sizeof(double)), *b2 = malloc(n * sizeof(double)), *r = malloc(n * sizeof(double));
+    spk_rhs_random_solution(&A, 7, x1, b1);
+    spk_rhs_random_solution(&A, 7, x2, b2);
+    CHECK(memcmp(x1, x2, n * sizeof(double)) == 0 && memcmp(b1, b2, n * sizeof(double)) == 0,
+          "same seed, other vectors");
+    spk_csr_spmv(&A, 1.0, x1, 0.0, r);
+    double lo = 1, hi = -1, mean = 0;
+    for (int i = 0; i < n; i++) {
+        CHECK(r[i] == b1[i], "b[%d] = %g is not (A x*)[%d] = %g", i, b1[i], i, r[i]);
+        lo = fmin(lo, x1[i]);
+        hi = fmax(hi, x1[i]);
+        mean += x1[i] / n;
+    }
+    CHECK(lo >= -1 && hi < 1 && lo < -0.9 && hi > 0.9 && fabs(mean) < 0.1, "x* in [%g, %g], mean %g", lo, hi, mean);
+    spk_rhs_random_solution(&A, 8, x2, b2);
+    CHECK(memcmp(x1, x2, n * sizeof(double)) != 0, "seeds 7 and 8 give one x*");
+    spk_rhs_random_solution_arrays(n, n, A.rowptr, A.colind, A.val, 7, x2, b2);
+    CHECK(memcmp(x1, x2, n * sizeof(double)) == 0, "the arrays form differs");
+    /* the kinds */
+    spk_rhs_kind k;
+    spk_err e;
+    char buf[40];
+    CHECK(spk_rhs_kind_parse(NULL, &k, &e) == 0 && !k.random, "default kind");
+    CHECK(spk_rhs_kind_parse("ones", &k, &e) == 0 && !k.random, "ones");
+    CHECK(spk_rhs_kind_parse("random", &k, &e) == 0 && k.random && k.seed == SPK_RHS_DEFAULT_SEED, "random");
+    CHECK(spk_rhs_kind_parse("random:42", &k, &e) == 0 && k.random && k.seed == 42, "random:42");
+    spk_rhs_kind_text(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "random:42") == 0, "text %s", buf);
+    const char *badk[] = {"rand", "random:", "random:x", "random:4x", "one", "random:-3"};
+    for (size_t c = 0; c < sizeof badk / sizeof *badk; c++) {
+        spk_err_clear(&e);
+        CHECK(spk_rhs_kind_parse(badk[c], &k, &e) == SPK_ERR_INVALID_ARG && contains(e.msg, "random:SEED"),
+              "'%s' accepted: %s", badk[c], e.msg);
+    }
+    free(x1);
+    free(b1);
+    free(x2);
+    free(b2);
+    free(r);
+    spk_csr_free(&A);
+}
+
+int main(void)
+{
+    test_spd();
+    test_nonsymmetric();
+    test_structure();
+    test_determinism();
+    test_errors();
+    test_random_rhs();
+    return check_exit();
+}
