@@ -211,6 +211,15 @@ static int dev_refactor(void *impl, const spk_csr *A)
     return SPK_OK;
 }
 
+/* How the factor was computed (precond.h, factor_info). */
+static int dev_factor_info(const void *impl, spk_precond_factor_info *out)
+{
+    const dev_pc *p = impl;
+    if (!p || !out) return SPK_ERR_INVALID_ARG;
+    *out = p->info;
+    return SPK_OK;
+}
+
 static double dev_shift(const void *impl)
 {
     const dev_pc *p = impl;
@@ -316,9 +325,9 @@ static int dev_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o)
 
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
     "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe, ic0_create_dev,
-    dev_block, dev_sweeps, dev_warm,
+    dev_block, dev_sweeps, dev_warm, dev_factor_info,
 };
 const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
     "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe,
-    ilu0_create_dev, dev_block, dev_sweeps, dev_warm,
+    ilu0_create_dev, dev_block, dev_sweeps, dev_warm, dev_factor_info,
 };

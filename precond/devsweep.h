@@ -65,6 +65,12 @@ typedef struct dev_pc {
                                   factorization's own (freed after it) */
     double *sw[4], *spart, *snorm; /* ... in tpool: the check's and the test's vectors and norms */
     char what[64];             /* describe() */
+    spk_precond_factor_info info; /* how the factor was computed (factor_info) */
+    void *ipool;               /* the iterative factorization's work space (devsweep_iter.c; freed after it) */
+    int *ucp, *urow, *upos;    /* ... in ipool: ILU(0)'s F by columns (positions in F) */
+    double *v1, *ipart;        /* ... the second iterate, the residual's partial sums */
+    int *ictl;                 /* ... sweeps taken, and the stop flag */
+    double *ires;              /* ... residuals: ||W A W||^2, the last sweep's */
 } dev_pc;
 
 /* The ways to apply the preconditioner: K sweeps a kernel each, or in one
