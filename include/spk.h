@@ -210,6 +210,14 @@ typedef struct spk_options {
                                   first; the factor is tried where they predict more than twice
                                   as many to go */
     int probe_factor_iters;    /* "probe-factor-iters": the factor's iterations measured */
+    int factorization;         /* "factorization": how IC(0)/ILU(0) compute their factor:
+                                  SPK_FACTORIZATION_EXACT in dependency order (row by row),
+                                  SPK_FACTORIZATION_ITERATIVE by fixed-point sweeps over all entries
+                                  at once (Chow and Patel), SPK_FACTORIZATION_AUTO: iterative on the
+                                  GPU where the dependency chains are long, else exact */
+    int factor_sweeps;         /* "factor-sweeps": the most sweeps of the iterative factorization */
+    double factor_tol;         /* "factor-tol": ... which stops once its relative residual
+                                  ||A - LU|| on the pattern (diagonally scaled) is at most this */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -221,6 +229,10 @@ typedef struct spk_options {
 #define SPK_PRECISION_AUTO 0
 #define SPK_PRECISION_DOUBLE 1
 #define SPK_PRECISION_FLOAT 2
+
+#define SPK_FACTORIZATION_AUTO 0
+#define SPK_FACTORIZATION_EXACT 1
+#define SPK_FACTORIZATION_ITERATIVE 2
 
 #define SPK_REORDER_NONE 0
 #define SPK_REORDER_MULTICOLOR 1

@@ -3,6 +3,7 @@
  *   devfactor_common.cuh   block size and grids, shared by the parts;
  *   devfactor_pattern.cuh  F's pattern, the rows' dependencies and order;
  *   devfactor_numeric.cuh  the numeric IC(0) / ILU(0);
+ *   devfactor_iter.cuh     ... by fixed-point sweeps, and the chain of auto;
  *   devfactor_sweep.cuh    the sweeps, and the copies of the triangles they read;
  *   devfactor_check.cuh    the probe, differences and norms of the sweeps' check;
  *   devfactor_small.cuh    a small system's apply in one thread block.
@@ -15,6 +16,7 @@
 #include "devfactor_common.cuh"
 #include "devfactor_pattern.cuh"
 #include "devfactor_numeric.cuh"
+#include "devfactor_iter.cuh"
 #include "devfactor_sweep.cuh"
 #include "devfactor_check.cuh"
 #include "devfactor_small.cuh"

@@ -152,6 +152,33 @@ cudaError_t spk_dev_scaled_norm_part(cudaStream_t s, int n, const double *idiag,
                                      double *part);
 cudaError_t spk_dev_norm_finish(cudaStream_t s, int m, int parts, const double *part, double *out);
 
+/* The iterative factorization (devfactor_iter.cuh; the host's sweeps of
+ * parfactor.h, Jacobi style between v and v1).  F's pattern (rp, ci, dpos),
+ * A's values a0 in it, and for ILU(0) F by columns (ucp, urow: rows
+ * ascending; upos: each entry's position in F, from spk_dev_iter_index).
+ * Work: w (n), part (spk_dev_iter_parts(n, group)), ctl (3 ints), res (2).
+ * spk_dev_iter_factor queues the initial guess, up to `sweeps` sweeps (a
+ * lane group of `group` = 4, 8 or 32 per row) and the pivots' tests: v holds
+ * the factor, piv/idiag/flag and fctl[1] (the first bad row) as
+ * spk_dev_factor leaves them (fctl[1] = INT_MAX on entry), ctl[0] the
+ * sweeps taken and res[1] the relative residual of the last one. */
+typedef struct spk_dev_iter {
+    int n, nnz, ic, group;
+    const int *rp, *ci, *dpos, *ucp, *urow, *upos;
+    const double *a0;
+    double *w, *v, *v1, *piv, *idiag, *part, *res;
+    unsigned char *flag;
+    int *ctl, *fctl;
+} spk_dev_iter;
+int spk_dev_iter_parts(int n, int group);
+cudaError_t spk_dev_iter_factor(cudaStream_t s, const spk_dev_iter *it, double alpha, int sweeps, double tol);
+/* upos from cusparseCsr2cscEx2 of positions: stage 0 writes tmp[q] = q
+ * (to transpose as values); stage 1 upos[q] = pos[q] (the transposed ones). */
+cudaError_t spk_dev_iter_index(cudaStream_t s, int nnz, double *tmp, const double *pos, int *upos, int stage);
+/* *out = the chain of factorization = auto (parfactor.h,
+ * spk_parfactor_chain) of F's pattern, by pointer jumping (work: 4 n ints). */
+cudaError_t spk_dev_chain(cudaStream_t s, int n, const int *frp, const int *fci, const int *dpos, int *work, int *out);
+
 /* A kernel of devfactor.cu, whose module a build may launch first while a
  * race runs alongside (core/cuda_module.h, spk_module_preload). */
 const void *spk_devfactor_probe(void);

@@ -44,6 +44,7 @@
 
 #include "core/cuda_module.h"
 #include "devsweep.h"
+#include "parfactor.h"
 
 /* destroy: every allocation, whichever build made it. */
 static void dev_destroy(void *impl)
@@ -71,6 +72,7 @@ static void dev_destroy(void *impl)
                    p->piv, p->idiag, p->tcp, p->tri, p->tv, p->tbuf, p->scan, p->ssp[0], p->ssp[1], p->scol[0], p->scol[1], p->sval[0], p->sval[1],  p->x0,      p->x1,   p->y, p->lmax};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) spk_cuda_free(p->e, dev[i]);
     spk_spsv_pair_free(&p->sp);
+    spk_devsweep_iter_release(p);
     free(p);
 }
 
@@ -122,6 +124,12 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
                            "%s: shift_init must be a finite number > 0 and shift_max finite and >= shift_init "
                            "(got %g and %g)",
                            kind->label, o->shift_init, o->shift_max);
+    if (o->factorization < SPK_FACTORIZATION_AUTO || o->factorization > SPK_FACTORIZATION_ITERATIVE ||
+        o->factor_sweeps < 1 || o->factor_sweeps > SPK_FACTOR_SWEEPS_MAX || !(o->factor_tol >= 0 && o->factor_tol < 1))
+        return spk_err_set(err, SPK_ERR_INVALID_ARG,
+                           "%s: factorization must be auto, exact or iterative (got %d), factor_sweeps in [1, %d] "
+                           "(got %d) and factor_tol in [0, 1) (got %g)",
+                           kind->label, o->factorization, SPK_FACTOR_SWEEPS_MAX, o->factor_sweeps, o->factor_tol);
     dev_pc *p = calloc(1, sizeof *p);
     if (!p) return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (%s sweeps)", kind->label);
     p->e = e;
@@ -130,6 +138,7 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     p->k = o->sweeps;
     p->single = o->sweeps_float;
     p->opts = *o;
+    p->info.chain = -1;
     spk_exec_cuda_handles(e, &p->s, NULL, &p->h);
     /* small: the host builds it (a refactor comes here again with the new values) */
     const int host = built_on_host(A, o);
@@ -140,6 +149,7 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     p->opts.stop_arg = NULL;
     p->opts.stop_dev = NULL;
     /* the factorization's own arrays are not needed after it */
+    spk_devsweep_iter_release(p);
     spk_cuda_free(p->e, p->tpool);
     spk_cuda_free(p->e, p->scan);
     p->tpool = NULL;
@@ -208,6 +218,15 @@ static int dev_refactor(void *impl, const spk_csr *A)
     *p = *q;
     *q = keep;
     dev_destroy(q);
+    return SPK_OK;
+}
+
+/* How the factor was computed (precond.h, factor_info). */
+static int dev_factor_info(const void *impl, spk_precond_factor_info *out)
+{
+    const dev_pc *p = impl;
+    if (!p || !out) return SPK_ERR_INVALID_ARG;
+    *out = p->info;
     return SPK_OK;
 }
 
@@ -316,9 +335,9 @@ static int dev_warm(spk_exec *e, const spk_csr *A, const spk_precond_opts *o)
 
 const struct spk_precond_ops spk_precond_ic0_sweeps_cuda = {
     "ic0-sweeps", "cuda", ic0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe, ic0_create_dev,
-    dev_block, dev_sweeps, dev_warm,
+    dev_block, dev_sweeps, dev_warm, dev_factor_info,
 };
 const struct spk_precond_ops spk_precond_ilu0_sweeps_cuda = {
     "ilu0-sweeps", "cuda", ilu0_create, dev_apply, dev_refactor, dev_destroy, dev_shift, dev_describe,
-    ilu0_create_dev, dev_block, dev_sweeps, dev_warm,
+    ilu0_create_dev, dev_block, dev_sweeps, dev_warm, dev_factor_info,
 };

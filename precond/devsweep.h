@@ -4,6 +4,8 @@
  *   devsweep.c        the ops table: create, refactor, apply, destroy, warm;
  *   devsweep_build.c  the build on the device: pattern, numeric factorization
  *                     with the shift policy, transpose;
+ *   devsweep_iter.c   its numeric factorization by fixed-point sweeps, where
+ *                     chosen (factorization: iterative, or auto on a deep F);
  *   devsweep_host.c   the build of a small system on the host, uploaded in one
  *                     copy;
  *   devsweep_mode.c   after a good factorization: the sweeps' count and the
@@ -65,6 +67,12 @@ typedef struct dev_pc {
                                   factorization's own (freed after it) */
     double *sw[4], *spart, *snorm; /* ... in tpool: the check's and the test's vectors and norms */
     char what[64];             /* describe() */
+    spk_precond_factor_info info; /* how the factor was computed (factor_info) */
+    void *ipool;               /* the iterative factorization's work space (devsweep_iter.c; freed after it) */
+    int *ucp, *urow, *upos;    /* ... in ipool: ILU(0)'s F by columns (positions in F) */
+    double *v1, *iw, *ipart;   /* ... the second iterate, |a_ii|^-1/2, the residual's partial sums */
+    int *ictl;                 /* ... sweeps taken, and the stop flag */
+    double *ires;              /* ... residuals: ||W A W||^2, the last sweep's */
 } dev_pc;
 
 /* The ways to apply the preconditioner: K sweeps a kernel each, or in one
@@ -158,6 +166,15 @@ typedef struct host_tri {
  * spk_devsweep_settle. */
 int spk_devsweep_build(dev_pc *p, const spk_csr *dA);
 int spk_devsweep_run(dev_pc *p);
+
+/* devsweep_iter.c: after F's pattern, the choice of factorization
+ * (p->info: iterative, the chain measured for auto) and, for the sweeps,
+ * their work space; one factorization by sweeps with the outcome of the
+ * exact one (0, -1 and fail, or an error; p->info's sweeps and residual);
+ * the work space freed. */
+int spk_devsweep_iter_prepare(dev_pc *p);
+int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail);
+void spk_devsweep_iter_release(dev_pc *p);
 
 /* devsweep_host.c: the same, factor, transpose, sliced copies and check,
  * made on the host from A and uploaded in one copy. */

@@ -89,7 +89,8 @@ int spk_devsweep_build(dev_pc *p, const spk_csr *dA)
     p->snorm = (double *)(tp + o_snorm);
     SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
                                            p->dpos, p->adiag, p->missing));
-    if (ordered) { /* the factorization's order, from the rows' dependencies */
+    SPK_TRY(spk_devsweep_iter_prepare(p)); /* exact or by sweeps (auto: by F's chain) */
+    if (ordered && !p->info.iterative) { /* the factorization's order, from the rows' dependencies */
         p->dptr = (int *)(tp + o_dptr), p->dep = (int *)(tp + o_dep), p->indeg = (int *)(tp + o_indeg);
         p->order = (int *)(tp + o_order);
         SPK_CUDA_TRY(err, spk_dev_deps(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->dptr, p->dep, p->indeg, p->scan, tb));
@@ -118,6 +119,7 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     spk_err *err = p->e->err;
     const int n = p->n;
     if (n == 0) return 0;
+    if (p->info.iterative) return spk_devsweep_iter_numeric(p, alpha, fail);
     int ctl[3] = {0, INT_MAX, 0};
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->v, p->v0, (size_t)p->nnz * sizeof(double), cudaMemcpyDeviceToDevice, p->s));
     SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));

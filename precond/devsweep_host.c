@@ -176,6 +176,7 @@ int spk_devsweep_host_build(dev_pc *p, const spk_csr *A)
     const size_t nb = (size_t)n;
     p->nnz = nnz;
     p->alpha = f->alpha;
+    p->info = f->info; /* the host's factorization: exact, or its sweeps where asked */
     cnt = calloc(nb + 1, sizeof(int));
     sp[0] = malloc(((size_t)ns + 1) * sizeof(int));
     sp[1] = malloc(((size_t)ns + 1) * sizeof(int));

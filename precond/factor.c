@@ -1,6 +1,7 @@
 /* factor.c -- the working pattern, value loading, shift policy and sparse
  * triangular solves shared by the host ILU(0) and IC(0) (see factor.h). */
 #include "factor.h"
+#include "parfactor.h"
 
 #include <limits.h>
 #include <math.h>
@@ -8,9 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Check the shift options: alpha in [shift_init, shift_max], 0 < shift_init. */
+/* Check the options: the factorization's choice, sweeps and tolerance in
+ * range; alpha in [shift_init, shift_max], 0 < shift_init. */
 static int check_opts(const spk_precond_opts *o, const char *label, spk_err *err)
 {
+    if (o->factorization < SPK_FACTORIZATION_AUTO || o->factorization > SPK_FACTORIZATION_ITERATIVE)
+        return spk_err_set(err, SPK_ERR_INVALID_ARG,
+                           "%s: factorization must be auto (%d), exact (%d) or iterative (%d) (got %d)", label,
+                           SPK_FACTORIZATION_AUTO, SPK_FACTORIZATION_EXACT, SPK_FACTORIZATION_ITERATIVE,
+                           o->factorization);
+    if (o->factor_sweeps < 1 || o->factor_sweeps > SPK_FACTOR_SWEEPS_MAX)
+        return spk_err_set(err, SPK_ERR_INVALID_ARG, "%s: factor_sweeps must be in [1, %d] (got %d)", label,
+                           SPK_FACTOR_SWEEPS_MAX, o->factor_sweeps);
+    if (!(o->factor_tol >= 0 && o->factor_tol < 1))
+        return spk_err_set(err, SPK_ERR_INVALID_ARG, "%s: factor_tol must be a number in [0, 1) (got %g)", label,
+                           o->factor_tol);
     if (!o->allow_shift) return SPK_OK;
     if (!(o->shift_init > 0) || !isfinite(o->shift_init))
         return spk_err_set(err, SPK_ERR_INVALID_ARG,
@@ -29,7 +42,13 @@ static int shift_check(const void *own, spk_err *err)
     return check_opts(own, "IC(0)/ILU(0)", err);
 }
 
-/* The keys of the shift policy (spk_factor_shifted below, devsweep.c). */
+static const spk_opt_name factorization_names[] = {{"auto", SPK_FACTORIZATION_AUTO},
+                                                   {"exact", SPK_FACTORIZATION_EXACT},
+                                                   {"iterative", SPK_FACTORIZATION_ITERATIVE},
+                                                   {NULL, 0}};
+
+/* The keys of the shift policy (spk_factor_run below, devsweep.c) and of
+ * the choice of factorization (parfactor.h). */
 static const spk_opt shift_keys[] = {
     {.key = "shift", .alias = "allow-shift", SPK_PRECOND_KNOB(allow_shift), .type = SPK_OPT_FLAG, .def = 1,
      .help = "IC(0)/ILU(0): after a zero or negative pivot, retry on A + alpha*diag(A) (--no-shift: fail)"},
@@ -38,8 +57,18 @@ static const spk_opt shift_keys[] = {
      .help = "IC(0)/ILU(0): the first alpha of the shift, doubled after each failure"},
     {.key = "shift-max", SPK_PRECOND_KNOB(shift_max), .type = SPK_OPT_DOUBLE, .min = 0, .max = INFINITY,
      .flags = SPK_OPT_MIN_OPEN, .def = 1.0, .meta = "A", .help = "IC(0)/ILU(0): the largest alpha tried"},
+    {.key = "factorization", SPK_PRECOND_KNOB(factorization), .type = SPK_OPT_ENUM, .names = factorization_names,
+     .def = SPK_FACTORIZATION_AUTO, .meta = "F",
+     .help = "IC(0)/ILU(0): exact (row by row in dependency order), iterative (fixed-point sweeps over all "
+             "entries at once), auto (iterative on the GPU where the dependency chains are long)"},
+    {.key = "factor-sweeps", SPK_PRECOND_KNOB(factor_sweeps), .type = SPK_OPT_INT, .min = 1,
+     .max = SPK_FACTOR_SWEEPS_MAX, .def = SPK_FACTOR_SWEEPS_DEFAULT, .meta = "N",
+     .help = "IC(0)/ILU(0) iterative: the most sweeps"},
+    {.key = "factor-tol", SPK_PRECOND_KNOB(factor_tol), .type = SPK_OPT_DOUBLE, .min = 0, .max = 1,
+     .flags = SPK_OPT_MAX_OPEN, .def = SPK_FACTOR_TOL_DEFAULT, .meta = "X",
+     .help = "IC(0)/ILU(0) iterative: stop once the relative residual of A = LU on the pattern is at most this"},
 };
-const spk_opt_table spk_precond_options = {"precond", shift_keys, 3, shift_check};
+const spk_opt_table spk_precond_options = {"precond", shift_keys, 6, shift_check};
 
 /* F = the pattern of the lower triangle of A (j <= i) with every diagonal
  * entry present: spk_csr_with_diagonal restricted to j <= i, built in one
@@ -130,6 +159,12 @@ int spk_factor_setup(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
     else
         spk_csr_diag_pos(&f->F, f->diag);
     for (int i = 0; i < n; i++) f->mark[i] = -1;
+    /* the host factorization is sequential either way, so auto takes the
+     * exact one (its cost does not grow with the dependency chains);
+     * cuSPARSE's kinds factorize their own way */
+    f->info.chain = -1;
+    if (!kind->device && o->factorization == SPK_FACTORIZATION_ITERATIVE && (st = spk_parfactor_create(f)) != SPK_OK)
+        goto cleanup;
     *out = f;
     f = NULL;
 cleanup:
@@ -259,13 +294,18 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
     spk_factor_fail first = {0, 0, 0}, last = {0, 0, 0};
     if (!f) return SPK_ERR_INVALID_ARG;
     const spk_factor_kind *k = f->kind;
+    int (*numeric)(spk_factor *, double, spk_factor_fail *) = f->iter ? spk_parfactor_numeric : k->numeric;
     f->valid = 0;
     f->alpha = 0;
+    f->info.iterative = f->iter != NULL;
+    f->info.sweeps = 0;
+    f->info.residual = 0;
     SPK_TRY(spk_factor_load(f, A));
-    int r = k->numeric(f, 0.0, &first);
+    int r = numeric(f, 0.0, &first);
     if (r > 0) return r;
     if (r == 0) {
         f->valid = 1;
+        if (f->iter) spk_parfactor_keep(f);
         return SPK_OK;
     }
     int hopeless = k->hopeless(f, first.row);
@@ -277,11 +317,12 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
         /* each try is a whole factorization: a build no longer wanted ends here */
         if (f->opts.stop && f->opts.stop(f->opts.stop_arg)) return SPK_PRECOND_STOPPED;
         SPK_TRY(copy_values(f, A));
-        r = k->numeric(f, alpha, &last);
+        r = numeric(f, alpha, &last);
         if (r > 0) return r;
         if (r == 0) {
             f->alpha = alpha;
             f->valid = 1;
+            if (f->iter) spk_parfactor_keep(f);
             return SPK_OK;
         }
         hopeless = k->hopeless(f, last.row);
@@ -295,6 +336,7 @@ void spk_factor_free(spk_factor *f)
 {
     if (!f) return;
     if (f->kind && f->kind->release) f->kind->release(f);
+    spk_parfactor_free(f->iter);
     spk_csr_free(&f->F);
     free(f->adiag);
     free(f->diag);
@@ -401,4 +443,13 @@ int spk_factor_inspect(const void *impl, const spk_csr **F, double *alpha)
     if (F) *F = &f->F;
     if (alpha) *alpha = f->alpha;
     return f->valid ? SPK_OK : SPK_ERR_ZERO_PIVOT;
+}
+
+/* How the factor of an ilu0/ic0 impl was computed. */
+int spk_factor_info_of(const void *impl, spk_precond_factor_info *out)
+{
+    const spk_factor *f = impl;
+    if (!f || !out) return SPK_ERR_INVALID_ARG;
+    *out = f->info;
+    return SPK_OK;
 }

@@ -73,6 +73,8 @@ struct spk_factor {
     double alpha;            /* shift of the factorization in use */
     int valid;               /* 1 when F holds a usable factorization */
     void *dev;               /* device-side state of a device variant */
+    struct spk_parfactor *iter; /* the iterative factorization's state (parfactor.h); NULL: exact */
+    spk_precond_factor_info info; /* how the factor in F was computed */
 };
 
 /* Check A (square, canonical) and the options, and build the working
@@ -140,5 +142,7 @@ int spk_ic0_hopeless(const spk_factor *f, int i);
  * SPK_ERR_INVALID_ARG for a NULL impl, SPK_ERR_ZERO_PIVOT (no message) when
  * the last factorization failed. */
 int spk_factor_inspect(const void *impl, const spk_csr **F, double *alpha);
+/* spk_precond_ops.factor_info of the host kinds. */
+int spk_factor_info_of(const void *impl, spk_precond_factor_info *out);
 
 #endif

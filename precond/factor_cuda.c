@@ -203,9 +203,9 @@ static int ic0_cuda_create(spk_exec *e, const spk_csr *A, const spk_precond_opts
 
 const struct spk_precond_ops spk_precond_ilu0_cuda = {
     "ilu0", "cuda", ilu0_cuda_create, gpu_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift,
-    NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL, NULL,
 };
 const struct spk_precond_ops spk_precond_ic0_cuda = {
     "ic0", "cuda", ic0_cuda_create, gpu_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift,
-    NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL, NULL,
 };

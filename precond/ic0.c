@@ -84,5 +84,5 @@ static int ic0_apply(void *impl, const double *r, double *z)
 
 const struct spk_precond_ops spk_precond_ic0_host = {
     "ic0", "host", ic0_create, ic0_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift,
-    NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL, spk_factor_info_of,
 };

@@ -99,5 +99,5 @@ static int ilu0_apply(void *impl, const double *r, double *z)
 
 const struct spk_precond_ops spk_precond_ilu0_host = {
     "ilu0", "host", ilu0_create, ilu0_apply, spk_factor_refactor, spk_factor_destroy, spk_factor_shift,
-    NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL, spk_factor_info_of,
 };

@@ -146,7 +146,7 @@ static double jacobi_shift(const void *impl)
 }
 
 const struct spk_precond_ops spk_precond_jacobi_host = {
-    "jacobi", "host", jacobi_create, jacobi_apply, jacobi_refactor, jacobi_destroy, jacobi_shift, NULL, NULL, NULL, NULL, NULL,
+    "jacobi", "host", jacobi_create, jacobi_apply, jacobi_refactor, jacobi_destroy, jacobi_shift, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 #ifdef SPK_HAVE_CUDA
@@ -180,6 +180,6 @@ static int jacobi_block(const void *impl, spk_block_prec *out)
 
 const struct spk_precond_ops spk_precond_jacobi_cuda = {
     "jacobi", "cuda", jacobi_cuda_create, jacobi_cuda_apply, jacobi_refactor, jacobi_destroy,
-    jacobi_shift, NULL, NULL, jacobi_block, NULL, NULL,
+    jacobi_shift, NULL, NULL, jacobi_block, NULL, NULL, NULL,
 };
 #endif

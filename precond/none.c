@@ -34,10 +34,10 @@ static double none_shift(const void *impl)
 }
 
 const struct spk_precond_ops spk_precond_none_host = {
-    "none", "host", none_create, NULL, none_refactor, none_destroy, none_shift, NULL, NULL, NULL, NULL, NULL,
+    "none", "host", none_create, NULL, none_refactor, none_destroy, none_shift, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* The same on the GPU: nothing to set up or apply, on any executor. */
 const struct spk_precond_ops spk_precond_none_cuda = {
-    "none", "cuda", none_create, NULL, none_refactor, none_destroy, none_shift, NULL, NULL, NULL, NULL, NULL,
+    "none", "cuda", none_create, NULL, none_refactor, none_destroy, none_shift, NULL, NULL, NULL, NULL, NULL, NULL,
 };

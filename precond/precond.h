@@ -19,6 +19,10 @@ typedef struct spk_precond_opts {
     int allow_shift;     /* on a bad pivot, retry on A + alpha*diag(A) */
     double shift_init;   /* first alpha (> 0) */
     double shift_max;    /* give up beyond this alpha */
+    int factorization;   /* SPK_FACTORIZATION_*: exact (dependency order), iterative (sweeps,
+                            precond/parfactor.h), auto (iterative on the GPU for deep patterns) */
+    int factor_sweeps;   /* iterative: the most sweeps */
+    double factor_tol;   /* iterative: stop once the relative residual is at most this */
     int sweeps;          /* "ilu0-sweeps", "ic0-sweeps": Jacobi sweeps per triangular solve */
     double sweeps_check; /* GPU sweeps: > 0 checks them on a probe after each factorization:
                             the fewest sweeps from 2 to `sweeps` whose relative residual on
@@ -55,6 +59,15 @@ typedef struct spk_precond_opts {
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
 
+/* How an IC(0)/ILU(0) factor was computed (spk_precond_ops.factor_info). */
+typedef struct spk_precond_factor_info {
+    int iterative;   /* 1: by fixed-point sweeps (precond/parfactor.h), 0: exactly, in dependency order */
+    int sweeps;      /* iterative: the sweeps the last factorization took */
+    double residual; /* iterative: its relative residual, measured on the iterate the last sweep
+                        started from (the factor returned is one sweep further) */
+    int chain;       /* factorization = auto: the dependency chain measured (parfactor.h); -1: none */
+} spk_precond_factor_info;
+
 /* create's status where opts.stop ended the build (not an error: no message
  * is set, and it never leaves the library) */
 #define SPK_PRECOND_STOPPED 100
@@ -89,6 +102,9 @@ struct spk_precond_ops {
      * build (a kernel's first load may wait for all the device's work,
      * other streams' included); NULL where there is nothing to load. */
     int (*warm)(spk_exec *e, const spk_csr *A, const spk_precond_opts *o);
+    /* Optional (IC(0)/ILU(0)): how the factor in use was computed; NULL where
+     * it is not told. */
+    int (*factor_info)(const void *impl, spk_precond_factor_info *out);
 };
 
 /* Default options: shifting allowed, alpha from 1e-3 doubling up to 1 (the
@@ -97,7 +113,8 @@ void spk_precond_opts_default(spk_precond_opts *o);
 
 /* The two places of a preconditioner's option f: spk_options.f and spk_precond_opts.f. */
 #define SPK_PRECOND_KNOB(f) .field = #f, .at = {offsetof(spk_options, f), offsetof(spk_precond_opts, f)}
-/* The keys the factorizations read (factor.c): "shift", "shift-init", "shift-max". */
+/* The keys the factorizations read (factor.c): "shift", "shift-init", "shift-max",
+ * "factorization", "factor-sweeps", "factor-tol". */
 extern const spk_opt_table spk_precond_options;
 /* The preconditioner's options of o: its keys, its SpMV format and that
  * format's knobs; every other field zero (the solver's to fill). */

@@ -392,7 +392,7 @@ static int sweep_count(const void *impl)
 #define SWEEP_CUDA_ENTRY(sym, name)                                                                                   \
     const struct spk_precond_ops spk_precond_##sym##_cuda = {                                                         \
         name, "cuda", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL, NULL,              \
-        sweep_count, NULL,                                                                                              \
+        sweep_count, NULL, NULL,                                                                                        \
     };
 #else
 #define SWEEP_CUDA_ENTRY(sym, name)
@@ -404,7 +404,7 @@ static int sweep_count(const void *impl)
     }                                                                                                                 \
     const struct spk_precond_ops spk_precond_##sym##_host = {                                                         \
         name, "host", sym##_create, sweep_apply, sweep_refactor, sweep_destroy, sweep_shift, NULL, NULL, NULL,              \
-        sweep_count, NULL,                                                                                              \
+        sweep_count, NULL, NULL,                                                                                        \
     };
 
 SWEEP_VARIANT(ilu0_sweeps, "ilu0-sweeps", spk_ilu0_kind, 0)

@@ -32,7 +32,8 @@ static const field options_fields[] = {
     FIELD(spk_options, reorder),        FIELD(spk_options, reorder_block), FIELD(spk_options, vector_ops),
     FIELD(spk_options, precond_precision), FIELD(spk_options, race),       FIELD(spk_options, sell_c),
     FIELD(spk_options, sell_sigma),     FIELD(spk_options, bcsr_block),    FIELD(spk_options, probe),
-    FIELD(spk_options, probe_iters),   FIELD(spk_options, probe_factor_iters),
+    FIELD(spk_options, probe_iters),   FIELD(spk_options, probe_factor_iters), FIELD(spk_options, factorization),
+    FIELD(spk_options, factor_sweeps),  FIELD(spk_options, factor_tol),
 };
 static const field no_key[] = {FIELD(spk_options, monitor), FIELD(spk_options, monitor_user)};
 
@@ -44,7 +45,8 @@ static const field spmv_fields[] = {
     FIELD(spk_spmv_opts, bcsr_block),
 };
 static const field precond_fields[] = {FIELD(spk_precond_opts, allow_shift), FIELD(spk_precond_opts, shift_init),
-                                       FIELD(spk_precond_opts, shift_max)};
+                                       FIELD(spk_precond_opts, shift_max),   FIELD(spk_precond_opts, factorization),
+                                       FIELD(spk_precond_opts, factor_sweeps), FIELD(spk_precond_opts, factor_tol)};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof(a)[0]))
 
@@ -135,6 +137,10 @@ static void test_defaults(void)
     spk_precond_opts po;
     spk_precond_opts_default(&po);
     CHECK(po.allow_shift == 1 && po.shift_init == 1e-3 && po.shift_max == 1.0, "spk_precond_opts_default");
+    CHECK(o.factorization == SPK_FACTORIZATION_AUTO && o.factor_sweeps >= 1 && o.factor_tol > 0 && o.factor_tol < 1,
+          "factorization");
+    CHECK(po.factorization == o.factorization && po.factor_sweeps == o.factor_sweeps && po.factor_tol == o.factor_tol,
+          "spk_precond_opts_default: factorization");
 }
 
 /* A value other than the default that key o takes, as text. */

@@ -11,6 +11,7 @@
 #include "io/gen.h"
 #include "io/mmio.h"
 #include "precond/factor.h"
+#include "precond/parfactor.h"
 #include "precond/precond.h"
 
 static spk_exec *g_host, *g_dev;
@@ -21,6 +22,11 @@ static int g_apply;
 /* spk_precond_opts.build: every case runs with the factor built on the host (1) and on the device (2) */
 static int g_build;
 static const char *const g_apply_name[] = {"timed", "kernels", "one block", "one-block solves", "SpSV"};
+/* spk_precond_opts' factorization, factor_sweeps, factor_tol for every case
+ * (exact unless a case says otherwise), and the passes compare_with runs (2:
+ * also after new values) */
+static int g_fact = SPK_FACTORIZATION_EXACT, g_fsweeps = SPK_FACTOR_SWEEPS_DEFAULT, g_passes = 2;
+static double g_ftol = SPK_FACTOR_TOL_DEFAULT;
 
 /* Create hpc on the host and dpc on the GPU (sweeps per triangular solve
  * where they apply), compare alpha, the status and z = M^-1 r.  dev_copy:
@@ -36,6 +42,9 @@ static void compare_with(const char *what, const spk_csr *A, const char *hpc, co
     o.sweeps_float = single;
     o.dev_apply = g_apply;
     o.build = g_build;
+    o.factorization = g_fact;
+    o.factor_sweeps = g_fsweeps;
+    o.factor_tol = g_ftol;
     const struct spk_precond_ops *hops, *dops;
     CHECK_OK(spk_precond_find(hpc, g_host, &hops, g_host->err), g_host->err->msg);
     CHECK_OK(spk_precond_find(dpc, g_dev, &dops, g_dev->err), g_dev->err->msg);
@@ -72,7 +81,7 @@ static void compare_with(const char *what, const spk_csr *A, const char *hpc, co
     spk_csr B = {0};
     spk_err e;
     CHECK_OK(spk_csr_copy(A, &B, &e), e.msg);
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < g_passes; pass++) {
         if (pass == 1) { /* new values, same pattern: B = 3 A (same alpha) */
             for (int k = 0; k < B.nnz; k++) B.val[k] *= 3;
             CHECK_OK(hops->refactor(hM, &B), g_host->err->msg);
@@ -417,6 +426,96 @@ static void with_file(const char *file, const char *pc, int allow_shift)
     spk_csr_free(&A);
 }
 
+/* How the GPU sweeps' factor of A was computed with factorization = how. */
+static spk_precond_factor_info dev_info(const spk_csr *A, int ic, int how, int *status)
+{
+    spk_precond_factor_info in = {0, 0, 0, -1};
+    spk_precond_opts o;
+    spk_precond_opts_default(&o);
+    o.build = g_build;
+    o.factorization = how;
+    const struct spk_precond_ops *ops = ic ? &spk_precond_ic0_sweeps_cuda : &spk_precond_ilu0_sweeps_cuda;
+    void *M = NULL;
+    *status = ops->create(g_dev, A, &o, &M);
+    CHECK(ops->factor_info != NULL, "%s has no factor_info", ops->name);
+    if (!*status && ops->factor_info) CHECK_OK(ops->factor_info(M, &in), "factor_info");
+    ops->destroy(M);
+    return in;
+}
+
+/* The factorization by sweeps (parfactor.h) on the GPU against the host's:
+ * a few sweeps and the default stopping equal the host's sweeps to rounding
+ * (both Jacobi style, from the same guess), swept to a standstill the exact
+ * factor (checked by exact solves against the host's exact IC(0)/ILU(0)).
+ * New values are compared only at the standstill: the host's refactor
+ * starts from the last factor, the device's rebuild from A. */
+static void iterative(const char *what, const spk_csr *A, int ic, int allow_shift)
+{
+    const char *sw = ic ? "ic0-sweeps" : "ilu0-sweeps", *ex = ic ? "ic0" : "ilu0";
+    g_fact = SPK_FACTORIZATION_ITERATIVE;
+    g_passes = 1;
+    g_fsweeps = 3, g_ftol = 0;
+    compare_with(what, A, sw, sw, allow_shift, 3, 1, 0);
+    g_fsweeps = SPK_FACTOR_SWEEPS_DEFAULT, g_ftol = SPK_FACTOR_TOL_DEFAULT;
+    compare_with(what, A, sw, sw, allow_shift, 3, 1, 0);
+    g_passes = 2;
+    g_fsweeps = 2000, g_ftol = 0;
+    g_fact = SPK_FACTORIZATION_EXACT; /* the host's exact factor */
+    compare_with(what, A, ex, sw, allow_shift, 1000, 1, 0);
+    g_fact = SPK_FACTORIZATION_ITERATIVE;
+    compare_with(what, A, sw, sw, allow_shift, 1000, 1, 0);
+    g_fact = SPK_FACTORIZATION_EXACT, g_fsweeps = SPK_FACTOR_SWEEPS_DEFAULT, g_ftol = SPK_FACTOR_TOL_DEFAULT;
+    int st = 0;
+    const spk_precond_factor_info in = dev_info(A, ic, SPK_FACTORIZATION_ITERATIVE, &st);
+    if (!st)
+        CHECK(in.iterative == 1 && in.sweeps >= 1 && in.sweeps <= SPK_FACTOR_SWEEPS_DEFAULT && in.residual >= 0,
+              "%s: factor_info %d, %d sweeps, residual %g", what, in.iterative, in.sweeps, in.residual);
+}
+
+/* factorization = auto: on the device the sweeps where F's chain is deep
+ * (the chain measured there equals the host's), else exact; on the host,
+ * exact. */
+static void auto_choice(const char *what, const spk_csr *A, int ic)
+{
+    int st = 0;
+    const spk_precond_factor_info in = dev_info(A, ic, SPK_FACTORIZATION_AUTO, &st);
+    CHECK_OK(st, g_dev->err->msg);
+    if (st) return;
+    if (g_build == 1) {
+        CHECK(in.iterative == 0 && in.chain == -1, "%s: auto built on the host: %d, chain %d", what, in.iterative,
+              in.chain);
+        return;
+    }
+    spk_csr F = {0};
+    spk_err e;
+    int added = 0, *dg = malloc(((size_t)A->nrows + 1) * sizeof(int));
+    CHECK_OK(spk_csr_with_diagonal(A, &F, &added, &e), e.msg);
+    spk_csr_diag_pos(&F, dg);
+    const int chain = spk_parfactor_chain(&F, dg);
+    CHECK(in.chain == chain && in.iterative == spk_parfactor_deep(A->nrows, chain),
+          "%s: auto on the device: chain %d (host %d), iterative %d", what, in.chain, chain, in.iterative);
+    printf("%-22s auto: chain %d of %d rows, %s\n", what, in.chain, A->nrows, in.iterative ? "iterative" : "exact");
+    free(dg);
+    spk_csr_free(&F);
+}
+
+/* A nonsymmetric band of half-width w, diagonally dominant: the deep case. */
+static void band_matrix(int n, int w, spk_csr *A)
+{
+    spk_err e;
+    CHECK_OK(spk_csr_alloc(A, n, n, n * (2 * w + 1), &e), e.msg);
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = i - w; j <= i + w; j++)
+            if (j >= 0 && j < n) {
+                A->colind[q] = j;
+                A->val[q++] = j == i ? 1.5 * w : -0.5 - 0.4 * sin(0.7 * i + 1.3 * j);
+            }
+        A->rowptr[i + 1] = q;
+    }
+    A->nnz = q;
+}
+
 /* spk_precond_opts.stop: asked between the build's steps; stop on its
  * k-th call, for k = 1, 2, ... until a build no longer asks that often:
  * each stopped create returns SPK_PRECOND_STOPPED with nothing made and no
@@ -658,6 +757,26 @@ static void all_cases(void)
     with_file("sherman3.mtx.gz", "ilu0-sweeps", 1);
     with_file("orsirr_1.mtx.gz", "ilu0-sweeps", 1);
     with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
+    /* the factor by sweeps: grids, a deep band of 50,000 rows, failures at the host's row */
+    iterative("poisson3d-7:12", &P, 1, 1);
+    iterative("convdiff3d-7:12", &C, 0, 1);
+    auto_choice("poisson3d-7:12", &P, 1);
+    {
+        spk_csr Bd = {0}, Bs = {0};
+        band_matrix(50000, 40, &Bd);
+        iterative("band 50000/40", &Bd, 0, 1);
+        auto_choice("band 50000/40", &Bd, 0);
+        spk_csr_free(&Bd);
+        CHECK_OK(spk_gen_poisson2d5(120, &Bs, &e), e.msg);
+        iterative("poisson2d-5:120", &Bs, 1, 1);
+        auto_choice("poisson2d-5:120", &Bs, 1);
+        spk_csr_free(&Bs);
+    }
+    g_fact = SPK_FACTORIZATION_ITERATIVE, g_fsweeps = 2000, g_ftol = 0;
+    with_file("plat362.mtx.gz", "ic0-sweeps", 1);
+    with_file("plat362.mtx.gz", "ic0-sweeps", 0);
+    with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
+    g_fact = SPK_FACTORIZATION_EXACT, g_fsweeps = SPK_FACTOR_SWEEPS_DEFAULT, g_ftol = SPK_FACTOR_TOL_DEFAULT;
     stops("poisson3d-7:12", &P, "ic0-sweeps");
     stops("convdiff3d-7:12", &C, "ilu0-sweeps");
     spk_csr_free(&P);

@@ -1,0 +1,126 @@
+/* devsweep_iter.c -- the GPU sweeps' factorization by fixed-point sweeps
+ * (parfactor.h; kernels in devfactor_iter.cuh), the alternative to the
+ * dependency-order kernel of devsweep_build.c: the choice (factorization:
+ * exact, iterative, or auto by the dependency chain of F measured on the
+ * device), its work space in one allocation (ipool, freed after the
+ * factorization), and one factorization of A + alpha*diag(A) with the
+ * outcome of devsweep_build.c's numeric (a bad pivot's row and value). */
+#include <limits.h>
+
+#include "devsweep.h"
+#include "parfactor.h"
+
+/* The chain of F (spk_parfactor_chain) on the device; one wait. */
+static int measure_chain(dev_pc *p, int *chain)
+{
+    spk_err *err = p->e->err;
+    SPK_CUDA_TRY(err, spk_dev_chain(p->s, p->n, p->frp, p->fci, p->dpos, (int *)p->sw[0], p->ctl));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(chain, p->ctl, sizeof(int), cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
+    return SPK_OK;
+}
+
+/* ILU(0)'s F by columns with each entry's position in F: cuSPARSE's
+ * transpose of the positions as values (exact in double), in v and v1
+ * (free until the factorization). */
+static int column_index(dev_pc *p)
+{
+    spk_err *err = p->e->err;
+    size_t bytes = 0;
+    void *buf = NULL;
+    SPK_CUDA_TRY(err, spk_dev_iter_index(p->s, p->nnz, p->v1, NULL, NULL, 0));
+    SPK_CUSPARSE_TRY(err, cusparseCsr2cscEx2_bufferSize(p->h, p->n, p->n, p->nnz, p->v1, p->frp, p->fci, p->v,
+                                                        p->ucp, p->urow, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                                        CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
+    SPK_TRY(spk_cuda_alloc(p->e, bytes ? bytes : 1, "the factor's column index workspace", &buf));
+    int st = spk_cusparse_check(err,
+                                cusparseCsr2cscEx2(p->h, p->n, p->n, p->nnz, p->v1, p->frp, p->fci, p->v, p->ucp,
+                                                   p->urow, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                                   CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf),
+                                "cusparseCsr2cscEx2");
+    if (!st) st = spk_cuda_check(err, spk_dev_iter_index(p->s, p->nnz, NULL, p->v, p->upos, 1), "spk_dev_iter_index");
+    /* the transpose reads buf while it runs: wait before freeing it */
+    if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
+    spk_cuda_free(p->e, buf);
+    return st;
+}
+
+/* Lanes per row of a sweep: each lane takes entries of the row. */
+static int sweep_group(const dev_pc *p)
+{
+    const double avg = p->n > 0 ? (double)p->nnz / p->n : 0;
+    return avg > 24 ? 32 : avg > 6 ? 8 : 4;
+}
+
+int spk_devsweep_iter_prepare(dev_pc *p)
+{
+    p->info.chain = -1;
+    p->info.iterative = p->opts.factorization == SPK_FACTORIZATION_ITERATIVE;
+    if (p->opts.factorization == SPK_FACTORIZATION_AUTO && p->n > 0) {
+        SPK_TRY(measure_chain(p, &p->info.chain));
+        p->info.iterative = spk_parfactor_deep(p->n, p->info.chain);
+    }
+    if (!p->info.iterative || p->n == 0) return SPK_OK;
+    const size_t nb = (size_t)p->n, dn = (size_t)p->nnz, parts = (size_t)spk_dev_iter_parts(p->n, sweep_group(p));
+    size_t off = 0, o_v1, o_w, o_part, o_ctl, o_res, o_ucp = 0, o_urow = 0, o_upos = 0;
+    o_v1 = off, off += span(dn, sizeof(double));
+    o_w = off, off += span(nb, sizeof(double));
+    o_part = off, off += span(parts, sizeof(double));
+    o_ctl = off, off += span(3, sizeof(int));
+    o_res = off, off += span(2, sizeof(double));
+    if (!p->ic) {
+        o_ucp = off, off += span(nb + 1, sizeof(int));
+        o_urow = off, off += span(dn, sizeof(int));
+        o_upos = off, off += span(dn, sizeof(int));
+    }
+    SPK_TRY(spk_cuda_alloc(p->e, off, "the iterative factorization's work space", &p->ipool));
+    unsigned char *d = p->ipool;
+    p->v1 = (double *)(d + o_v1), p->iw = (double *)(d + o_w), p->ipart = (double *)(d + o_part);
+    p->ictl = (int *)(d + o_ctl), p->ires = (double *)(d + o_res);
+    if (!p->ic) {
+        p->ucp = (int *)(d + o_ucp), p->urow = (int *)(d + o_urow), p->upos = (int *)(d + o_upos);
+        SPK_TRY(column_index(p));
+    }
+    return SPK_OK;
+}
+
+void spk_devsweep_iter_release(dev_pc *p)
+{
+    spk_cuda_free(p->e, p->ipool);
+    p->ipool = NULL;
+    p->v1 = p->iw = p->ipart = p->ires = NULL;
+    p->ucp = p->urow = p->upos = p->ictl = NULL;
+}
+
+int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n;
+    if (n == 0) return 0;
+    if (!p->ipool) return spk_err_set(err, SPK_ERR_INTERNAL, "%s: no iterative work space", host_kind(p)->label);
+    int ctl[3] = {0, INT_MAX, 0}, ictl[3] = {0, 0, 0};
+    double res[2] = {0, 0};
+    const spk_dev_iter it = {n,       p->nnz,  p->ic,   sweep_group(p), p->frp,   p->fci,   p->dpos, p->ucp,
+                             p->urow, p->upos, p->v0,   p->iw,          p->v,     p->v1,    p->piv,  p->idiag,
+                             p->ipart, p->ires, p->flag, p->ictl,       p->ctl};
+    SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
+    SPK_CUDA_TRY(err, spk_dev_iter_factor(p->s, &it, alpha, p->opts.factor_sweeps, p->opts.factor_tol));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(ctl, p->ctl, sizeof ctl, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(ictl, p->ictl, sizeof ictl, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(res, p->ires, sizeof res, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
+    p->info.sweeps = ictl[0];
+    p->info.residual = res[1];
+    if (ctl[1] == INT_MAX) return 0;
+    const int row = ctl[1];
+    double pv = 0;
+    unsigned char fl = 0;
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(&pv, p->piv + row, sizeof pv, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaMemcpyAsync(&fl, p->flag + row, 1, cudaMemcpyDeviceToHost, p->s));
+    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
+    fail->row = row;
+    fail->pivot = pv;
+    fail->overflow = fl == 2;
+    return -1;
+}
