@@ -50,7 +50,7 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
         fprintf(f, "%s{\"name\": ", k ? ", " : "");
         cli_json_string(f, c->name);
         fprintf(f, ", \"builtin\": %s, \"format\": ", c->builtin ? "true" : "false");
-        cli_json_string(f, c->o.format ? c->o.format : "auto");
+        cli_json_string(f, c->builtin ? "cusparse" : c->o.format ? c->o.format : "auto");
         fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
                    "\"reorder_block\": %d, \"precond\": \"%s\", \"precond_precision\": \"%s\", \"race\": %d, "
                    "\"rtol\": %g}",
