@@ -4,7 +4,8 @@
  *   bench_config.c  the solve configurations (--solve-config NAME:key=value,...)
  *   bench_run.c     the harness: each format's product and solve, measured
  *   bench_report.c  the text report and the figures derived from the results
- *   bench_json.c    the JSON and CSV files */
+ *   bench_json.c    the JSON and CSV files
+ *   bench_ref.c     the baseline "ref" on cuSPARSE and cuBLAS (built with CUDA only) */
 #ifndef SPK_APPS_BENCH_H
 #define SPK_APPS_BENCH_H
 
@@ -39,9 +40,12 @@ typedef struct fmt_result {
     int block_iterations;    /* spk_result.block_iterations */
     int block_cluster;       /* spk_result.block_cluster */
     int race;                /* spk_result.race */
+    double s_upload_ms;      /* the upload of A: in s_setup_ms (spk_result.t_setup_upload), or for
+                                the baseline ref timed apart, not in s_setup_ms (s_upload_apart) */
+    int s_upload_apart;
 } fmt_result;
 
-#define MAX_CONFIGS 8
+#define MAX_CONFIGS 8 /* given by --solve-config; the baseline ref comes in addition */
 
 /* A solve configuration (--solve-config NAME:key=value,...): the run's
  * options with some keys changed, compared in one run. */
@@ -49,6 +53,7 @@ typedef struct solve_cfg {
     char name[32];
     spk_options o;           /* o.format: NULL, the executor's default */
     int precond;             /* spk_precond_kind (SPK_PRECOND_AUTO: as spk solve chooses) */
+    int builtin;             /* the baseline ref (bench_ref.c), not spk's solver */
 } solve_cfg;
 
 typedef struct mat_result {
@@ -58,7 +63,7 @@ typedef struct mat_result {
     int cache_regime;
     int nf;
     fmt_result f[64];
-    fmt_result c[MAX_CONFIGS]; /* the solves of the configurations (ops unused) */
+    fmt_result c[MAX_CONFIGS + 1]; /* the solves of the configurations (ops unused) */
 } mat_result;
 
 typedef struct bench {
@@ -71,8 +76,10 @@ typedef struct bench {
     /* the solves' options (the library's keys on the command line) */
     spk_options o;
     int race_given;          /* --race given: the per-format solves race too */
-    solve_cfg cfg[MAX_CONFIGS]; /* --solve-config: solves compared by configuration */
+    solve_cfg cfg[MAX_CONFIGS + 1]; /* --solve-config: solves compared by configuration,
+                                       after the baseline ref where it runs */
     int ncfg;
+    const char *ref_absent;  /* why the baseline ref does not run (NULL: it runs, or no solves) */
     /* the run */
     spk_exec *ex;
     spk_err err;
@@ -93,6 +100,11 @@ typedef struct bench {
 int bench_parse_cfg(const spk_options *base, const char *spec, solve_cfg *c);
 /* The help lines of --solve-config's keys beyond the library's. */
 extern const char bench_cfg_keys_help[];
+/* With solves on the GPU, the baseline ref as configuration 0; otherwise
+ * b->ref_absent says why not. */
+void bench_add_ref(bench *b);
+/* Has the run the baseline ref (configuration 0)? */
+int bench_has_ref(const bench *b);
 
 /* bench_run.c: measure every format (and solve) on A, print its report. */
 int bench_matrix(bench *b, const char *name, spk_csr *A);
@@ -123,7 +135,7 @@ typedef struct payback {
 int bench_payback(const bench *b, const mat_result *m, payback *p);
 /* The hot time of the format auto chose, as measured on its own in this run. */
 double bench_chosen_hot(const mat_result *m, const fmt_result *au);
-/* setup + solve of a converged configuration solve (NAN otherwise) */
+/* setup + solve without the upload of A of a converged solve (NAN otherwise) */
 double bench_cfg_total(const fmt_result *f);
 /* Configuration k against the first (see bench_report.c). */
 int bench_cfg_summary(const bench *b, int k, double *geo, double *least, double *least_big, int *big,

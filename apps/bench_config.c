@@ -22,7 +22,10 @@ const char bench_cfg_keys_help[] =
     "vector-ops, precond-sweeps, precond-precision, precond-isai and reorder-block), and "
     "precond=auto|factor|ic0|ilu0|jacobi|none; each one's time to solution (setup + solve), iterations, "
     "true residual and split are reported with its speedup over the first configuration, and a summary "
-    "(geometric mean, least, least above 1M nonzeros, largest ratio of iterations)";
+    "(geometric mean, least, least above 1M nonzeros, largest ratio of iterations); times to solution "
+    "leave out the upload of A.  With solves on the GPU the first configuration is the baseline ref: "
+    "CG + IC(0) or BiCGStab + ILU(0) written directly on cuSPARSE and cuBLAS, its upload timed apart "
+    "(the name ref is taken)";
 
 /* precond=KIND: the preconditioner of spk_solver_create, not an option of spk_options. */
 static const spk_opt precond_key = {.key = "precond", CLI_ARG(solve_cfg, precond), .type = SPK_OPT_ENUM,
@@ -57,6 +60,10 @@ int bench_parse_cfg(const spk_options *base, const char *spec, solve_cfg *c)
     if (nl == 0 || nl >= sizeof c->name)
         return cli_usage_error("bench", "--solve-config needs NAME[:key=value,...] with a name of 1-31 characters");
     memcpy(c->name, spec, nl);
+    if (strcmp(c->name, "ref") == 0)
+        return cli_usage_error("bench", "--solve-config ref: the name ref is the cuSPARSE + cuBLAS baseline, which "
+                                        "runs with every solve on the GPU; name this configuration otherwise "
+                                        "(e.g. recipe)");
     if (!colon) return CLI_OK;
     char buf[256], msg[SPK_ERR_MSG_MAX];
     if (strlen(colon + 1) >= sizeof buf)
@@ -72,4 +79,30 @@ int bench_parse_cfg(const spk_options *base, const char *spec, solve_cfg *c)
     if (spk_options_check(&c->o, msg, sizeof msg))
         return cli_usage_error("bench", "--solve-config %s: %s", c->name, msg);
     return CLI_OK;
+}
+
+void bench_add_ref(bench *b)
+{
+    b->ref_absent = NULL;
+    if (!b->solve && !b->ncfg) return;
+#ifdef SPK_HAVE_CUDA
+    if (spk_exec_is_host(b->ex)) {
+        b->ref_absent = "the solves run on the host; the baseline runs on the GPU only";
+        return;
+    }
+    memmove(&b->cfg[1], &b->cfg[0], (size_t)b->ncfg * sizeof b->cfg[0]);
+    memset(&b->cfg[0], 0, sizeof b->cfg[0]);
+    snprintf(b->cfg[0].name, sizeof b->cfg[0].name, "ref");
+    b->cfg[0].o = b->o;
+    b->cfg[0].precond = SPK_PRECOND_FACTOR;
+    b->cfg[0].builtin = 1;
+    b->ncfg++;
+#else
+    b->ref_absent = "this spk is built without CUDA";
+#endif
+}
+
+int bench_has_ref(const bench *b)
+{
+    return b->ncfg > 0 && b->cfg[0].builtin;
 }

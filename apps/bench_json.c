@@ -44,13 +44,15 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
     fprintf(f, ", \"vector_ops\": \"%s\"", cli_option_text(&b->o, "vector-ops", v[0], sizeof v[0]));
     spk_rhs_kind_text(&b->rhs, v[1], sizeof v[1]);
     fprintf(f, ", \"rhs_kind\": \"%s\"", v[1]);
+    fprintf(f, ", \"ref_baseline\": %s, \"ref_absent\": ", bench_has_ref(b) ? "true" : "false");
+    cli_json_string(f, b->ref_absent ? b->ref_absent : "");
     fprintf(f, ", \"solve_configs\": [");
     for (int k = 0; k < b->ncfg; k++) {
         const solve_cfg *c = &b->cfg[k];
         fprintf(f, "%s{\"name\": ", k ? ", " : "");
         cli_json_string(f, c->name);
-        fprintf(f, ", \"format\": ");
-        cli_json_string(f, c->o.format ? c->o.format : "auto");
+        fprintf(f, ", \"builtin\": %s, \"format\": ", c->builtin ? "true" : "false");
+        cli_json_string(f, c->builtin ? "cusparse" : c->o.format ? c->o.format : "auto");
         fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
                    "\"reorder_block\": %d, \"precond\": \"%s\", \"precond_precision\": \"%s\", \"race\": %d, "
                    "\"rtol\": %g}",
@@ -74,8 +76,9 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
     }
 }
 
-/* The solve with format r as the SpMV (base: the baseline's). */
-static void json_solve(FILE *f, const fmt_result *r, const fmt_result *base)
+/* The solve with format r as the SpMV (base: the baseline format's; ref:
+ * the baseline ref's solve, NULL without one). */
+static void json_solve(FILE *f, const fmt_result *r, const fmt_result *base, const fmt_result *ref)
 {
     fprintf(f, ", \"solve\": {\"status\": \"%s\", \"method\": \"%s\", \"precond\": \"%s\", \"iterations\": %d",
             r->solve_status ? spk_status_name(r->solve_status) : "converged", r->method, r->precond,
@@ -97,6 +100,8 @@ static void json_solve(FILE *f, const fmt_result *r, const fmt_result *base)
     cli_json_field(f, "speedup", base && base->solved && !base->solve_status && !r->solve_status
                                ? base->s_ms / r->s_ms
                                : NAN);
+    cli_json_field(f, "upload_ms", r->s_upload_ms);
+    cli_json_field(f, "ref_speedup_total", ref ? bench_cfg_total(ref) / bench_cfg_total(r) : NAN);
     fprintf(f, ", \"note\": ");
     cli_json_string(f, r->solve_note);
     fprintf(f, "}");
@@ -143,7 +148,7 @@ static void json_format(const bench *b, FILE *f, const mat_result *m, const fmt_
             }
         }
     }
-    if (r->solved) json_solve(f, r, bench_find(m, bench_baseline(b)));
+    if (r->solved) json_solve(f, r, bench_find(m, bench_baseline(b)), bench_has_ref(b) ? &m->c[0] : NULL);
     fprintf(f, "}");
 }
 
@@ -166,7 +171,10 @@ static void json_configs(const bench *b, FILE *f, const mat_result *m)
         cli_json_field(f, "format_setup_ms", r->s_format_ms);
         cli_json_field(f, "precond_setup_ms", r->s_pc_setup_ms);
         cli_json_field(f, "solve_ms", r->s_ms);
-        cli_json_field(f, "total_ms", bench_cfg_total(r));
+        cli_json_field(f, "total_ms", r->solved && !r->solve_status ? r->s_setup_ms + r->s_ms : NAN);
+        cli_json_field(f, "upload_ms", r->s_upload_ms);
+        fprintf(f, ", \"upload_in_setup\": %s", r->s_upload_apart ? "false" : "true");
+        cli_json_field(f, "total_excl_upload_ms", bench_cfg_total(r));
         cli_json_field(f, "spmv_ms", r->s_spmv_ms);
         cli_json_field(f, "precond_ms", r->s_precond_ms);
         cli_json_field(f, "vector_ms", r->s_vector_ms);
@@ -241,21 +249,41 @@ int bench_write_json(bench *b, const char *path, int argc, char **argv)
     return report_close(b, f, &mem, &memlen, path);
 }
 
+/* The solve columns of a CSV row (r not solved: empty; bs the baseline
+ * format's solve time, rt ref's time to solution). */
+static void csv_solve(FILE *f, const fmt_result *r, double bs, double rt, const char *kind)
+{
+    if (!r->solved) {
+        fprintf(f, ",,,,,,,,,,,,,,,\n");
+        return;
+    }
+    double it = r->iterations > 0 ? r->iterations : NAN;
+    fprintf(f, ",%s,%s,%s,%d,%.3e,%.3f,%.3f,%.5f,%.3f,%.3f,%.3f,%.4f,%.3f,%.4f,%s\n",
+            r->solve_status ? spk_status_name(r->solve_status) : "converged", r->method, r->precond, r->iterations,
+            r->true_relres, r->s_setup_ms, r->s_ms, r->s_ms / it, r->s_spmv_ms, r->s_precond_ms, r->s_vector_ms,
+            r->solve_status ? NAN : bs / r->s_ms, r->s_upload_ms, rt / bench_cfg_total(r), kind);
+}
+
 int bench_write_csv(bench *b, const char *path)
 {
     char *mem = NULL;
     size_t memlen = 0;
     FILE *f = open_memstream(&mem, &memlen); /* the report is written whole, then to path (report_close) */
     if (!f) return spk_err_set(&b->err, SPK_ERR_NOMEM, "out of host memory (report)");
+    /* solve_upload_ms: of solve_setup_ms, the upload of A (ref: timed apart, not in it); the
+     * configurations' rows follow the formats', as format config:NAME */
     fprintf(f, "matrix,rows,cols,nnz,regime,format,status,setup_ms,device_mb,hot_ms,hot_calls,cold_ms,cold_calls,"
                "gflops_hot,gbs_csr_hot,gbs_own_hot,frac_copy_hot,frac_copy_cold,speedup_hot,speedup_cold,rel_err,"
                "auto_choice,solve_status,method,precond,iterations,true_relres,solve_setup_ms,solve_ms,"
-               "ms_per_iteration,spmv_ms,precond_ms,vector_ms,solve_speedup,rhs_kind\n");
+               "ms_per_iteration,spmv_ms,precond_ms,vector_ms,solve_speedup,solve_upload_ms,ref_speedup_total,"
+               "rhs_kind\n");
     char kind[40];
     spk_rhs_kind_text(&b->rhs, kind, sizeof kind);
     for (int i = 0; i < b->nm; i++) {
         const mat_result *m = &b->m[i];
         const fmt_result *base = bench_find(m, bench_baseline(b));
+        const double bs = base && base->solved && !base->solve_status ? base->s_ms : NAN;
+        const double rt = bench_has_ref(b) ? bench_cfg_total(&m->c[0]) : NAN;
         for (int k = 0; k < m->nf; k++) {
             const fmt_result *r = &m->f[k];
             fprintf(f, "%s,%d,%d,%d,%s,%s,%s,%.4f", m->name, m->rows, m->cols, m->nnz,
@@ -269,18 +297,13 @@ int bench_write_csv(bench *b, const char *path)
                         r->hot_calls, c.ms, r->cold_calls, h.gflops, h.gbs_csr, h.gbs_own, h.frac, c.frac, h.speedup,
                         c.speedup, r->rel_err, r->chose);
             }
-            if (r->solved) {
-                double it = r->iterations > 0 ? r->iterations : NAN;
-                double bs = base && base->solved && !base->solve_status && !r->solve_status ? base->s_ms / r->s_ms : NAN;
-                fprintf(f, ",%s,%s,%s,%d,%.3e,%.3f,%.3f,%.5f,%.3f,%.3f,%.3f,%.4f,%s\n",
-                        r->solve_status ? spk_status_name(r->solve_status) : "converged", r->method, r->precond,
-                        r->iterations, r->true_relres, r->s_setup_ms, r->s_ms, r->s_ms / it, r->s_spmv_ms,
-                        r->s_precond_ms, r->s_vector_ms, bs, kind);
-            } else {
-                fprintf(f, ",,,,,,,,,,,,,\n");
-            }
+            csv_solve(f, r, bs, rt, kind);
+        }
+        for (int k = 0; k < b->ncfg; k++) {
+            fprintf(f, "%s,%d,%d,%d,%s,config:%s,config,,,,,,,,,,,,,,,", m->name, m->rows, m->cols, m->nnz,
+                    m->cache_regime ? "cache" : "memory", b->cfg[k].name);
+            csv_solve(f, &m->c[k], NAN, rt, kind);
         }
     }
     return report_close(b, f, &mem, &memlen, path);
 }
-

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "bench.h"
+#ifdef SPK_HAVE_CUDA
+#include "bench_ref.h"
+#endif
 #include "io/rhs.h"
 #include "spmv/options.h"
 
@@ -157,6 +160,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     r->s_sync_ms = res.t_sync * 1e3;
     r->s_format_ms = res.t_setup_format * 1e3;
     r->s_pc_setup_ms = res.t_setup_precond * 1e3;
+    r->s_upload_ms = res.t_setup_upload * 1e3;
     r->graph_iterations = res.graph_iterations;
     r->block_iterations = res.block_iterations;
     r->block_cluster = res.block_cluster;
@@ -196,6 +200,38 @@ static void bench_solve(bench *b, spk_matrix *M, const double *rhs, double *x, i
     *r = runs[done / 2];
 }
 
+/* The baseline ref (bench_ref.c) in configuration c: A x = rhs with its
+ * rtol, atol and maxit, median of --solve-repeat runs. */
+static void ref_solve(const bench *b, const spk_csr *A, const double *rhs, const solve_cfg *c, fmt_result *r)
+{
+    r->solved = 1;
+#ifdef SPK_HAVE_CUDA
+    const bench_ref_args a = {c->o.rtol, c->o.atol, c->o.maxit, b->solve_repeat};
+    bench_ref_result q;
+    r->solve_status = bench_ref_run(A, rhs, &a, &q);
+    snprintf(r->method, sizeof r->method, "%s", q.method ? q.method : "");
+    snprintf(r->precond, sizeof r->precond, "%s", q.precond ? q.precond : "");
+    if (q.added_diag)
+        snprintf(r->solve_note, sizeof r->solve_note, "%d missing diagonal entries stored as zeros%s%.200s",
+                 q.added_diag, q.note[0] ? "; " : "", q.note);
+    else
+        snprintf(r->solve_note, sizeof r->solve_note, "%.255s", q.note);
+    r->iterations = q.iterations;
+    r->true_relres = q.true_relres;
+    r->s_setup_ms = q.setup_ms;
+    r->s_ms = q.solve_ms;
+    r->s_upload_ms = q.upload_ms;
+    r->s_upload_apart = 1;
+    /* no split: the parts of an iteration are not timed apart */
+    r->s_spmv_ms = r->s_precond_ms = r->s_vector_ms = r->s_sync_ms = NAN;
+    r->s_format_ms = r->s_pc_setup_ms = NAN;
+#else
+    (void)b, (void)A, (void)rhs, (void)c;
+    r->solve_status = SPK_ERR_UNSUPPORTED;
+    snprintf(r->solve_note, sizeof r->solve_note, "built without CUDA: no baseline");
+#endif
+}
+
 /* With --solve each format's solve of A x = A*1, with --solve-config each
  * configuration's (into m; a refusal noted in each). */
 static void bench_solves(bench *b, mat_result *m, const spk_csr *A)
@@ -230,7 +266,10 @@ static void bench_solves(bench *b, mat_result *m, const spk_csr *A)
             bench_progress(b, m, &m->f[k], "solve");
         }
         for (int k = 0; k < b->ncfg; k++) {
-            bench_solve(b, M, rhs, xs, A->ncols, &b->cfg[k], &m->c[k]);
+            if (b->cfg[k].builtin)
+                ref_solve(b, A, rhs, &b->cfg[k], &m->c[k]);
+            else
+                bench_solve(b, M, rhs, xs, A->ncols, &b->cfg[k], &m->c[k]);
             if (!b->quiet)
                 fprintf(stderr, "spk bench: [%d/%d] %s config %s: %s, %d iterations, %.2f ms\n", b->nm + 1,
                         b->total, m->name, b->cfg[k].name,

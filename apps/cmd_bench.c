@@ -389,10 +389,17 @@ int cmd_bench(int argc, char **argv)
         goto out;
     }
     if ((rc = start(&b)) != CLI_OK || (rc = count_matrices(&b, &s)) != CLI_OK) goto out;
+    bench_add_ref(&b);
     printf("spk bench on %s (%s executor): copy bandwidth %.0f GB/s (read + write), cache %.1f MB, baseline %s, "
-           "products in %s\n\n",
+           "products in %s\n",
            b.devname, b.ex->ops->name, b.copy_gbs, (double)b.cache / 1e6, bench_baseline(&b),
            b.single ? "float" : "double");
+    if (bench_has_ref(&b))
+        printf("solves against ref: CG + IC(0) or BiCGStab + ILU(0) directly on cuSPARSE and cuBLAS, A uploaded "
+               "once and timed apart; every time to solution leaves out the upload of A\n");
+    else if (b.ref_absent)
+        printf("no baseline ref (the cuSPARSE + cuBLAS solve): %s\n", b.ref_absent);
+    printf("\n");
     if (b.floors) {
         if (spk_exec_floors(b.ex, &b.fl)) {
             fprintf(stderr, "spk bench: floors: %s\n", b.err.msg);

@@ -59,14 +59,41 @@ spk_run(0 out err bench --device cpu --solve --vector-ops fused --formats csr "$
 expect_in("${out}" "    sync" "bench --vector-ops fused: sync column")
 # solve configurations compared in one run: each one's time to solution against the first, the
 # summary and the JSON; a bad configuration is a usage error
-spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --solve-config ref
+spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --solve-config recipe
         --solve-config fast:vector=fused,sweeps=3 --solve-config plain:precond=none
-        --solve-config tight:rtol=1e-12 "${DATA}/nos3.mtx.gz" --json "${WORK}/configs.json")
+        --solve-config tight:rtol=1e-12 "${DATA}/nos3.mtx.gz" --json "${WORK}/configs.json"
+        --csv "${WORK}/configs.csv")
 expect_in("${out}" "cg+none" "bench configs: the configuration without a preconditioner ran")
-expect_in("${out}" "configurations: time to solution (setup + solve) against 'ref'" "bench configs summary")
+expect_in("${out}" "configurations: time to solution (setup + solve, without the upload of A) against 'recipe'"
+          "bench configs summary")
+# the baseline ref (cuSPARSE + cuBLAS) runs on the GPU only: a host run says so and has none
+expect_in("${out}" "no baseline ref (the cuSPARSE + cuBLAS solve): " "bench: no baseline ref on the host")
 expect_in("${out}" "cg+ic0-sweeps" "bench configs: the sweeps configuration ran")
 file(READ "${WORK}/configs.json" cj)
-expect_in("${cj}" "\"config_summary\": [{\"name\": \"ref\"" "bench configs JSON summary")
+expect_in("${cj}" "\"config_summary\": [{\"name\": \"recipe\"" "bench configs JSON summary")
+expect_in("${cj}" "\"ref_baseline\": false, \"ref_absent\": \"" "bench configs JSON: no baseline ref")
+expect_in("${cj}" "\"upload_in_setup\": true, \"total_excl_upload_ms\": " "bench configs JSON: upload fields")
+string(JSON ncj LENGTH "${cj}" matrices 0 configs)
+string(JSON builtin GET "${cj}" solve_configs 0 builtin)
+if(NOT ncj EQUAL 4 OR NOT builtin STREQUAL "OFF")
+  message(SEND_ERROR "bench configs JSON on the host: ${ncj} configurations, the first builtin ${builtin}")
+endif()
+# the CSV: a row per configuration after the formats', as many fields as the header
+file(STRINGS "${WORK}/configs.csv" ccsv)
+list(LENGTH ccsv nccsv)
+list(GET ccsv 0 chead)
+list(GET ccsv 2 crow)
+string(REGEX MATCHALL "," hcommas "${chead}")
+string(REGEX MATCHALL "," rcommas "${crow}")
+list(LENGTH hcommas nh)
+list(LENGTH rcommas nr)
+if(NOT nccsv EQUAL 6 OR NOT crow MATCHES "^nos3.mtx.gz,960,960,15844,cache,config:recipe,config,.*,converged,cg,ic0,"
+   OR NOT nh EQUAL nr OR NOT chead MATCHES ",solve_upload_ms,ref_speedup_total,rhs_kind$")
+  message(SEND_ERROR "bench configs CSV: ${nccsv} lines, ${nh} and ${nr} commas, header ${chead}, row ${crow}")
+endif()
+# the name ref is the baseline's
+spk_run(2 out err bench --device cpu --solve-config ref "${DATA}/nos3.mtx.gz")
+expect_in("${err}" "--solve-config ref: the name ref is the cuSPARSE + cuBLAS baseline" "bench: ref is taken")
 expect_in("${cj}" "\"precond_sweeps\": 3" "bench configs JSON definition")
 expect_in("${cj}" "\"precond\": \"none\"" "bench configs JSON preconditioner")
 expect_in("${cj}" "\"graph_iterations\": 0" "bench configs JSON: no graphs on the host")
@@ -297,7 +324,7 @@ if(out MATCHES "rgg:400")
   message(SEND_ERROR "bench --list-tag test ran the train line")
 endif()
 file(READ "${WORK}/list.csv" listcsv)
-expect_in("${listcsv}" "solve_speedup,rhs_kind" "bench CSV: rhs_kind column")
+expect_in("${listcsv}" "ref_speedup_total,rhs_kind" "bench CSV: rhs_kind column")
 expect_in("${listcsv}" ",random:5" "bench CSV: the rhs kind")
 spk_run(1 out err bench --device cpu --list "${WORK}/no-such-list.txt")
 expect_in("${err}" "cannot read the list file" "bench --list: missing file")
@@ -400,7 +427,7 @@ spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --no-maxit)
 expect_in("${err}" "unknown option '--no-maxit'" "--no- with a key that is no switch")
 # bench takes the solver's options: the solves of --solve and of the configurations run with them
 spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --repeat 1 --solve --maxit 3
-        --solve-config ref --solve-config more:maxit=1000 "${DATA}/nos3.mtx.gz" --json "${WORK}/opts.json")
+        --solve-config recipe --solve-config more:maxit=1000 "${DATA}/nos3.mtx.gz" --json "${WORK}/opts.json")
 file(READ "${WORK}/opts.json" oj)
 string(JSON it_fmt GET "${oj}" matrices 0 formats 0 solve iterations)
 string(JSON it_ref GET "${oj}" matrices 0 configs 0 iterations)
