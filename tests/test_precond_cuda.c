@@ -171,6 +171,7 @@ static int checked_k_rho(const spk_csr *A, int ic, double tau, double rho)
     o.sweeps_rho = rho;
     o.dev_apply = 1; /* APPLY_SWEEPS: not exact solves the timing might prefer */
     o.build = g_build;
+    o.factorization = SPK_FACTORIZATION_EXACT; /* the host's sweeps apply its exact factor */
     void *dM = NULL;
     CHECK_OK(dops->create(g_dev, A, &o, &dM), g_dev->err->msg);
     const int n = A->nrows;
@@ -375,6 +376,7 @@ static void sweeps_check(const char *what, const spk_csr *A, int ic)
         o.sweeps_check = strict ? 1e-300 : 1e300;
         o.dev_apply = run < 2 ? 0 : run + 1;
         o.build = g_build;
+        o.factorization = SPK_FACTORIZATION_EXACT; /* compared with the host's exact factor */
         void *dM = NULL, *hM = NULL;
         CHECK_OK(dops->create(g_dev, A, &o, &dM), g_dev->err->msg);
         CHECK_OK(hops->create(g_host, A, &o, &hM), g_host->err->msg);
