@@ -214,7 +214,8 @@ typedef struct spk_options {
                                   SPK_FACTORIZATION_EXACT in dependency order (row by row),
                                   SPK_FACTORIZATION_ITERATIVE by fixed-point sweeps over all entries
                                   at once (Chow and Patel), SPK_FACTORIZATION_AUTO: iterative on the
-                                  GPU where the dependency chains are long, else exact */
+                                  GPU where the dependency chains are long, else exact.  Default
+                                  EXACT until AUTO is measured on the GPU corpus */
     int factor_sweeps;         /* "factor-sweeps": the most sweeps of the iterative factorization */
     double factor_tol;         /* "factor-tol": ... which stops once its relative residual
                                   ||A - LU|| on the pattern (diagonally scaled) is at most this */
