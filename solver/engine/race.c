@@ -66,7 +66,7 @@ static int race_end(spk_race *rc, int w)
 {
     spk_race_side *sd = &rc->side[w];
     spk_krylov *k = &sd->k;
-    double last[4];
+    double last[4] = {0, 0, 0, 0}; /* the host-only build's stub writes none */
     sd->running = 0;
     SPK_TRY(spk_race_cuda_end(k->e, w, last, &sd->count, &sd->seconds, sd->share));
     const double rz = last[0], pq = last[1], rr = last[2];
