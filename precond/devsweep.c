@@ -63,7 +63,8 @@ static void dev_destroy(void *impl)
     if (p->dpool || p->tpool) { /* built on the device: two allocations hold most of them */
         spk_cuda_free(p->e, p->dpool);
         spk_cuda_free(p->e, p->tpool);
-        p->fci = p->dpos = p->ctl = p->tcp = p->tri = p->dptr = p->dep = p->indeg = p->order = p->done = NULL;
+        p->fci = p->dpos = p->ctl = p->tcp = p->tri = p->dptr = p->dep = p->indeg = NULL;
+        p->order = p->order_buf = p->done = NULL;
         p->v0 = p->v = p->adiag = p->piv = p->idiag = p->x0 = p->x1 = p->y = p->tv = NULL;
         p->missing = p->flag = NULL;
         p->sw[0] = p->sw[1] = p->sw[2] = p->sw[3] = p->spart = p->snorm = NULL;
@@ -153,7 +154,7 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     spk_cuda_free(p->e, p->tpool);
     spk_cuda_free(p->e, p->scan);
     p->tpool = NULL;
-    p->dptr = p->dep = p->indeg = p->order = p->done = NULL;
+    p->dptr = p->dep = p->indeg = p->order = p->order_buf = p->done = NULL;
     p->sw[0] = p->sw[1] = p->sw[2] = p->sw[3] = p->spart = p->snorm = NULL;
     p->scan = NULL;
     if (st) {

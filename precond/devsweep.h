@@ -39,6 +39,7 @@ typedef struct dev_pc {
     int *ctl;                  /* ctl[0]: ticket, ctl[1]: first failing row, ctl[2]: queue tail */
     int *dptr, *dep, *indeg;   /* the rows' dependencies, for the order (freed after it) */
     int *order, *done;         /* the factorization's order and done flags (freed after the shift policy) */
+    int *order_buf;            /* where the order goes (NULL: row order); order is set once computed */
     void *scan;                /* scan workspace of the build */
     double *piv, *idiag;
     int *tcp, *tri;            /* IC(0): L^T in CSR (F transposed) */

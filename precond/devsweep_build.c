@@ -15,6 +15,21 @@
  * on each other's chains. */
 #define ROW_ORDER_ROWS 65536
 
+/* The exact factorization's order, from the rows' dependencies (beyond
+ * ROW_ORDER_ROWS; below, p->order stays NULL: row order). */
+static int dependency_order(dev_pc *p)
+{
+    spk_err *err = p->e->err;
+    const int n = p->n;
+    if (!p->order_buf || p->order) return SPK_OK;
+    size_t tb = 0;
+    SPK_CUDA_TRY(err, spk_dev_pattern_temp(n, &tb));
+    SPK_CUDA_TRY(err, spk_dev_deps(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->dptr, p->dep, p->indeg, p->scan, tb));
+    SPK_CUDA_TRY(err, spk_dev_order(p->s, n, p->ic, p->frp, p->dpos, p->dptr, p->dep, p->indeg, p->order_buf, p->ctl));
+    p->order = p->order_buf;
+    return SPK_OK;
+}
+
 /* The pattern and values of F from dA, and every buffer. */
 int spk_devsweep_build(dev_pc *p, const spk_csr *dA)
 {
@@ -90,12 +105,11 @@ int spk_devsweep_build(dev_pc *p, const spk_csr *dA)
     SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
                                            p->dpos, p->adiag, p->missing));
     SPK_TRY(spk_devsweep_iter_prepare(p)); /* exact or by sweeps (auto: by F's chain) */
-    if (ordered && !p->info.iterative) { /* the factorization's order, from the rows' dependencies */
+    if (ordered) {
         p->dptr = (int *)(tp + o_dptr), p->dep = (int *)(tp + o_dep), p->indeg = (int *)(tp + o_indeg);
-        p->order = (int *)(tp + o_order);
-        SPK_CUDA_TRY(err, spk_dev_deps(p->s, n, p->ic, p->frp, p->fci, p->dpos, p->dptr, p->dep, p->indeg, p->scan, tb));
-        SPK_CUDA_TRY(err, spk_dev_order(p->s, n, p->ic, p->frp, p->dpos, p->dptr, p->dep, p->indeg, p->order, p->ctl));
+        p->order_buf = (int *)(tp + o_order);
     }
+    if (!p->info.iterative) SPK_TRY(dependency_order(p));
     if (ic) {
         SPK_CUSPARSE_TRY(err, cusparseCsr2cscEx2_bufferSize(p->h, n, n, nnz, p->v, p->frp, p->fci, p->tv, p->tcp,
                                                             p->tri, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
@@ -119,7 +133,16 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     spk_err *err = p->e->err;
     const int n = p->n;
     if (n == 0) return 0;
-    if (p->info.iterative) return spk_devsweep_iter_numeric(p, alpha, fail);
+    if (p->info.iterative) {
+        const int r = spk_devsweep_iter_numeric(p, alpha, fail);
+        if (r != 0 || p->info.sweeps < p->opts.factor_sweeps || p->info.residual <= p->opts.factor_tol ||
+            p->opts.factor_tol == 0)
+            return r;
+        /* not converged: a factor of unknown quality; the exact one instead (parfactor.c does the same) */
+        p->info.iterative = 0;
+        p->info.fallback = 1;
+        SPK_TRY(dependency_order(p));
+    }
     int ctl[3] = {0, INT_MAX, 0};
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->v, p->v0, (size_t)p->nnz * sizeof(double), cudaMemcpyDeviceToDevice, p->s));
     SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));

@@ -67,7 +67,9 @@ static const spk_opt shift_keys[] = {
      .help = "IC(0)/ILU(0) iterative: the most sweeps"},
     {.key = "factor-tol", SPK_PRECOND_KNOB(factor_tol), .type = SPK_OPT_DOUBLE, .min = 0, .max = 1,
      .flags = SPK_OPT_MAX_OPEN, .def = SPK_FACTOR_TOL_DEFAULT, .meta = "X",
-     .help = "IC(0)/ILU(0) iterative: stop once the relative residual of A = LU on the pattern is at most this"},
+     .help = "IC(0)/ILU(0) iterative: stop once the relative residual of A = LU on the pattern is at most "
+             "this; still above it after factor-sweeps, the exact factorization runs instead (0: keep the "
+             "sweeps' factor)"},
 };
 const spk_opt_table spk_precond_options = {"precond", shift_keys, 6, shift_check};
 

@@ -261,15 +261,24 @@ int spk_parfactor_numeric(spk_factor *f, double alpha, spk_factor_fail *fail)
     initial_guess(f);
     const int ic = f->kind->lower_only;
     f->info.iterative = 1;
+    f->info.fallback = 0;
     f->info.sweeps = 0;
     f->info.residual = 0;
+    int met = f->n == 0;
     for (int s = 1; s <= f->opts.factor_sweeps && f->n > 0; s++) {
         double r2 = 0;
         const int changed = ic ? sweep_ic0(f, &r2) : sweep_ilu0(f, &r2);
         memcpy(f->F.val, w->nv, (size_t)f->F.nnz * sizeof(double));
         f->info.sweeps = s;
         f->info.residual = an2 > 0 ? sqrt(r2 / an2) : 0;
-        if (!changed || f->info.residual <= f->opts.factor_tol) break;
+        met = !changed || f->info.residual <= f->opts.factor_tol;
+        if (met) break;
+    }
+    if (!met && f->opts.factor_tol > 0) { /* not converged: of unknown quality; the exact one instead */
+        memcpy(f->F.val, w->a, (size_t)f->F.nnz * sizeof(double)); /* A, its diagonal already shifted */
+        f->info.iterative = 0;
+        f->info.fallback = 1;
+        return f->kind->numeric(f, 0.0, fail);
     }
     return test_pivots(f, fail);
 }

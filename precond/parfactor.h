@@ -30,7 +30,11 @@
  * for free on the iterate it starts from:
  *   res = ||W R W||_F / ||W A W||_F,   W = diag(|a_ii|^-1/2) (1 where a_ii = 0),
  * and stops after the sweep where res <= factor_tol, where nothing changed,
- * or after factor_sweeps sweeps.  Then each pivot is tested as the exact
+ * or after factor_sweeps sweeps.  Stopped there with the residual above
+ * factor_tol (> 0), the factor's quality is unknown (the sweeps may even
+ * diverge, away from M-matrices): the exact factorization runs instead and
+ * factor_info says so (fallback).  factor_tol = 0 keeps whatever the sweeps
+ * reached.  Then each pivot is tested as the exact
  * factorization tests it (ilu0.c, ic0.c); a bad one is reported, and
  * shifted, by the same policy (factor.h). */
 #ifndef SPK_PRECOND_PARFACTOR_H

@@ -66,6 +66,8 @@ typedef struct spk_precond_factor_info {
     double residual; /* iterative: its relative residual, measured on the iterate the last sweep
                         started from (the factor returned is one sweep further) */
     int chain;       /* factorization = auto: the dependency chain measured (parfactor.h); -1: none */
+    int fallback;    /* 1: the sweeps stopped at factor_sweeps with the residual above factor_tol,
+                        so the factor in use was computed exactly (iterative 0) */
 } spk_precond_factor_info;
 
 /* create's status where opts.stop ended the build (not an error: no message

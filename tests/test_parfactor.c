@@ -364,6 +364,37 @@ static void test_chain(void)
     free(dg);
 }
 
+/* Sweeps that have not met factor_tol after factor_sweeps: the exact factor
+ * instead, and factor_info says so; with factor_tol 0 the sweeps' factor is
+ * kept.  The 3-D elasticity block system is far from an M-matrix: six
+ * sweeps do not get there. */
+static void test_fallback(void)
+{
+    spk_err e;
+    spk_csr A = {0};
+    CHECK_OK(spk_gen_spec("elasticity3d:6", &A, &e), e.msg);
+    void *X = NULL, *I = NULL, *K = NULL;
+    CHECK_OK(make(&A, 1, SPK_FACTORIZATION_EXACT, 6, 1e-3, 1, &X), g_host->err->msg);
+    CHECK_OK(make(&A, 1, SPK_FACTORIZATION_ITERATIVE, 6, 1e-3, 1, &I), g_host->err->msg);
+    CHECK_OK(make(&A, 1, SPK_FACTORIZATION_ITERATIVE, 6, 0, 1, &K), g_host->err->msg);
+    if (X && I && K) {
+        const spk_precond_factor_info fi = info_of(I), fk = info_of(K);
+        CHECK(fi.fallback == 1 && fi.iterative == 0 && fi.sweeps == 6 && fi.residual > 1e-3,
+              "elasticity: fallback %d, iterative %d, %d sweeps, residual %g", fi.fallback, fi.iterative, fi.sweeps,
+              fi.residual);
+        CHECK(factor_diff(X, I) == 0, "elasticity: the fallback differs from the exact factor by %g",
+              factor_diff(X, I));
+        CHECK(fk.fallback == 0 && fk.iterative == 1 && factor_diff(X, K) > 1e-3,
+              "elasticity, tol 0: fallback %d, iterative %d, %g from exact", fk.fallback, fk.iterative,
+              factor_diff(X, K));
+        printf("  elasticity3d:6   6 sweeps: residual %.3g, exact factor instead\n", fi.residual);
+    }
+    if (X) spk_precond_ic0_host.destroy(X);
+    if (I) spk_precond_ic0_host.destroy(I);
+    if (K) spk_precond_ic0_host.destroy(K);
+    spk_csr_free(&A);
+}
+
 int main(void)
 {
     static spk_err err;
@@ -375,6 +406,7 @@ int main(void)
     test_refactor();
     test_bad_pivots();
     test_iterations();
+    test_fallback();
     spk_exec_destroy(g_host);
     return check_exit();
 }

@@ -431,7 +431,7 @@ static void with_file(const char *file, const char *pc, int allow_shift)
 /* How the GPU sweeps' factor of A was computed with factorization = how. */
 static spk_precond_factor_info dev_info(const spk_csr *A, int ic, int how, int *status)
 {
-    spk_precond_factor_info in = {0, 0, 0, -1};
+    spk_precond_factor_info in = {0, 0, 0, -1, 0};
     spk_precond_opts o;
     spk_precond_opts_default(&o);
     o.build = g_build;
