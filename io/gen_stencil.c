@@ -113,31 +113,30 @@ int spk_gen_poisson3d27(int n, spk_csr *A, spk_err *e)
     return gen_assemble("poisson3d-27", n, 3, &s, A, e);
 }
 
-/* -lap(u) + w . grad(u), w = (W, W/2, W/4), h = 1/(N+1), scaled by h^2, with
- * first-order upwinding: along axis d the upstream neighbour gets -1 - h|w_d|,
- * the downstream one -1, and the diagonal 6 + h * sum |w_d|, so every row sums
- * to the eliminated boundary couplings (an M-matrix, nonsymmetric for W != 0). */
-int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e)
+/* -lap(u) + w . grad(u) on dims (2 or 3) axes, w = (W, W/2, W/4) cut to
+ * them, h = 1/(N+1), scaled by h^2, with first-order upwinding: along axis d
+ * the upstream neighbour gets -1 - h|w_d|, the downstream one -1, and the
+ * diagonal 2 dims + h * sum |w_d|, so every row sums to the eliminated
+ * boundary couplings (an M-matrix, nonsymmetric for W != 0). */
+static int gen_upwind(const char *name, int n, int dims, double w, spk_csr *A, spk_err *e)
 {
     gen_stencil s = {0};
-    if (!isfinite(w))
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "convdiff3d-7: the velocity W must be finite");
+    if (!isfinite(w)) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: the velocity W must be finite", name);
     const double h = 1.0 / ((double)n + 1.0);
     const double wd[3] = {w, w / 2, w / 4};
-    double lo[3], hi[3], diag = 6.0;
-    for (int k = 0; k < 3; k++) {
-        lo[k] = -1.0 - (wd[k] > 0 ? h * wd[k] : 0.0); /* upstream for w_d > 0 */
-        hi[k] = -1.0 - (wd[k] < 0 ? -h * wd[k] : 0.0); /* upstream for w_d < 0 */
-        diag += h * fabs(wd[k]);
-    }
-    gen_add(&s, 0, 0, -1, lo[2]);
-    gen_add(&s, 0, -1, 0, lo[1]);
-    gen_add(&s, -1, 0, 0, lo[0]);
+    double diag = 2.0 * dims;
+    for (int k = 0; k < dims; k++) diag += h * fabs(wd[k]);
+    for (int k = dims - 1; k >= 0; k--) /* the upstream neighbour of axis k, for w_k > 0 */
+        gen_add(&s, k == 0 ? -1 : 0, k == 1 ? -1 : 0, k == 2 ? -1 : 0, -1.0 - (wd[k] > 0 ? h * wd[k] : 0.0));
     gen_add(&s, 0, 0, 0, diag);
-    gen_add(&s, 1, 0, 0, hi[0]);
-    gen_add(&s, 0, 1, 0, hi[1]);
-    gen_add(&s, 0, 0, 1, hi[2]);
-    return gen_assemble("convdiff3d-7", n, 3, &s, A, e);
+    for (int k = 0; k < dims; k++) /* ... and for w_k < 0 */
+        gen_add(&s, k == 0, k == 1, k == 2, -1.0 - (wd[k] < 0 ? -h * wd[k] : 0.0));
+    return gen_assemble(name, n, dims, &s, A, e);
+}
+
+int spk_gen_convdiff3d7(int n, double w, spk_csr *A, spk_err *e)
+{
+    return gen_upwind("convdiff3d-7", n, 3, w, A, e);
 }
 
 /* -div(K grad u) with K = R diag(1, eps) R^T, R the rotation by theta, scaled
@@ -196,21 +195,5 @@ int spk_gen_aniso3d(int n, double eps, spk_csr *A, spk_err *e)
  * as convdiff3d-7: a nonsymmetric M-matrix, convection-dominated for W h > 2. */
 int spk_gen_convdiff2d5(int n, double w, spk_csr *A, spk_err *e)
 {
-    gen_stencil s = {0};
-    if (!isfinite(w))
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "convdiff2d-5: the velocity W must be finite");
-    const double h = 1.0 / ((double)n + 1.0);
-    const double wd[2] = {w, w / 2};
-    double lo[2], hi[2], diag = 4.0;
-    for (int k = 0; k < 2; k++) {
-        lo[k] = -1.0 - (wd[k] > 0 ? h * wd[k] : 0.0);
-        hi[k] = -1.0 - (wd[k] < 0 ? -h * wd[k] : 0.0);
-        diag += h * fabs(wd[k]);
-    }
-    gen_add(&s, 0, -1, 0, lo[1]);
-    gen_add(&s, -1, 0, 0, lo[0]);
-    gen_add(&s, 0, 0, 0, diag);
-    gen_add(&s, 1, 0, 0, hi[0]);
-    gen_add(&s, 0, 1, 0, hi[1]);
-    return gen_assemble("convdiff2d-5", n, 2, &s, A, e);
+    return gen_upwind("convdiff2d-5", n, 2, w, A, e);
 }

@@ -176,6 +176,9 @@ int spk_devsweep_run(dev_pc *p);
 int spk_devsweep_iter_prepare(dev_pc *p);
 int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail);
 void spk_devsweep_iter_release(dev_pc *p);
+/* ... and for either factorization, the failure at row (its pivot and
+ * flag read back into fail): -1, or an error. */
+int spk_devsweep_failure(dev_pc *p, int row, spk_factor_fail *fail);
 
 /* devsweep_host.c: the same, factor, transpose, sliced copies and check,
  * made on the host from A and uploaded in one copy. */

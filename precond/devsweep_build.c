@@ -154,16 +154,7 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
     if (ctl[2]) return SPK_PRECOND_STOPPED; /* ended early by opts.stop_dev: no factor */
     if (ctl[1] == INT_MAX) return 0;
-    const int row = ctl[1];
-    double pv = 0;
-    unsigned char fl = 0;
-    SPK_CUDA_TRY(err, cudaMemcpyAsync(&pv, p->piv + row, sizeof pv, cudaMemcpyDeviceToHost, p->s));
-    SPK_CUDA_TRY(err, cudaMemcpyAsync(&fl, p->flag + row, 1, cudaMemcpyDeviceToHost, p->s));
-    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
-    fail->row = row;
-    fail->pivot = pv;
-    fail->overflow = fl == 2;
-    return -1;
+    return spk_devsweep_failure(p, ctl[1], fail);
 }
 
 /* A host copy of what the failure message and the hopeless test read:

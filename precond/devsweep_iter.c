@@ -113,7 +113,12 @@ int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     p->info.sweeps = ictl[0];
     p->info.residual = res[1];
     if (ctl[1] == INT_MAX) return 0;
-    const int row = ctl[1];
+    return spk_devsweep_failure(p, ctl[1], fail);
+}
+
+int spk_devsweep_failure(dev_pc *p, int row, spk_factor_fail *fail)
+{
+    spk_err *err = p->e->err;
     double pv = 0;
     unsigned char fl = 0;
     SPK_CUDA_TRY(err, cudaMemcpyAsync(&pv, p->piv + row, sizeof pv, cudaMemcpyDeviceToHost, p->s));
