@@ -70,6 +70,19 @@ def test_method_precond_format_and_history():
     check_solution(A, b, x, 1e-8)
 
 
+def test_probe_choice_is_told():
+    # a 1-D Laplacian: CG without a preconditioner gains little per iteration,
+    # IC(0) is exact on it, so the measured choice is IC(0) (probe.c)
+    n = 3000
+    A = sp.diags([-np.ones(n - 1), 2 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1], format="csr")
+    b = np.ones(n)
+    x, info = spk.solve(A, b, probe=True, device="cpu")
+    assert info.precond.startswith("ic0") and info.choice.startswith("ic0: ")
+    check_solution(A, b, x, 1e-8)
+    x, info = spk.solve(A, b, device="cpu")
+    assert info.choice == ""
+
+
 def test_solver_reuse_and_update_values():
     A = read(os.path.join(DATA, "sherman3.mtx.gz"))
     n = A.shape[0]
