@@ -210,6 +210,11 @@ typedef struct spk_options {
                                   first; the factor is tried where they predict more than twice
                                   as many to go */
     int probe_factor_iters;    /* "probe-factor-iters": the factor's iterations measured */
+    double probe_keep;         /* "probe-keep": once built, the factor finishes unless the cheap
+                                  one's predicted rest is this many times shorter (>= 1, default 2:
+                                  its build is paid, and early rates flatter the cheap one).  A
+                                  cheap run that overruns twice its predicted rest hands over to the
+                                  factor */
     int factorization;         /* "factorization": how IC(0)/ILU(0) compute their factor:
                                   SPK_FACTORIZATION_EXACT in dependency order (row by row),
                                   SPK_FACTORIZATION_ITERATIVE by fixed-point sweeps over all entries

@@ -95,6 +95,9 @@ static const spk_opt solver_keys[] = {
                           "tried (where they predict more than 2N to go)"},
     {.key = "probe-factor-iters", SOLVER_KEY(probe_factor_iters), .type = SPK_OPT_INT, .min = 4, .max = 60,
      .def = 10, .meta = "N", .help = "probe: the factor's iterations measured before the choice"},
+    {.key = "probe-keep", SOLVER_KEY(probe_keep), .type = SPK_OPT_DOUBLE, .min = 1, .max = 100, .def = 2,
+     .meta = "K", .help = "probe: the factor, once built, finishes unless the cheap preconditioner's "
+                          "predicted rest is K times shorter"},
 };
 
 /* Combinations of the solver's keys. */

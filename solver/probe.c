@@ -141,25 +141,59 @@ static int back_to_cheap(spk_solver *s, double *t_setup)
     return st;
 }
 
-/* The cheap run ended or will end soon: it finishes the solve. */
-static int finish_cheap(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const char *why)
-{
-    if (!ended(r) && r->iterations < s->opts.maxit) {
-        spk_result more;
-        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
-        add_run(r, &more);
-    }
-    s->probe.decided = 1;
-    snprintf(s->probe.why, sizeof s->probe.why, "%s: %s (its rate %.3g per iteration)",
-             spk_precond_kind_name(s->probe.cheap), why, pc->rate);
-    return SPK_OK;
-}
-
 /* x = the copy kept (xs), after a run that broke down or diverged. */
 static int restore(spk_solver *s, double *x)
 {
     spk_exec *e = s->ctx->exec;
     return e->ops->copy(e, s->k.n, s->probe.xs, x);
+}
+
+/* The cheap preconditioner finishes: it gets twice its predicted rest (at
+ * least probe_iters more), then, where a factor can be built (factor_ok),
+ * the factor takes over from the latest iterate (or, after a breakdown,
+ * from the one kept): a prediction from a few iterations can be wrong, and
+ * converging matters more than the cost of being wrong. */
+static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double need,
+                     int factor_ok, double *t_setup)
+{
+    spk_exec *e = s->ctx->exec;
+    const int maxit = s->opts.maxit;
+    s->probe.decided = 1;
+    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= maxit) return SPK_OK;
+    const int left = maxit - r->iterations;
+    const double cap = factor_ok ? 2.0 * need + s->opts.probe_iters : HUGE_VAL;
+    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
+    spk_result more;
+    SPK_TRY(run_some(s, b, x, cap < left ? (int)cap : left, &more, pc));
+    add_run(r, &more);
+    if (converged(r) || r->iterations >= maxit || !factor_ok) return SPK_OK;
+    /* overran (or broke down): the factor */
+    if (ended(r)) SPK_TRY(restore(s, x));
+    double secs = 0;
+    const int st = spk_solver_use_precond(s, s->probe.cheap_kind, s->probe.strong, &secs);
+    add_setup(s, t_setup, secs);
+    if (st == SPK_ERR_ZERO_PIVOT) {
+        spk_err_clear(&s->ctx->err);
+        SPK_TRY(back_to_cheap(s, t_setup));
+    } else {
+        SPK_TRY(st);
+        s->probe.decided = 2;
+    }
+    const size_t len = strlen(s->probe.why);
+    snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then %s: %s overran its prediction",
+             spk_solver_precond(s), spk_precond_kind_name(s->probe.cheap));
+    SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, pc));
+    add_run(r, &more);
+    return SPK_OK;
+}
+
+/* The cheap run ended or will end soon: it finishes the solve. */
+static int finish_cheap(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double need,
+                        int factor_ok, double *t_setup, const char *why)
+{
+    snprintf(s->probe.why, sizeof s->probe.why, "%s: %s (its rate %.3g per iteration)",
+             spk_precond_kind_name(s->probe.cheap), why, pc->rate);
+    return run_cheap(s, b, x, r, pc, need, factor_ok, t_setup);
 }
 
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
@@ -177,9 +211,9 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     double need_c = remaining(pc.rate, r->rnorm, target);
     /* CG found A indefinite: spk_solve's switch to BiCGStab answers that */
     if (r->reason == SPK_BREAKDOWN_INDEFINITE || converged(r) || r->iterations >= maxit)
-        return finish_cheap(s, b, x, r, &pc, "it ended the solve in its first iterations");
+        return finish_cheap(s, b, x, r, &pc, need_c, 0, t_setup, "it ended the solve in its first iterations");
     if (!ended(r) && need_c <= PROBE_TRY_FACTOR(s->opts.probe_iters))
-        return finish_cheap(s, b, x, r, &pc, "it was predicted to end soon");
+        return finish_cheap(s, b, x, r, &pc, need_c, 1, t_setup, "it was predicted to end soon");
     const int cheap_broke = ended(r);
     if (cheap_broke) SPK_TRY(restore(s, x)); /* from x0 again */
     else SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
@@ -192,7 +226,7 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     if (st == SPK_ERR_ZERO_PIVOT && !cheap_broke) { /* no factor for this matrix: the cheap one finishes */
         spk_err_clear(&s->ctx->err);
         SPK_TRY(back_to_cheap(s, t_setup));
-        return finish_cheap(s, b, x, r, &pc, "the factorization failed");
+        return finish_cheap(s, b, x, r, &pc, need_c, 0, t_setup, "the factorization failed");
     }
     SPK_TRY(st);
     const char *strong_name = spk_solver_precond(s);
@@ -205,7 +239,8 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     const double t_f = need_f * pf.per_it, t_c = need_c * pc.per_it;
     /* a factor that cost more than it saved so far may still win on the
      * rest; one whose iterations broke down loses to a cheap one that did not */
-    const int keep = converged(r) || cheap_broke || (!ended(r) && (r->iterations >= maxit || t_f <= t_c));
+    const int keep = converged(r) || cheap_broke ||
+                     (!ended(r) && (r->iterations >= maxit || t_f <= s->opts.probe_keep * t_c));
     if (converged(r)) {
         snprintf(s->probe.why, sizeof s->probe.why,
                  "%s: it ended the solve in its first iterations, after a %.3g ms build (%s's rate %.3g per "
@@ -221,16 +256,18 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     s->probe.decided = keep ? 2 : 1;
     if (!keep) {
         SPK_TRY(back_to_cheap(s, t_setup));
-        if (ended(r)) { /* the factor's iterations broke down: from the cheap run's iterate */
+        const int factor_broke = ended(r);
+        if (factor_broke) { /* the factor's iterations broke down: from the cheap run's iterate */
             SPK_TRY(restore(s, x));
             const int its = r->iterations;
             *r = cheap_r;
             r->iterations = its;
         }
+        return run_cheap(s, b, x, r, &pc, need_c, !factor_broke, t_setup);
     }
-    if (!converged(r) && !(keep && ended(r)) && r->iterations < maxit) {
+    if (!converged(r) && !ended(r) && r->iterations < maxit) {
         spk_result more;
-        SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, keep ? &pf : &pc));
+        SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, &pf));
         add_run(r, &more);
     }
     return SPK_OK;

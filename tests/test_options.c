@@ -32,7 +32,8 @@ static const field options_fields[] = {
     FIELD(spk_options, reorder),        FIELD(spk_options, reorder_block), FIELD(spk_options, vector_ops),
     FIELD(spk_options, precond_precision), FIELD(spk_options, race),       FIELD(spk_options, sell_c),
     FIELD(spk_options, sell_sigma),     FIELD(spk_options, bcsr_block),    FIELD(spk_options, probe),
-    FIELD(spk_options, probe_iters),   FIELD(spk_options, probe_factor_iters), FIELD(spk_options, factorization),
+    FIELD(spk_options, probe_iters),   FIELD(spk_options, probe_factor_iters), FIELD(spk_options, probe_keep),
+    FIELD(spk_options, factorization),
     FIELD(spk_options, factor_sweeps),  FIELD(spk_options, factor_tol),
 };
 static const field no_key[] = {FIELD(spk_options, monitor), FIELD(spk_options, monitor_user)};
