@@ -255,6 +255,8 @@ static void print_json(const solve_args *a, const solve_run *r)
     printf(", \"colors\": %d, \"levels_lower\": %d, \"levels_upper\": %d", spk_solver_colors(r->s), lv[0], lv[1]);
     printf(", \"choice\": ");
     cli_json_string(stdout, spk_solver_choice(r->s));
+    printf(", \"factorization\": ");
+    cli_json_string(stdout, spk_solver_factorization(r->s));
     printf(", \"switched\": %s, \"rhs\": ", r->res.switched ? "true" : "false");
     cli_json_string(stdout, a->rhs ? a->rhs : r->rhs_note);
     char kind[40];
@@ -311,6 +313,7 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
         fprintf(out, "race      %s converged first%s; the CGs alongside were stopped\n",
                 spk_solver_precond(r->s), sweeps_note(r->s));
     if (spk_solver_choice(r->s)[0]) fprintf(out, "choice    %s\n", spk_solver_choice(r->s));
+    if (spk_solver_factorization(r->s)[0]) fprintf(out, "factor    %s\n", spk_solver_factorization(r->s));
     if (r->res.shift > 0)
         fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
                 spk_solver_precond(r->s), r->res.shift);

@@ -435,6 +435,10 @@ SPK_API int spk_solver_precond_sweeps(const spk_solver *s);
  * in one line (the measured rates, times per iteration and the predicted
  * rest); "" where no choice by measuring applies. */
 SPK_API const char *spk_solver_choice(const spk_solver *s);
+/* How the IC(0)/ILU(0) factor in use was computed (spk_options.factorization):
+ * "exact", "by K sweeps, relative residual R", or exact after sweeps that
+ * did not converge; "" without such a factor (or where it is not told). */
+SPK_API const char *spk_solver_factorization(const spk_solver *s);
 SPK_API const char *spk_solver_format(const spk_solver *s);
 /* How the SpMV format holds the matrix, in one line; for "auto" the format it
  * chose, the trial times and what the choice cost. */

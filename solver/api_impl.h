@@ -50,6 +50,7 @@ struct spk_solver {
     double t_setup;           /* seconds of the (last) setup */
     double t_split[4];        /* ... its parts: upload, checks, format, preconditioner */
     char format_detail[512];  /* the SpMV backend's description, after setup */
+    char factorization[160];  /* how the factor in use was computed (spk_solver_factorization) */
     char format_name[64];     /* opts.format points here: the caller's string may not outlive
                                  spk_solver_create, and a refactorization rebuilds the format */
     /* SPK_REORDER_MULTICOLOR: the system solved is P A P^T (P b) */

@@ -434,6 +434,23 @@ int spk_solver_precond_sweeps(const spk_solver *s)
     return s && s->k.M_ops && s->k.M_ops->sweeps ? s->k.M_ops->sweeps(s->k.M) : 0;
 }
 
+const char *spk_solver_factorization(const spk_solver *s)
+{
+    spk_precond_factor_info in;
+    memset(&in, 0, sizeof in);
+    if (!s || s->deferred || !s->k.M_ops || !s->k.M_ops->factor_info || s->k.M_ops->factor_info(s->k.M, &in))
+        return "";
+    char *out = ((spk_solver *)s)->factorization;
+    const size_t len = sizeof s->factorization;
+    if (in.iterative)
+        snprintf(out, len, "by %d sweeps, relative residual %.2g", in.sweeps, in.residual);
+    else if (in.fallback)
+        snprintf(out, len, "exact (%d sweeps left the residual at %.2g, above factor-tol)", in.sweeps, in.residual);
+    else
+        snprintf(out, len, "exact");
+    return out;
+}
+
 const char *spk_solver_format(const spk_solver *s)
 {
     return s && s->k.A_ops ? s->k.A_ops->name : "";

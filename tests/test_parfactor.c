@@ -395,6 +395,44 @@ static void test_fallback(void)
     spk_csr_free(&A);
 }
 
+/* The solver tells how its factor was computed (spk_solver_factorization):
+ * the solve report's "factor" line. */
+static void test_told(void)
+{
+    static const struct {
+        const char *spec, *keys, *want;
+        spk_precond_kind pk;
+    } cases[] = {
+        {"band:3000:8", "factorization=exact", "exact", SPK_PRECOND_AUTO},
+        {"band:3000:8", "factorization=iterative", "by ", SPK_PRECOND_AUTO},
+        {"elasticity3d:6", "factorization=iterative", "exact (6 sweeps left the residual at", SPK_PRECOND_AUTO},
+        {"band:3000:8", "factorization=iterative", "", SPK_PRECOND_JACOBI},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        spk_err e;
+        spk_csr A = {0};
+        spk_context *ctx = NULL;
+        spk_matrix *M = NULL;
+        spk_solver *s = NULL;
+        spk_options o;
+        char msg[256];
+        CHECK_OK(spk_gen_spec(cases[c].spec, &A, &e), e.msg);
+        spk_options_default(&o);
+        CHECK_OK(spk_options_parse(&o, cases[c].keys, msg, sizeof msg), msg);
+        CHECK_OK(spk_context_create(&ctx, SPK_DEVICE_HOST), "context");
+        CHECK_OK(spk_matrix_from_csr(ctx, A.nrows, A.ncols, A.rowptr, A.colind, A.val, &M), spk_last_error(ctx));
+        CHECK_OK(spk_solver_create(ctx, M, SPK_SOLVER_AUTO, cases[c].pk, &o, &s), spk_last_error(ctx));
+        const char *got = s ? spk_solver_factorization(s) : "-";
+        const size_t wl = strlen(cases[c].want);
+        CHECK(wl ? strncmp(got, cases[c].want, wl) == 0 : got[0] == '\0', "%s, %s: told '%s', expected '%s...'",
+              cases[c].spec, cases[c].keys, got, cases[c].want);
+        spk_solver_destroy(s);
+        spk_matrix_destroy(M);
+        spk_context_destroy(ctx);
+        spk_csr_free(&A);
+    }
+}
+
 int main(void)
 {
     static spk_err err;
@@ -407,6 +445,7 @@ int main(void)
     test_bad_pivots();
     test_iterations();
     test_fallback();
+    test_told();
     spk_exec_destroy(g_host);
     return check_exit();
 }

@@ -97,6 +97,7 @@ for name, res, args in [
         ("spk_solver_precond", ctypes.c_char_p, [_P]),
         ("spk_solver_precond_sweeps", ctypes.c_int, [_P]),
         ("spk_solver_choice", ctypes.c_char_p, [_P]),
+        ("spk_solver_factorization", ctypes.c_char_p, [_P]),
         ("spk_solver_format", ctypes.c_char_p, [_P]),
         ("spk_solver_format_detail", ctypes.c_char_p, [_P]),
         ("spk_solver_destroy", None, [_P])]:
@@ -210,6 +211,7 @@ class SolveInfo:
     precond_sweeps: int = 0  # Jacobi sweeps per triangular solve of IC(0)/ILU(0); 0: exact or none
     race: int = 0  # 0 no race; 1 the preconditioned solve answered; 2 CG without one, run alongside; 3 CG with Jacobi, alongside
     choice: str = ""  # probe=True: the preconditioner the first solve chose by measuring, and why
+    factorization: str = ""  # how the IC(0)/ILU(0) factor was computed: "exact", "by K sweeps, ..."
 
 
 def _csr_of(A):
@@ -303,7 +305,8 @@ class Solver:
                          format_detail=_s(_lib.spk_solver_format_detail(self._solver)), device=self.device,
                          history=hist, graph_iterations=r.graph_iterations, block_iterations=r.block_iterations,
                          block_cluster=r.block_cluster, precond_sweeps=_lib.spk_solver_precond_sweeps(self._solver),
-                         race=r.race, choice=_s(_lib.spk_solver_choice(self._solver)))
+                         race=r.race, choice=_s(_lib.spk_solver_choice(self._solver)),
+                         factorization=_s(_lib.spk_solver_factorization(self._solver)))
         if st:
             raise SpkError(st, msg, info=info, x=x)
         return x, info

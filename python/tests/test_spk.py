@@ -80,7 +80,9 @@ def test_probe_choice_is_told():
     assert info.precond.startswith("ic0") and info.choice.startswith("ic0: ")
     check_solution(A, b, x, 1e-8)
     x, info = spk.solve(A, b, device="cpu")
-    assert info.choice == ""
+    assert info.choice == "" and info.factorization == "exact"
+    x, info = spk.solve(A, b, device="cpu", precond="jacobi")
+    assert info.factorization == ""
 
 
 def test_solver_reuse_and_update_values():
