@@ -10,8 +10,9 @@
 #   scripts/gpu-choice.sh [HALF [OUT_DIR]]     (HALF: train (default) or test)
 #
 # Environment: CUDA_ARCH (default 90), BUILD (default build-gpu), REPEAT
-# (solves per configuration, median kept; default 3), EXTRA (more
-# --solve-config arguments).
+# (solves per configuration, median kept; default 3), MAXIT (the solves'
+# iteration limit; the fixed configurations that stall spend it), EXTRA
+# (more --solve-config arguments).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 half=${1:-train}
@@ -24,7 +25,7 @@ cmake -S . -B "$build" -DSPK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90
 configs=(--solve-config default --solve-config none:precond=none --solve-config jacobi:precond=jacobi
          --solve-config probe:probe=on --solve-config auto:factorization=auto
          --solve-config probe-auto:probe=on,factorization=auto ${EXTRA:-})
-common=(--formats cusparse --solve-repeat "${REPEAT:-3}" --rhs-kind random "${configs[@]}")
+common=(--formats cusparse --solve-repeat "${REPEAT:-3}" --rhs-kind random ${MAXIT:+--maxit "$MAXIT"} "${configs[@]}")
 status=0
 "$build/spk" bench "${common[@]}" --list bench/corpus.txt --list-tag "$half" --json "$out/corpus.json" \
   > "$out/corpus.txt" 2> "$out/corpus.err" || status=1
