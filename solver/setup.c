@@ -125,19 +125,18 @@ static int probe_applies(const spk_solver *s, spk_precond_kind asked)
 /* The probe's cheap preconditioner: Jacobi where every diagonal entry is
  * stored and nonzero (positive for CG) and they are not all equal (where
  * they are, Jacobi only scales), else none. */
-static spk_precond_kind cheap_precond(const spk_csr *A, spk_solver_kind kind)
+static int cheap_precond(const spk_csr *A, spk_solver_kind kind, spk_precond_kind *out, spk_err *e)
 {
-    double first = 0;
-    int varies = 0;
-    for (int i = 0; i < A->nrows; i++) {
-        double d = 0;
-        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == i) d = A->val[k];
-        if (d == 0 || (kind == SPK_SOLVER_CG && d < 0)) return SPK_PRECOND_NONE;
-        if (i == 0) first = d;
-        varies |= d != first;
+    double *d = spk_malloc((size_t)A->nrows + 1, sizeof(double), "the diagonal", e);
+    if (!d) return SPK_ERR_NOMEM;
+    int jacobi = spk_csr_diagonal(A, d) == 0, varies = 0;
+    for (int i = 0; i < A->nrows && jacobi; i++) {
+        jacobi = d[i] != 0 && !(kind == SPK_SOLVER_CG && d[i] < 0);
+        varies |= d[i] != d[0];
     }
-    return varies ? SPK_PRECOND_JACOBI : SPK_PRECOND_NONE;
+    free(d);
+    *out = jacobi && varies ? SPK_PRECOND_JACOBI : SPK_PRECOND_NONE;
+    return SPK_OK;
 }
 
 /* Resolve AUTO, check the matrix fits the method, build SpMV and preconditioner. */
@@ -197,7 +196,7 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     if (probe) { /* the cheap preconditioner first; the first solve measures (probe.c) */
         s->probe.on = 1;
         s->probe.strong = s->pkind;
-        s->probe.cheap = cheap_precond(A, s->kind);
+        SPK_TRY(cheap_precond(A, s->kind, &s->probe.cheap, e));
         s->probe.cheap_kind = s->kind;
         s->pkind = s->probe.cheap;
     }
