@@ -83,8 +83,8 @@ int spk_csr_copy(const spk_csr *A, spk_csr *B, spk_err *e)
     return SPK_OK;
 }
 
-/* Check rowptr monotone from 0 to nnz and every column in range (and sorted). */
-int spk_csr_validate(const spk_csr *A, int require_sorted, spk_err *e)
+/* Check the dimensions, the arrays and rowptr monotone from 0 to nnz. */
+int spk_csr_validate_rows(const spk_csr *A, spk_err *e)
 {
     if (!A || A->nrows < 0 || A->ncols < 0 || A->nnz < 0)
         return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "invalid matrix dimensions");
@@ -100,6 +100,19 @@ int spk_csr_validate(const spk_csr *A, int require_sorted, spk_err *e)
                                "rowptr[%d] = %d after rowptr[%d] = %d: row pointers must be "
                                "non-decreasing and at most nnz = %d",
                                i + 1, t, i, b, A->nnz);
+    }
+    if (A->rowptr[A->nrows] != A->nnz)
+        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "rowptr[%d] = %d but nnz = %d", A->nrows,
+                           A->rowptr[A->nrows], A->nnz);
+    return SPK_OK;
+}
+
+/* The rows, then every column in range (and sorted). */
+int spk_csr_validate(const spk_csr *A, int require_sorted, spk_err *e)
+{
+    SPK_TRY(spk_csr_validate_rows(A, e));
+    for (int i = 0; i < A->nrows; i++) {
+        const int b = A->rowptr[i], t = A->rowptr[i + 1];
         for (int k = b; k < t; k++) {
             int c = A->colind[k];
             if (c < 0 || c >= A->ncols)
@@ -113,9 +126,6 @@ int spk_csr_validate(const spk_csr *A, int require_sorted, spk_err *e)
                                    i, c, A->colind[k - 1]);
         }
     }
-    if (A->rowptr[A->nrows] != A->nnz)
-        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "rowptr[%d] = %d but nnz = %d", A->nrows,
-                           A->rowptr[A->nrows], A->nnz);
     return SPK_OK;
 }
 

@@ -37,6 +37,9 @@ int spk_csr_copy(const spk_csr *A, spk_csr *B, spk_err *e);
  * require strictly increasing columns in each row.  The message names the
  * first offending row and entry. */
 int spk_csr_validate(const spk_csr *A, int require_sorted, spk_err *e);
+/* Only the dimensions, the arrays and rowptr (O(nrows)): enough for a
+ * reader that never indexes by column (the columns are not read). */
+int spk_csr_validate_rows(const spk_csr *A, spk_err *e);
 /* Does every row have strictly increasing columns? */
 int spk_csr_is_sorted(const spk_csr *A);
 /* Sort the columns of every row (values follow).  If perm is not NULL it
