@@ -211,8 +211,8 @@ typedef struct spk_options {
                                   as many to go */
     int probe_factor_iters;    /* "probe-factor-iters": the factor's iterations measured */
     double probe_keep;         /* "probe-keep": once built, the factor finishes unless the cheap
-                                  one's predicted rest is this many times shorter (>= 1, default 2:
-                                  its build is paid, and early rates flatter the cheap one).  A
+                                  one's predicted rest is this many times shorter (below 1: unless the
+                                  factor's is 1/K times shorter).  A
                                   cheap run that overruns twice its predicted rest hands over to the
                                   factor */
     int factorization;         /* "factorization": how IC(0)/ILU(0) compute their factor:
@@ -224,6 +224,8 @@ typedef struct spk_options {
     int factor_sweeps;         /* "factor-sweeps": the most sweeps of the iterative factorization */
     double factor_tol;         /* "factor-tol": ... which stops once its relative residual
                                   ||A - LU|| on the pattern (diagonally scaled) is at most this */
+    double probe_try;          /* "probe-try": the factor is tried only where the cheap run's rate
+                                  predicts more than this many times probe_iters iterations to go */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0

@@ -92,12 +92,15 @@ static const spk_opt solver_keys[] = {
              "predicted faster (off, the default for now: IC(0)/ILU(0) from the start)"},
     {.key = "probe-iters", SOLVER_KEY(probe_iters), .type = SPK_OPT_INT, .min = 4, .max = 60, .def = 16,
      .meta = "N", .help = "probe: the cheap preconditioner's iterations measured before the factor is "
-                          "tried (where they predict more than 2N to go)"},
+                          "tried (where they predict more than probe-try times N to go)"},
     {.key = "probe-factor-iters", SOLVER_KEY(probe_factor_iters), .type = SPK_OPT_INT, .min = 4, .max = 60,
      .def = 10, .meta = "N", .help = "probe: the factor's iterations measured before the choice"},
-    {.key = "probe-keep", SOLVER_KEY(probe_keep), .type = SPK_OPT_DOUBLE, .min = 1, .max = 100, .def = 2,
+    {.key = "probe-keep", SOLVER_KEY(probe_keep), .type = SPK_OPT_DOUBLE, .min = 0.05, .max = 100, .def = 2,
      .meta = "K", .help = "probe: the factor, once built, finishes unless the cheap preconditioner's "
-                          "predicted rest is K times shorter"},
+                          "predicted rest is K times shorter (K < 1: unless the factor's is 1/K times shorter)"},
+    {.key = "probe-try", SOLVER_KEY(probe_try), .type = SPK_OPT_DOUBLE, .min = 0, .max = 10000, .def = 2,
+     .meta = "T", .help = "probe: the factor is tried only where the cheap run predicts more than T times "
+                          "probe-iters iterations to go"},
 };
 
 /* Combinations of the solver's keys. */

@@ -18,10 +18,9 @@
 #include "solver/api_impl.h"
 
 /* The cheap run's iterations (spk_options.probe_iters, n) measured first:
- * the factor is tried where they predict more than 2n to go; then the
- * factor's (probe_factor_iters).  The measured run's residuals are kept
- * for the rate (SPK_PROBE_HIST bounds both keys). */
-#define PROBE_TRY_FACTOR(n) (2.0 * (n))
+ * the factor is tried where they predict more than probe_try * n to go;
+ * then the factor's (probe_factor_iters).  The measured run's residuals
+ * are kept for the rate (SPK_PROBE_HIST bounds both keys). */
 
 /* One run of the configured method from the executor copies b, x. */
 int spk_solver_run(spk_solver *s, const double *b, double *x, const spk_options *o, spk_result *r)
@@ -212,7 +211,7 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     /* CG found A indefinite: spk_solve's switch to BiCGStab answers that */
     if (r->reason == SPK_BREAKDOWN_INDEFINITE || converged(r) || r->iterations >= maxit)
         return finish_cheap(s, b, x, r, &pc, need_c, 0, t_setup, "it ended the solve in its first iterations");
-    if (!ended(r) && need_c <= PROBE_TRY_FACTOR(s->opts.probe_iters))
+    if (!ended(r) && need_c <= s->opts.probe_try * s->opts.probe_iters)
         return finish_cheap(s, b, x, r, &pc, need_c, 1, t_setup, "it was predicted to end soon");
     const int cheap_broke = ended(r);
     if (cheap_broke) SPK_TRY(restore(s, x)); /* from x0 again */
