@@ -80,8 +80,10 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     SPK_TRY(SPK_ASYNC(k)->mark(k->e, -1));
     rnorm = res->rnorm;
     res->reason = SPK_DIVERGED_MAXIT;
-    /* graphs: without M, rz' comes from the host */
-    if (ident) gs = NULL;
+    /* without M, rz' = ||r||^2: from the host's norm where the executor
+     * records no graphs (the classic driver's arithmetic), else reduced on
+     * the device, in graphs and out of them alike (the same numbers) */
+    const int dev_rz = ident && SPK_ASYNC(k)->capture != NULL;
     spk_blockrun br;
     spk_block_open(k, o, SPK_BLOCK_CG, b, x, res, bnorm, &br);
     double h[3];
@@ -121,7 +123,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
             SPK_TRY(block_next(k, res, &c, &br, slot, it, o->maxit - it, rnorm, h));
             if (br.stopped) break;
         } else {
-            const spk_steps st = {SPK_STEPS_CG, cur, next, 0, rnorm, x};
+            const spk_steps st = {SPK_STEPS_CG, cur, next, 0, dev_rz ? -1.0 : rnorm, x};
             int ran = 0;
             SPK_TRY(spk_graphs_steps(k, res, &c, it >= SPK_GRAPH_FROM ? gs : NULL, cur == SPK_CG_RZ1, &st, h, &ran));
             res->graph_iterations += ran;

@@ -35,7 +35,8 @@ typedef struct spk_steps {
     int kind;
     int cur, other;  /* CG: rz's slot and its successor's; BiCGStab: rho's and rho_old's */
     int fresh;       /* BiCGStab: p = r (the first iteration, after a restart) */
-    double rnorm;    /* CG without M: ||r||, whose square is rz' */
+    double rnorm;    /* CG without M: ||r||, whose square is rz'; negative: rz' = r'r
+                        reduced on the device (graphs take no value from the host) */
     double *x;
 } spk_steps;
 /* The slots a run reads. */

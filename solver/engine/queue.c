@@ -132,7 +132,9 @@ int spk_queue_steps(spk_krylov *k, const spk_steps *st, double *h)
         double *r = k->w[0], *p = k->w[1], *q = k->w[2];
         double *z = ident ? r : k->w[3];
         const int cur = st->cur, next = st->other;
-        if (ident) {
+        if (ident && st->rnorm < 0) {
+            F_VEC(k, dot, n, r, r, next);
+        } else if (ident) {
             F_VEC(k, set, next, st->rnorm * st->rnorm);
         } else {
             F_PREC(k, r, z);
