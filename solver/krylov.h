@@ -49,6 +49,13 @@ typedef struct spk_krylov {
         const double *b, *x;
         double bnorm, rnorm, t_spmv, t_vector;
     } begun;
+    struct {                          /* a look at the run at the end of iteration `at` (probe.c):
+                                         fn's nonzero stops it there, as its iteration limit
+                                         would (SPK_DIVERGED_MAXIT); fn may move `at` on */
+        int at;
+        int (*fn)(void *user, int it, double rnorm, double bnorm);
+        void *user;
+    } check;
     int pooled;                       /* w[] are parts of one allocation, w[0] */
 } spk_krylov;
 

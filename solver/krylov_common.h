@@ -56,7 +56,8 @@ static inline int spk_krylov_converged(const spk_options *o, spk_result *res, do
 }
 
 /* The end of an iteration with residual norm rnorm: record it; 1 when the
- * loop stops there (res->reason set: NaN, converged or diverged). */
+ * loop stops there (res->reason set: NaN, converged or diverged, or
+ * stopped by k->check). */
 static inline int spk_krylov_end_step(spk_krylov *k, const spk_options *o, spk_result *res, int it, double rnorm,
                                       double bnorm)
 {
@@ -65,9 +66,15 @@ static inline int spk_krylov_end_step(spk_krylov *k, const spk_options *o, spk_r
     spk_krylov_record(k, o, res, it, rnorm, bnorm);
     const spk_stop t = spk_stop_of(o->rtol, o->atol, o->dtol, bnorm, res->rnorm0);
     int why;
-    if (!spk_stop_end(&t, rnorm, &why)) return 0;
-    res->reason = (spk_reason)why;
-    return 1;
+    if (spk_stop_end(&t, rnorm, &why)) {
+        res->reason = (spk_reason)why;
+        return 1;
+    }
+    if (k->check.fn && it == k->check.at && k->check.fn(k->check.user, it, rnorm, bnorm)) {
+        res->reason = SPK_DIVERGED_MAXIT;
+        return 1;
+    }
+    return 0;
 }
 
 /* CG's tests on r'z (M must be positive definite) and p'q (A must be):

@@ -2,15 +2,16 @@
  * preconditioner by measuring (spk_options.probe).
  *
  * Whether IC(0)/ILU(0) pays for its build and its dearer iterations is not
- * known from the matrix.  So a first solve starts with the cheap
- * preconditioner (none, or Jacobi where the diagonal varies) and measures
- * what it gets: its time per iteration and its rate, the geometric mean of
- * the residual's reduction per iteration.  Where the rate says the rest of
- * the solve is short, it goes on.  Else the factor is built and a few of its
- * iterations are measured from the same iterate; then the one whose
+ * known from the matrix.  So the first solve starts with the cheap
+ * preconditioner (none, or Jacobi where the diagonal varies), watched: after
+ * probe_iters iterations its time per iteration and its rate (the residual's
+ * reduction per iteration) predict the rest.  Where the rest is short the
+ * run simply goes on (no restart); else the factor is built and a few of its
+ * iterations are measured from the same iterate, and the one whose
  * predicted remaining time is smaller finishes, from the latest iterate.
  * The solver keeps the choice for its later solves; the choice and its
  * numbers are one line (spk_solver_choice). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,6 +148,31 @@ static int restore(spk_solver *s, double *x)
     return e->ops->copy(e, s->k.n, s->probe.xs, x);
 }
 
+/* The cheap run overran its prediction or broke down: the factor takes
+ * over from the latest iterate (after a breakdown, from the one kept). */
+static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double *t_setup)
+{
+    const int broke = ended(r);
+    if (broke) SPK_TRY(restore(s, x));
+    double secs = 0;
+    const int st = spk_solver_use_precond(s, s->probe.cheap_kind, s->probe.strong, &secs);
+    add_setup(s, t_setup, secs);
+    if (st == SPK_ERR_ZERO_PIVOT) {
+        spk_err_clear(&s->ctx->err);
+        SPK_TRY(back_to_cheap(s, t_setup));
+    } else {
+        SPK_TRY(st);
+        s->probe.decided = 2;
+    }
+    const size_t len = strlen(s->probe.why);
+    snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then %s: %s %s", spk_solver_precond(s),
+             spk_precond_kind_name(s->probe.cheap), broke ? "broke down" : "overran its prediction");
+    spk_result more;
+    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
+    add_run(r, &more);
+    return SPK_OK;
+}
+
 /* The cheap preconditioner finishes: it gets twice its predicted rest (at
  * least probe_iters more), then, where a factor can be built (factor_ok),
  * the factor takes over from the latest iterate (or, after a breakdown,
@@ -166,33 +192,71 @@ static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, p
     SPK_TRY(run_some(s, b, x, cap < left ? (int)cap : left, &more, pc));
     add_run(r, &more);
     if (converged(r) || r->iterations >= maxit || !factor_ok) return SPK_OK;
-    /* overran (or broke down): the factor */
-    if (ended(r)) SPK_TRY(restore(s, x));
-    double secs = 0;
-    const int st = spk_solver_use_precond(s, s->probe.cheap_kind, s->probe.strong, &secs);
-    add_setup(s, t_setup, secs);
-    if (st == SPK_ERR_ZERO_PIVOT) {
-        spk_err_clear(&s->ctx->err);
-        SPK_TRY(back_to_cheap(s, t_setup));
-    } else {
-        SPK_TRY(st);
-        s->probe.decided = 2;
-    }
-    const size_t len = strlen(s->probe.why);
-    snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then %s: %s overran its prediction",
-             spk_solver_precond(s), spk_precond_kind_name(s->probe.cheap));
-    SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, pc));
-    add_run(r, &more);
-    return SPK_OK;
+    return to_factor(s, b, x, r, pc, t_setup);
 }
 
-/* The cheap run ended or will end soon: it finishes the solve. */
-static int finish_cheap(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double need,
-                        int factor_ok, double *t_setup, const char *why)
+/* The cheap run's watch (k->check).  At probe_iters its rate and time so
+ * far decide: where they predict more than probe_try * probe_iters
+ * iterations to go, the run stops there for the factor to be measured;
+ * else it goes on as it is (no restart), and a second look at twice its
+ * predicted rest stops a run that overran it, for the factor. */
+typedef struct cheap_watch {
+    spk_solver *s;
+    double t0;
+    int overrun_look; /* the next look is the overrun's */
+    int stopped;      /* 1: for the factor to be tried; 2: it overran its prediction */
+    probe_run pc;
+} cheap_watch;
+
+static int cheap_look(void *user, int it, double rnorm, double bnorm)
 {
-    snprintf(s->probe.why, sizeof s->probe.why, "%s: %s (its rate %.3g per iteration)",
-             spk_precond_kind_name(s->probe.cheap), why, pc->rate);
-    return run_cheap(s, b, x, r, pc, need, factor_ok, t_setup);
+    cheap_watch *w = user;
+    spk_solver *s = w->s;
+    if (w->overrun_look) {
+        w->stopped = 2;
+        return 1;
+    }
+    spk_result now;
+    memset(&now, 0, sizeof now);
+    now.iterations = it;
+    now.rnorm = rnorm;
+    now.rnorm0 = s->probe.hist[0];
+    measure(&now, s->probe.hist, it + 1 < SPK_PROBE_HIST ? it + 1 : SPK_PROBE_HIST, spk_time_now() - w->t0, &w->pc);
+    const double need = remaining(w->pc.rate, rnorm, fmax(s->opts.rtol * bnorm, s->opts.atol));
+    if (need > s->opts.probe_try * s->opts.probe_iters) {
+        w->stopped = 1;
+        return 1;
+    }
+    snprintf(s->probe.why, sizeof s->probe.why, "%s: it was predicted to end soon (its rate %.3g per iteration)",
+             spk_precond_kind_name(s->probe.cheap), w->pc.rate);
+    const double at = it + 2.0 * need + s->opts.probe_iters;
+    w->overrun_look = 1;
+    s->k.check.at = at < INT_MAX ? (int)at : 0; /* 0: never */
+    return 0;
+}
+
+/* The cheap run, watched; where it did not stop for the factor to be
+ * tried, the choice is made: it ended the solve, or (broke down, overran)
+ * the factor takes over. */
+static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r, cheap_watch *w, double *t_setup)
+{
+    w->s = s;
+    w->t0 = spk_time_now();
+    s->k.check.fn = cheap_look;
+    s->k.check.user = w;
+    s->k.check.at = s->opts.probe_iters;
+    probe_run pc;
+    const int st = run_some(s, b, x, s->opts.maxit, r, &pc);
+    s->k.check.fn = NULL;
+    s->k.check.user = NULL;
+    SPK_TRY(st);
+    if (w->stopped == 1) return SPK_OK;
+    s->probe.decided = 1;
+    if (!w->overrun_look)
+        snprintf(s->probe.why, sizeof s->probe.why, "%s: it ended the solve in its first iterations (its rate %.3g "
+                 "per iteration)", spk_precond_kind_name(s->probe.cheap), pc.rate);
+    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    return to_factor(s, b, x, r, &pc, t_setup); /* CG found A indefinite: spk_solve's switch answers */
 }
 
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
@@ -203,42 +267,37 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     const char *cheap_name = spk_precond_kind_name(s->probe.cheap);
     if (!s->probe.xs) SPK_TRY(spk_exec_alloc_vec(e, s->k.n, &s->probe.xs));
     SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* x0 */
-    probe_run pc, pf = {0};
-    SPK_TRY(run_some(s, b, x, maxit < s->opts.probe_iters ? maxit : s->opts.probe_iters, r, &pc));
+    cheap_watch w;
+    memset(&w, 0, sizeof w);
+    SPK_TRY(cheap_first(s, b, x, r, &w, t_setup));
+    if (s->probe.decided) return SPK_OK;
+    probe_run pc = w.pc, pf = {0};
     const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
     const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
-    double need_c = remaining(pc.rate, r->rnorm, target);
-    /* CG found A indefinite: spk_solve's switch to BiCGStab answers that */
-    if (r->reason == SPK_BREAKDOWN_INDEFINITE || converged(r) || r->iterations >= maxit)
-        return finish_cheap(s, b, x, r, &pc, need_c, 0, t_setup, "it ended the solve in its first iterations");
-    if (!ended(r) && need_c <= s->opts.probe_try * s->opts.probe_iters)
-        return finish_cheap(s, b, x, r, &pc, need_c, 1, t_setup, "it was predicted to end soon");
-    const int cheap_broke = ended(r);
-    if (cheap_broke) SPK_TRY(restore(s, x)); /* from x0 again */
-    else SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
+    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* the iterate both are measured from */
     const spk_result cheap_r = *r;
-    /* the factor, measured from the same iterate */
     double secs = 0;
-    const spk_solver_kind cheap_kind = s->kind;
-    int st = spk_solver_use_precond(s, cheap_kind, s->probe.strong, &secs);
+    int st = spk_solver_use_precond(s, s->kind, s->probe.strong, &secs);
     add_setup(s, t_setup, secs);
-    if (st == SPK_ERR_ZERO_PIVOT && !cheap_broke) { /* no factor for this matrix: the cheap one finishes */
+    if (st == SPK_ERR_ZERO_PIVOT) { /* no factor for this matrix: the cheap one finishes */
         spk_err_clear(&s->ctx->err);
         SPK_TRY(back_to_cheap(s, t_setup));
-        return finish_cheap(s, b, x, r, &pc, need_c, 0, t_setup, "the factorization failed");
+        snprintf(s->probe.why, sizeof s->probe.why, "%s: the factorization failed (its rate %.3g per iteration)",
+                 cheap_name, pc.rate);
+        return run_cheap(s, b, x, r, &pc, 0, 0, t_setup);
     }
     SPK_TRY(st);
     const char *strong_name = spk_solver_precond(s);
     spk_result rf;
     const int left = maxit - r->iterations;
-    SPK_TRY(run_some(s, b, x, cheap_broke ? left : left < s->opts.probe_factor_iters ? left : s->opts.probe_factor_iters, &rf, &pf));
+    SPK_TRY(run_some(s, b, x, left < s->opts.probe_factor_iters ? left : s->opts.probe_factor_iters, &rf, &pf));
     add_run(r, &rf);
     const double need_f = remaining(pf.rate, r->rnorm, target);
-    need_c = remaining(pc.rate, r->rnorm, target);
+    const double need_c = remaining(pc.rate, r->rnorm, target);
     const double t_f = need_f * pf.per_it, t_c = need_c * pc.per_it;
     /* a factor that cost more than it saved so far may still win on the
-     * rest; one whose iterations broke down loses to a cheap one that did not */
-    const int keep = converged(r) || cheap_broke ||
+     * rest; one whose iterations broke down loses to the cheap one */
+    const int keep = converged(r) ||
                      (!ended(r) && (r->iterations >= maxit || t_f <= s->opts.probe_keep * t_c));
     if (converged(r)) {
         snprintf(s->probe.why, sizeof s->probe.why,
@@ -247,9 +306,9 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
                  strong_name, 1e3 * secs, cheap_name, pc.rate, 1e3 * pc.per_it, strong_name, pf.rate, 1e3 * pf.per_it);
     } else {
         snprintf(s->probe.why, sizeof s->probe.why,
-                 "%s: %s %.3g per iteration in %.3g ms%s, %s %.3g in %.3g ms after a %.3g ms build; "
+                 "%s: %s %.3g per iteration in %.3g ms, %s %.3g in %.3g ms after a %.3g ms build; "
                  "predicted rest %.3g ms against %.3g ms",
-                 keep ? strong_name : cheap_name, cheap_name, pc.rate, 1e3 * pc.per_it, cheap_broke ? " (broke down)" : "",
+                 keep ? strong_name : cheap_name, cheap_name, pc.rate, 1e3 * pc.per_it,
                  strong_name, pf.rate, 1e3 * pf.per_it, 1e3 * secs, 1e3 * (keep ? t_f : t_c), 1e3 * (keep ? t_c : t_f));
     }
     s->probe.decided = keep ? 2 : 1;
