@@ -184,6 +184,10 @@ static void json_configs(const bench *b, FILE *f, const mat_result *m)
                 r->graph_iterations, r->block_iterations, r->block_cluster, r->race);
         fprintf(f, ", \"note\": ");
         cli_json_string(f, r->solve_note);
+        fprintf(f, ", \"choice\": ");
+        cli_json_string(f, r->choice);
+        fprintf(f, ", \"factorization\": ");
+        cli_json_string(f, r->factorization);
         fprintf(f, "}");
     }
     fprintf(f, "]");

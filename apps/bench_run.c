@@ -148,6 +148,8 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     snprintf(r->method, sizeof r->method, "%s", spk_solver_method(s));
     snprintf(r->precond, sizeof r->precond, "%s", spk_solver_precond(s));
     r->sweeps = spk_solver_precond_sweeps(s);
+    snprintf(r->choice, sizeof r->choice, "%s", spk_solver_choice(s));
+    snprintf(r->factorization, sizeof r->factorization, "%s", spk_solver_factorization(s));
     if (st) snprintf(r->solve_note, sizeof r->solve_note, "%s", spk_last_error(b->ctx));
     r->iterations = res.iterations;
     r->true_relres = res.true_relres;
