@@ -102,8 +102,27 @@ __global__ void symmetry_kernel(int n, const int *__restrict__ rp, const int *__
         if (!pat) flags[0] = 0;
         if (!vals) flags[1] = 0;
         if (!diag) flags[2] = 0;
+        if (!(d != 0 && isfinite(d))) flags[4] = 0; /* a missing a_ii counts as 0 */
+        if (d != d0) flags[5] = 0;
         if (!(d0 > 0 && isfinite(d0) && diag && fabs(d - d0) <= SPK_STENCIL_DIAG_RTOL * d0 && d >= off * (1 - 1e-12)))
             flags[3] = 0;
+    }
+}
+
+/* inv[i] = 1 / a_ii; *bad = the least row whose a_ii is missing, zero or
+ * not finite (inv[i] = 1 there). */
+__global__ void inv_diagonal_kernel(int n, const int *__restrict__ rp, const int *__restrict__ ci,
+                                    const double *__restrict__ val, double *__restrict__ inv, int *bad)
+{
+    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+        const int k = spk_find_col(ci, rp[r], rp[r + 1], r);
+        const double d = k >= 0 ? val[k] : 0.0;
+        if (d != 0 && isfinite(d)) {
+            inv[r] = 1.0 / d;
+        } else {
+            inv[r] = 1.0;
+            atomicMin(bad, r);
+        }
     }
 }
 
@@ -165,6 +184,14 @@ extern "C" cudaError_t spk_cuda_symmetry(cudaStream_t s, int n, const int *rowpt
 {
     if (n == 0) return cudaSuccess;
     symmetry_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, rowptr, colind, val, rtol, flags);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t spk_cuda_inv_diagonal(cudaStream_t s, int n, const int *rowptr, const int *colind,
+                                             const double *val, double *inv, int *bad)
+{
+    if (n <= 0) return cudaSuccess;
+    inv_diagonal_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, rowptr, colind, val, inv, bad);
     return cudaGetLastError();
 }
 

@@ -30,11 +30,18 @@ cudaError_t spk_cuda_hold(cudaStream_t s, const int *release, unsigned long long
 
 /* Is the canonical CSR matrix symmetric (pattern, and values to rtol as
  * spk_csr_symmetry), with every diagonal entry stored and positive, shaped
- * like a Laplacian (spk_csr_stencil_like)?  flags[0] (pattern), flags[1]
- * (values), flags[2] (positive diagonal), flags[3] (stencil-like) must be 1
- * on entry; each is set to 0 when the answer is no. */
+ * like a Laplacian (spk_csr_stencil_like), with every diagonal entry stored,
+ * nonzero and finite, all equal?  flags[0] (pattern), flags[1] (values),
+ * flags[2] (positive diagonal), flags[3] (stencil-like), flags[4] (nonzero
+ * diagonal), flags[5] (constant diagonal) must be 1 on entry; each is set
+ * to 0 when the answer is no. */
 cudaError_t spk_cuda_symmetry(cudaStream_t s, int n, const int *rowptr, const int *colind,
                               const double *val, double rtol, int *flags);
+
+/* inv[i] = 1 / a_ii of a canonical CSR matrix; *bad (n on entry) = the
+ * least row whose a_ii is missing, zero or not finite. */
+cudaError_t spk_cuda_inv_diagonal(cudaStream_t s, int n, const int *rowptr, const int *colind,
+                                  const double *val, double *inv, int *bad);
 
 /* A kernel that does nothing: one block of one warp (the launch floor). */
 cudaError_t spk_cuda_empty(cudaStream_t s);

@@ -138,10 +138,10 @@ void spk_cuda_csr_free(spk_csr *dA)
 }
 
 int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *pattern, int *values, int *posdiag,
-                          int *stencil)
+                          int *stencil, int *diag_nonzero, int *diag_const)
 {
     cuda_impl *c = impl_of(e);
-    int flags[4] = {1, 1, 1, 1}, *dflags = NULL;
+    int flags[6] = {1, 1, 1, 1, 1, 1}, *dflags = NULL;
     const int square = dA->nrows == dA->ncols;
     if (square && dA->nrows > 0) {
         SPK_TRY(spk_cuda_alloc(e, sizeof flags, "the symmetry flags", (void **)&dflags));
@@ -162,6 +162,8 @@ int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *patt
     if (values) *values = square && flags[1];
     if (posdiag) *posdiag = square && dA->nrows > 0 && flags[2];
     if (stencil) *stencil = square && dA->nrows > 0 && flags[3];
+    if (diag_nonzero) *diag_nonzero = square && flags[4];
+    if (diag_const) *diag_const = square && flags[5];
     return SPK_OK;
 }
 

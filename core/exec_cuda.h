@@ -46,10 +46,11 @@ int spk_cuda_upload(spk_exec *e, void *dst, const void *src, size_t bytes, const
 int spk_cuda_csr_upload(spk_exec *e, const spk_csr *A, spk_csr *dA, const char *what);
 void spk_cuda_csr_free(spk_csr *dA);
 /* spk_csr_symmetry (rtol) on a canonical matrix in device memory, whether
- * every diagonal entry is stored and positive (0 for 0 x 0), and
- * spk_csr_stencil_like; any output may be NULL. */
+ * every diagonal entry is stored and positive (0 for 0 x 0),
+ * spk_csr_stencil_like, whether every diagonal entry is stored, nonzero and
+ * finite, and whether they are all equal; any output may be NULL. */
 int spk_cuda_csr_symmetry(spk_exec *e, const spk_csr *dA, double rtol, int *pattern, int *values, int *posdiag,
-                          int *stencil);
+                          int *stencil, int *diag_nonzero, int *diag_const);
 
 /* Timing on the executor's stream (core/timing.c dispatches here). */
 size_t spk_cuda_l2_bytes(const spk_exec *e);

@@ -158,6 +158,56 @@ static int jacobi_cuda_create(spk_exec *e, const spk_csr *A, const spk_precond_o
     return jacobi_create_on(e, A, 1, impl);
 }
 
+/* The reciprocals from A's arrays on the device (no pass over A on the
+ * host); a bad diagonal is then found again on the host for its message. */
+static int jacobi_cuda_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o,
+                                  void **impl)
+{
+    (void)o;
+    if (!e || !impl || !A || !dA) return e ? spk_err_set(e->err, SPK_ERR_INVALID_ARG, "Jacobi: an argument is NULL")
+                                           : SPK_ERR_INVALID_ARG;
+    *impl = NULL;
+    if (strcmp(e->ops->name, "cuda") != 0)
+        return spk_err_set(e->err, SPK_ERR_INVALID_ARG, "Jacobi: the CUDA preconditioner was given the '%s' executor",
+                           e->ops ? e->ops->name : "?");
+    if (A->nrows != A->ncols || dA->nrows != A->nrows || dA->nnz != A->nnz)
+        return spk_err_set(e->err, SPK_ERR_INVALID_MATRIX,
+                           "Jacobi: the matrix is %d x %d (%d x %d with %d entries on the device); a square "
+                           "matrix, the same on both, is required", A->nrows, A->ncols, dA->nrows, dA->ncols, dA->nnz);
+    jacobi *J = spk_calloc(1, sizeof *J, "Jacobi preconditioner", e->err);
+    if (!J) return SPK_ERR_NOMEM;
+    J->exec = e;
+    J->n = A->nrows;
+    int st = SPK_OK, bad = J->n, *dbad = NULL;
+    J->inv = spk_malloc((size_t)J->n + 1, sizeof(double), "Jacobi diagonal", e->err);
+    if (!J->inv) st = SPK_ERR_NOMEM;
+    if (!st) st = spk_cuda_alloc(e, (size_t)J->n * sizeof(double) + sizeof(int), "the Jacobi diagonal", (void **)&J->dev);
+    if (!st) {
+        cudaStream_t s;
+        spk_exec_cuda_handles(e, &s, NULL, NULL);
+        dbad = (int *)(J->dev + J->n);
+        st = spk_cuda_check(e->err, cudaMemcpyAsync(dbad, &bad, sizeof bad, cudaMemcpyHostToDevice, s),
+                            "cudaMemcpyAsync (host to device)");
+        if (!st)
+            st = spk_cuda_check(e->err, spk_cuda_inv_diagonal(s, J->n, dA->rowptr, dA->colind, dA->val, J->dev, dbad),
+                                "spk_cuda_inv_diagonal");
+        if (!st)
+            st = spk_cuda_check(e->err, cudaMemcpyAsync(&bad, dbad, sizeof bad, cudaMemcpyDeviceToHost, s),
+                                "cudaMemcpyAsync (device to host)");
+        if (!st) st = spk_cuda_check(e->err, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    }
+    if (!st && bad < J->n) { /* the host's pass names the row and the cause */
+        st = jacobi_load(J, A);
+        if (!st) st = spk_err_set(e->err, SPK_ERR_INTERNAL, "Jacobi: row %d's diagonal differs on the device", bad);
+    }
+    if (st) {
+        jacobi_destroy(J);
+        return st;
+    }
+    *impl = J;
+    return SPK_OK;
+}
+
 /* z_i = r_i / a_ii on the device */
 static int jacobi_cuda_apply(void *impl, const double *r, double *z)
 {
@@ -182,6 +232,6 @@ static int jacobi_block(const void *impl, spk_block_prec *out)
 
 const struct spk_precond_ops spk_precond_jacobi_cuda = {
     "jacobi", "cuda", jacobi_cuda_create, jacobi_cuda_apply, jacobi_refactor, jacobi_destroy,
-    jacobi_shift, NULL, NULL, jacobi_block, NULL, NULL, NULL,
+    jacobi_shift, NULL, jacobi_cuda_create_dev, jacobi_block, NULL, NULL, NULL,
 };
 #endif

@@ -124,17 +124,24 @@ static int probe_applies(const spk_solver *s, spk_precond_kind asked)
 
 /* The probe's cheap preconditioner: Jacobi where every diagonal entry is
  * stored and nonzero (positive for CG) and they are not all equal (where
- * they are, Jacobi only scales), else none. */
-static int cheap_precond(const spk_csr *A, spk_solver_kind kind, spk_precond_kind *out, spk_err *e)
+ * they are, Jacobi only scales), else none.  dg: what the device's pass over
+ * A found (nonzero, all equal, positive), or NULL: a pass on the host. */
+static int cheap_precond(const spk_csr *A, spk_solver_kind kind, const int *dg, spk_precond_kind *out, spk_err *e)
 {
-    double *d = spk_malloc((size_t)A->nrows + 1, sizeof(double), "the diagonal", e);
-    if (!d) return SPK_ERR_NOMEM;
-    int jacobi = spk_csr_diagonal(A, d) == 0, varies = 0;
-    for (int i = 0; i < A->nrows && jacobi; i++) {
-        jacobi = d[i] != 0 && !(kind == SPK_SOLVER_CG && d[i] < 0);
-        varies |= d[i] != d[0];
+    int jacobi = 1, varies = 0;
+    if (dg) {
+        jacobi = dg[0] && (kind != SPK_SOLVER_CG || dg[2]);
+        varies = !dg[1];
+    } else {
+        double *d = spk_malloc((size_t)A->nrows + 1, sizeof(double), "the diagonal", e);
+        if (!d) return SPK_ERR_NOMEM;
+        jacobi = spk_csr_diagonal(A, d) == 0;
+        for (int i = 0; i < A->nrows && jacobi; i++) {
+            jacobi = d[i] != 0 && isfinite(d[i]) && !(kind == SPK_SOLVER_CG && d[i] < 0);
+            varies |= d[i] != d[0];
+        }
+        free(d);
     }
-    free(d);
     *out = jacobi && varies ? SPK_PRECOND_JACOBI : SPK_PRECOND_NONE;
     return SPK_OK;
 }
@@ -147,11 +154,13 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     spk_exec *ex = s->ctx->exec;
     const spk_csr *A = spk_solver_work(s);
     int need_sym = kind == SPK_SOLVER_AUTO || kind == SPK_SOLVER_CG || pkind == SPK_PRECOND_IC0;
-    int sym = 0, posdiag = 0, stencil = 0;
+    int sym = 0, posdiag = 0, stencil = 0, dg[3] = {0, 0, 0}, have_dg = 0; /* dg: as cheap_precond reads it */
     double t = spk_time_now();
 #ifdef SPK_HAVE_CUDA
     if (s->dA && (need_sym || pkind == SPK_PRECOND_AUTO)) {
-        SPK_TRY(spk_cuda_csr_symmetry(ex, s->dA, 1e-12, NULL, &sym, &posdiag, &stencil));
+        SPK_TRY(spk_cuda_csr_symmetry(ex, s->dA, 1e-12, NULL, &sym, &posdiag, &stencil, &dg[0], &dg[1]));
+        dg[2] = posdiag;
+        have_dg = 1;
         need_sym = 0;
     }
 #endif
@@ -196,7 +205,7 @@ static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_ki
     if (probe) { /* the cheap preconditioner first; the first solve measures (probe.c) */
         s->probe.on = 1;
         s->probe.strong = s->pkind;
-        SPK_TRY(cheap_precond(A, s->kind, &s->probe.cheap, e));
+        SPK_TRY(cheap_precond(A, s->kind, have_dg ? dg : NULL, &s->probe.cheap, e));
         s->probe.cheap_kind = s->kind;
         s->pkind = s->probe.cheap;
     }

@@ -647,6 +647,17 @@ static void all_cases(void)
     for (int i = 0; i < 4; i++) compare("poisson3d-7:12", &P, all[i], 1);
     compare("convdiff3d-7:12", &C, "ilu0", 1);
     compare("convdiff3d-7:12", &C, "jacobi", 1);
+    /* Jacobi from A's arrays on the device: the same reciprocals; a zero
+     * diagonal (west0479) fails at the host's row with its message */
+    compare_with("convdiff3d-7:12", &C, "jacobi", "jacobi", 1, 3, 1, 0);
+    {
+        char path[1024];
+        spk_csr W = {0};
+        snprintf(path, sizeof path, "%s/%s", SPK_TEST_DATA, "west0479.mtx.gz");
+        CHECK_OK(spk_mm_read_csr(path, &W, NULL, &e), e.msg);
+        compare_with("west0479.mtx.gz", &W, "jacobi", "jacobi", 1, 3, 1, 0);
+        spk_csr_free(&W);
+    }
     sweeps("poisson3d-7:12", &P, 1, 1);
     sweeps("poisson3d-7:12", &P, 0, 1);
     sweeps("convdiff3d-7:12", &C, 0, 1);
