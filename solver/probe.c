@@ -195,16 +195,19 @@ static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, p
     return to_factor(s, b, x, r, pc, t_setup);
 }
 
-/* The cheap run's watch (k->check).  At probe_iters its rate and time so
- * far decide: where they predict more than probe_try * probe_iters
- * iterations to go, the run stops there for the factor to be measured;
- * else it goes on as it is (no restart), and a second look at twice its
- * predicted rest stops a run that overran it, for the factor. */
+/* The cheap run's watch (k->check).  At each look the rate since the last
+ * one (the first: over the second half of the run so far) and the time per
+ * iteration predict the rest: where it is more than probe_try * probe_iters
+ * iterations, the run stops there for the factor to be measured; else it
+ * goes on as it is (no restart), and looks again at twice its predicted
+ * rest (plus probe_iters).  The first look is at probe_iters. */
 typedef struct cheap_watch {
     spk_solver *s;
     double t0;
-    int overrun_look; /* the next look is the overrun's */
-    int stopped;      /* 1: for the factor to be tried; 2: it overran its prediction */
+    int looks;        /* looks made so far */
+    int last_it;      /* ... the last one's iteration and residual */
+    double last_rnorm;
+    int stopped;      /* 1: for the factor to be tried */
     probe_run pc;
 } cheap_watch;
 
@@ -212,25 +215,26 @@ static int cheap_look(void *user, int it, double rnorm, double bnorm)
 {
     cheap_watch *w = user;
     spk_solver *s = w->s;
-    if (w->overrun_look) {
-        w->stopped = 2;
-        return 1;
-    }
     spk_result now;
     memset(&now, 0, sizeof now);
     now.iterations = it;
     now.rnorm = rnorm;
     now.rnorm0 = s->probe.hist[0];
     measure(&now, s->probe.hist, it + 1 < SPK_PROBE_HIST ? it + 1 : SPK_PROBE_HIST, spk_time_now() - w->t0, &w->pc);
+    if (w->looks > 0 && w->last_rnorm > 0 && rnorm > 0 && it > w->last_it)
+        w->pc.rate = pow(rnorm / w->last_rnorm, 1.0 / (it - w->last_it));
+    w->looks++;
+    w->last_it = it;
+    w->last_rnorm = rnorm;
     const double need = remaining(w->pc.rate, rnorm, fmax(s->opts.rtol * bnorm, s->opts.atol));
     if (need > s->opts.probe_try * s->opts.probe_iters) {
         w->stopped = 1;
         return 1;
     }
-    snprintf(s->probe.why, sizeof s->probe.why, "%s: it was predicted to end soon (its rate %.3g per iteration)",
-             spk_precond_kind_name(s->probe.cheap), w->pc.rate);
+    snprintf(s->probe.why, sizeof s->probe.why,
+             "%s: it was predicted to end soon (its rate %.3g per iteration at iteration %d)",
+             spk_precond_kind_name(s->probe.cheap), w->pc.rate, it);
     const double at = it + 2.0 * need + s->opts.probe_iters;
-    w->overrun_look = 1;
     s->k.check.at = at < INT_MAX ? (int)at : 0; /* 0: never */
     return 0;
 }
@@ -250,13 +254,14 @@ static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r,
     s->k.check.fn = NULL;
     s->k.check.user = NULL;
     SPK_TRY(st);
-    if (w->stopped == 1) return SPK_OK;
+    if (w->stopped) return SPK_OK;
     s->probe.decided = 1;
-    if (!w->overrun_look)
+    if (!w->looks)
         snprintf(s->probe.why, sizeof s->probe.why, "%s: it ended the solve in its first iterations (its rate %.3g "
                  "per iteration)", spk_precond_kind_name(s->probe.cheap), pc.rate);
     if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
-    return to_factor(s, b, x, r, &pc, t_setup); /* CG found A indefinite: spk_solve's switch answers */
+    /* CG found A indefinite: spk_solve's switch answers; a breakdown: the factor */
+    return to_factor(s, b, x, r, &pc, t_setup);
 }
 
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
