@@ -35,6 +35,15 @@ static int race_over(spk_krylov *k, int *over)
     return k->race ? spk_race_poll(k->race, over) : SPK_OK;
 }
 
+/* Iterations a block launch after `done` of them may run: left, but no
+ * further than a look at the run (k->check), which the host must make
+ * before the run goes on. */
+static int block_left(const spk_krylov *k, int done, int left)
+{
+    if (k->check.fn && k->check.at > done && k->check.at - done < left) return k->check.at - done;
+    return left;
+}
+
 /* The block engine's next read, waiting for its launch or a side of the
  * race, whichever ends first: br->stopped (nothing read) where a side
  * answered while the launch ran. */
@@ -90,7 +99,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
     if (br.on && o->maxit >= 1) { /* iteration 1 on in the block: z, rz and p = z there */
         const int slot[7] = {next_of(cur), cur, SPK_CG_PQ, SPK_CG_RR};
         br.job.first = 1;
-        SPK_TRY(block_next(k, res, &c, &br, slot, 0, o->maxit, rnorm, h));
+        SPK_TRY(block_next(k, res, &c, &br, slot, 0, block_left(k, 0, o->maxit), rnorm, h));
         br.job.first = 0;
     } else {
         if (ident) {
@@ -120,7 +129,7 @@ static int cg_run(spk_krylov *k, const double *b, double *x, const spk_options *
         if (over) break;
         if (br.on) {
             const int slot[7] = {cur, next, SPK_CG_PQ, SPK_CG_RR};
-            SPK_TRY(block_next(k, res, &c, &br, slot, it, o->maxit - it, rnorm, h));
+            SPK_TRY(block_next(k, res, &c, &br, slot, it, block_left(k, it, o->maxit - it), rnorm, h));
             if (br.stopped) break;
         } else {
             const spk_steps st = {SPK_STEPS_CG, cur, next, 0, dev_rz ? -1.0 : rnorm, x};
@@ -194,7 +203,7 @@ static int bicgstab_run(spk_krylov *k, const double *b, double *x, const spk_opt
         if (!br.on || br.next == br.count) SPK_TRY(race_over(k, &over));
         if (over) break;
         if (br.on && (br.next < br.count || !fresh)) {
-            SPK_TRY(block_next(k, res, &c, &br, slot, it - 1, o->maxit - it + 1, 0, h));
+            SPK_TRY(block_next(k, res, &c, &br, slot, it - 1, block_left(k, it - 1, o->maxit - it + 1), 0, h));
         } else {
             SPK_TRY(spk_graphs_steps(k, res, &c, g, par, &half, h, &ran));
             res->graph_iterations += ran;
