@@ -369,8 +369,11 @@ int cmd_solve(int argc, char **argv)
         fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(r.ctx));
         goto done;
     }
-    if (!a.json) print_setup(&a, &r, out);
+    /* the setup's lines after the solve, which may change the preconditioner
+     * (the probe's choice), except where a monitor prints during it */
+    if (!a.json && a.monitor) print_setup(&a, &r, out);
     r.st = spk_solve(r.s, r.b, r.x, &r.res);
+    if (!a.json && !a.monitor) print_setup(&a, &r, out);
     if (r.st != SPK_OK && r.st != SPK_ERR_NOT_CONVERGED && r.st != SPK_ERR_BREAKDOWN && r.st != SPK_ERR_INDEFINITE) {
         fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(r.ctx));
         goto done;

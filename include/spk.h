@@ -197,35 +197,34 @@ typedef struct spk_options {
     int sell_sigma;            /* "sell-sigma": format sell sorts rows by length inside windows of
                                   sigma rows (1: not sorted; else a multiple of C) */
     int bcsr_block;            /* "bcsr-block": formats bcsr, cusparse-bsr, sbcsr: b x b blocks */
-    int probe;                 /* "probe": 1: SPK_PRECOND_AUTO, where the race does not
+    int probe;                 /* "probe": 1 (the default): SPK_PRECOND_AUTO, where the race does not
                                   run and no history or monitor is asked, is chosen by measuring
                                   the first solve: it starts with the cheap preconditioner (none,
                                   or Jacobi where the diagonal varies), and where its rate predicts
                                   a long solve, builds IC(0)/ILU(0), measures a few of its
                                   iterations, and finishes with the one predicted faster, from the
                                   latest iterate; later solves keep the choice
-                                  (spk_solver_choice says it).  0 (default until it is measured
-                                  on the GPU): IC(0)/ILU(0) from the start */
-    int probe_iters;           /* "probe-iters": the cheap preconditioner's iterations measured
-                                  first; the factor is tried where they predict more than twice
-                                  as many to go */
+                                  (spk_solver_choice says it).  0: IC(0)/ILU(0) from the start */
+    int probe_iters;           /* "probe-iters": the cheap preconditioner's iterations before its
+                                  first look (then looks at twice the predicted rest) */
     int probe_factor_iters;    /* "probe-factor-iters": the factor's iterations measured */
     double probe_keep;         /* "probe-keep": once built, the factor finishes unless the cheap
                                   one's predicted rest is this many times shorter (below 1: unless the
-                                  factor's is 1/K times shorter).  A
-                                  cheap run that overruns twice its predicted rest hands over to the
-                                  factor */
+                                  factor's is 1/K times shorter); 0 (default): 0.5 on the GPU, 2 on
+                                  the host.  After the factor lost, the cheap run is watched and
+                                  hands over where the factor's predicted rest becomes the shorter */
     int factorization;         /* "factorization": how IC(0)/ILU(0) compute their factor:
                                   SPK_FACTORIZATION_EXACT in dependency order (row by row),
                                   SPK_FACTORIZATION_ITERATIVE by fixed-point sweeps over all entries
                                   at once (Chow and Patel), SPK_FACTORIZATION_AUTO: iterative on the
-                                  GPU where the dependency chains are long, else exact.  Default
-                                  EXACT until AUTO is measured on the GPU corpus */
+                                  GPU where the dependency chains are long, else exact (the
+                                  default) */
     int factor_sweeps;         /* "factor-sweeps": the most sweeps of the iterative factorization */
     double factor_tol;         /* "factor-tol": ... which stops once its relative residual
                                   ||A - LU|| on the pattern (diagonally scaled) is at most this */
-    double probe_try;          /* "probe-try": the factor is tried only where the cheap run's rate
-                                  predicts more than this many times probe_iters iterations to go */
+    double probe_try;          /* "probe-try": the factor is measured only where the cheap run's rate
+                                  predicts more than this many times probe_iters iterations to go;
+                                  0 (default): 16 on the GPU, 2 on the host */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0

@@ -58,10 +58,10 @@ static const spk_opt shift_keys[] = {
     {.key = "shift-max", SPK_PRECOND_KNOB(shift_max), .type = SPK_OPT_DOUBLE, .min = 0, .max = INFINITY,
      .flags = SPK_OPT_MIN_OPEN, .def = 1.0, .meta = "A", .help = "IC(0)/ILU(0): the largest alpha tried"},
     {.key = "factorization", SPK_PRECOND_KNOB(factorization), .type = SPK_OPT_ENUM, .names = factorization_names,
-     .def = SPK_FACTORIZATION_EXACT, .meta = "F",
-     .help = "IC(0)/ILU(0): exact (row by row in dependency order; the default until auto is measured on "
-             "the GPU corpus), iterative (fixed-point sweeps over all entries at once), auto (iterative on "
-             "the GPU where the dependency chains are long)"},
+     .def = SPK_FACTORIZATION_AUTO, .meta = "F",
+     .help = "IC(0)/ILU(0): auto (the default: iterative on the GPU where the dependency chains are long, "
+             "else exact), exact (row by row in dependency order), iterative (fixed-point sweeps over all "
+             "entries at once)"},
     {.key = "factor-sweeps", SPK_PRECOND_KNOB(factor_sweeps), .type = SPK_OPT_INT, .min = 1,
      .max = SPK_FACTOR_SWEEPS_MAX, .def = SPK_FACTOR_SWEEPS_DEFAULT, .meta = "N",
      .help = "IC(0)/ILU(0) iterative: the most sweeps"},

@@ -86,21 +86,22 @@ static const spk_opt solver_keys[] = {
     {.key = "race", SOLVER_KEY(race), .type = SPK_OPT_ENUM, .names = race_names, .def = 1, .meta = "R",
      .help = "on the GPU, where auto gives CG + IC(0) on a small system, also run CG without a "
              "preconditioner (cg) and with Jacobi (on) alongside: the first to converge answers"},
-    {.key = "probe", SOLVER_KEY(probe), .type = SPK_OPT_ENUM, .names = onoff_names, .def = 0, .meta = "P",
+    {.key = "probe", SOLVER_KEY(probe), .type = SPK_OPT_ENUM, .names = onoff_names, .def = 1, .meta = "P",
      .help = "with the preconditioner auto (and no race): start with none or Jacobi, measure its rate, "
              "and where it predicts a long solve build IC(0)/ILU(0), measure it and finish with the one "
-             "predicted faster (off, the default for now: IC(0)/ILU(0) from the start)"},
+             "predicted faster (on, the default; off: IC(0)/ILU(0) from the start)"},
     {.key = "probe-iters", SOLVER_KEY(probe_iters), .type = SPK_OPT_INT, .min = 4, .max = 60, .def = 16,
      .meta = "N", .help = "probe: the cheap preconditioner's iterations measured before the factor is "
                           "tried (where they predict more than probe-try times N to go)"},
     {.key = "probe-factor-iters", SOLVER_KEY(probe_factor_iters), .type = SPK_OPT_INT, .min = 4, .max = 60,
      .def = 10, .meta = "N", .help = "probe: the factor's iterations measured before the choice"},
-    {.key = "probe-keep", SOLVER_KEY(probe_keep), .type = SPK_OPT_DOUBLE, .min = 0.05, .max = 100, .def = 2,
+    {.key = "probe-keep", SOLVER_KEY(probe_keep), .type = SPK_OPT_DOUBLE, .min = 0, .max = 100, .def = 0,
      .meta = "K", .help = "probe: the factor, once built, finishes unless the cheap preconditioner's "
-                          "predicted rest is K times shorter (K < 1: unless the factor's is 1/K times shorter)"},
-    {.key = "probe-try", SOLVER_KEY(probe_try), .type = SPK_OPT_DOUBLE, .min = 0, .max = 10000, .def = 2,
-     .meta = "T", .help = "probe: the factor is tried only where the cheap run predicts more than T times "
-                          "probe-iters iterations to go"},
+                          "predicted rest is K times shorter (K < 1: unless the factor's is 1/K times shorter; "
+                          "0: by the device, 0.5 on the GPU, 2 on the host)"},
+    {.key = "probe-try", SOLVER_KEY(probe_try), .type = SPK_OPT_DOUBLE, .min = 0, .max = 10000, .def = 0,
+     .meta = "T", .help = "probe: the factor is measured only where the cheap run predicts more than T times "
+                          "probe-iters iterations to go (0: by the device, 16 on the GPU, 2 on the host)"},
 };
 
 /* Combinations of the solver's keys. */

@@ -148,9 +148,10 @@ static int restore(spk_solver *s, double *x)
     return e->ops->copy(e, s->k.n, s->probe.xs, x);
 }
 
-/* The cheap run overran its prediction or broke down: the factor takes
- * over from the latest iterate (after a breakdown, from the one kept). */
-static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double *t_setup)
+/* The factor takes over from the latest iterate (after a breakdown, from
+ * the one kept); why: what the cheap run did. */
+static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const char *why,
+                     double *t_setup)
 {
     const int broke = ended(r);
     if (broke) SPK_TRY(restore(s, x));
@@ -166,50 +167,56 @@ static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, p
     }
     const size_t len = strlen(s->probe.why);
     snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then %s: %s %s", spk_solver_precond(s),
-             spk_precond_kind_name(s->probe.cheap), broke ? "broke down" : "overran its prediction");
+             spk_precond_kind_name(s->probe.cheap), broke ? "broke down" : why);
     spk_result more;
     SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
     add_run(r, &more);
     return SPK_OK;
 }
 
-/* The cheap preconditioner finishes: it gets twice its predicted rest (at
- * least probe_iters more), then, where a factor can be built (factor_ok),
- * the factor takes over from the latest iterate (or, after a breakdown,
- * from the one kept): a prediction from a few iterations can be wrong, and
- * converging matters more than the cost of being wrong. */
-static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double need,
-                     int factor_ok, double *t_setup)
-{
-    spk_exec *e = s->ctx->exec;
-    const int maxit = s->opts.maxit;
-    s->probe.decided = 1;
-    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= maxit) return SPK_OK;
-    const int left = maxit - r->iterations;
-    const double cap = factor_ok ? 2.0 * need + s->opts.probe_iters : HUGE_VAL;
-    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
-    spk_result more;
-    SPK_TRY(run_some(s, b, x, cap < left ? (int)cap : left, &more, pc));
-    add_run(r, &more);
-    if (converged(r) || r->iterations >= maxit || !factor_ok) return SPK_OK;
-    return to_factor(s, b, x, r, pc, t_setup);
-}
-
 /* The cheap run's watch (k->check).  At each look the rate since the last
  * one (the first: over the second half of the run so far) and the time per
- * iteration predict the rest: where it is more than probe_try * probe_iters
- * iterations, the run stops there for the factor to be measured; else it
- * goes on as it is (no restart), and looks again at twice its predicted
- * rest (plus probe_iters).  The first look is at probe_iters. */
+ * iteration predict the rest.  Before the factor is measured: where the
+ * rest is more than probe_try * probe_iters iterations, the run stops there
+ * for the factor to be measured.  After the factor lost (vs): where the
+ * factor's measured rest (pf) is now the shorter by the choice's rule, the
+ * run stops for the factor to take over.  Else it goes on as it is (no
+ * restart) and looks again at twice its predicted rest (plus probe_iters).
+ * The first look is at probe_iters. */
 typedef struct cheap_watch {
     spk_solver *s;
     double t0;
+    int vs;           /* 1: the factor was measured and lost (pf) */
+    probe_run pf;
     int looks;        /* looks made so far */
     int last_it;      /* ... the last one's iteration and residual */
     double last_rnorm;
-    int stopped;      /* 1: for the factor to be tried */
+    int stopped;      /* 1: stopped at a look for the factor */
     probe_run pc;
 } cheap_watch;
+
+/* probe-keep and probe-try, 0 (the default) resolved by the device.  On the
+ * GPU the factor's iterations cost several products and the cheap ones'
+ * few, so the factor must promise more there (decided on the train half of
+ * bench/corpus.txt on each; docs/notes/default-choice.md). */
+static double keep_of(const spk_solver *s)
+{
+    if (s->opts.probe_keep > 0) return s->opts.probe_keep;
+    return spk_exec_is_host(s->ctx->exec) ? 2.0 : 0.5;
+}
+
+static double try_of(const spk_solver *s)
+{
+    if (s->opts.probe_try > 0) return s->opts.probe_try;
+    return spk_exec_is_host(s->ctx->exec) ? 2.0 : 16.0;
+}
+
+/* Does the factor win: its predicted rest t_f at most probe-keep times the
+ * cheap one's t_c? */
+static int factor_wins(const spk_solver *s, double t_f, double t_c)
+{
+    return t_f <= keep_of(s) * t_c;
+}
 
 static int cheap_look(void *user, int it, double rnorm, double bnorm)
 {
@@ -226,17 +233,63 @@ static int cheap_look(void *user, int it, double rnorm, double bnorm)
     w->looks++;
     w->last_it = it;
     w->last_rnorm = rnorm;
-    const double need = remaining(w->pc.rate, rnorm, fmax(s->opts.rtol * bnorm, s->opts.atol));
-    if (need > s->opts.probe_try * s->opts.probe_iters) {
+    const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
+    const double need = remaining(w->pc.rate, rnorm, target);
+    const int stop = w->vs ? factor_wins(s, remaining(w->pf.rate, rnorm, target) * w->pf.per_it, need * w->pc.per_it)
+                           : need > try_of(s) * s->opts.probe_iters;
+    if (stop) {
         w->stopped = 1;
         return 1;
     }
-    snprintf(s->probe.why, sizeof s->probe.why,
-             "%s: it was predicted to end soon (its rate %.3g per iteration at iteration %d)",
-             spk_precond_kind_name(s->probe.cheap), w->pc.rate, it);
+    if (!w->vs)
+        snprintf(s->probe.why, sizeof s->probe.why,
+                 "%s: it was predicted to end soon (its rate %.3g per iteration at iteration %d)",
+                 spk_precond_kind_name(s->probe.cheap), w->pc.rate, it);
     const double at = it + 2.0 * need + s->opts.probe_iters;
     s->k.check.at = at < INT_MAX ? (int)at : 0; /* 0: never */
     return 0;
+}
+
+/* One watched run of the cheap preconditioner, of at most maxit iterations. */
+static int run_watched(spk_solver *s, const double *b, double *x, int maxit, spk_result *r, cheap_watch *w,
+                       probe_run *pc)
+{
+    w->s = s;
+    w->t0 = spk_time_now();
+    s->k.check.fn = cheap_look;
+    s->k.check.user = w;
+    s->k.check.at = s->opts.probe_iters;
+    const int st = run_some(s, b, x, maxit, r, pc);
+    s->k.check.fn = NULL;
+    s->k.check.user = NULL;
+    return st;
+}
+
+/* The cheap preconditioner finishes (the factor failed, pf NULL, or lost to
+ * it, pf its measurement), from the latest iterate: watched against the
+ * factor's measurement, which takes over where the cheap one's rate drops
+ * enough that the factor now wins (or where the cheap one breaks down). */
+static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const probe_run *pf,
+                     double *t_setup)
+{
+    spk_exec *e = s->ctx->exec;
+    s->probe.decided = 1;
+    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
+    spk_result more;
+    if (!pf) {
+        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
+        add_run(r, &more);
+        return SPK_OK;
+    }
+    cheap_watch w;
+    memset(&w, 0, sizeof w);
+    w.vs = 1;
+    w.pf = *pf;
+    SPK_TRY(run_watched(s, b, x, s->opts.maxit - r->iterations, &more, &w, pc));
+    add_run(r, &more);
+    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    return to_factor(s, b, x, r, pc, "slowed down until the factor's predicted rest was the shorter", t_setup);
 }
 
 /* The cheap run, watched; where it did not stop for the factor to be
@@ -244,16 +297,8 @@ static int cheap_look(void *user, int it, double rnorm, double bnorm)
  * the factor takes over. */
 static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r, cheap_watch *w, double *t_setup)
 {
-    w->s = s;
-    w->t0 = spk_time_now();
-    s->k.check.fn = cheap_look;
-    s->k.check.user = w;
-    s->k.check.at = s->opts.probe_iters;
     probe_run pc;
-    const int st = run_some(s, b, x, s->opts.maxit, r, &pc);
-    s->k.check.fn = NULL;
-    s->k.check.user = NULL;
-    SPK_TRY(st);
+    SPK_TRY(run_watched(s, b, x, s->opts.maxit, r, w, &pc));
     if (w->stopped) return SPK_OK;
     s->probe.decided = 1;
     if (!w->looks)
@@ -261,12 +306,13 @@ static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r,
                  "per iteration)", spk_precond_kind_name(s->probe.cheap), pc.rate);
     if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
     /* CG found A indefinite: spk_solve's switch answers; a breakdown: the factor */
-    return to_factor(s, b, x, r, &pc, t_setup);
+    return to_factor(s, b, x, r, &pc, "broke down", t_setup);
 }
 
-int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+/* The first solve with the choice still to be made: runs from the latest
+ * iterate under one preconditioner or another, to convergence. */
+static int choose(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
 {
-    if (!s->probe.on || s->probe.decided) return spk_solver_run(s, b, x, &s->opts, r);
     spk_exec *e = s->ctx->exec;
     const int maxit = s->opts.maxit;
     const char *cheap_name = spk_precond_kind_name(s->probe.cheap);
@@ -289,7 +335,7 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
         SPK_TRY(back_to_cheap(s, t_setup));
         snprintf(s->probe.why, sizeof s->probe.why, "%s: the factorization failed (its rate %.3g per iteration)",
                  cheap_name, pc.rate);
-        return run_cheap(s, b, x, r, &pc, 0, 0, t_setup);
+        return run_cheap(s, b, x, r, &pc, NULL, t_setup);
     }
     SPK_TRY(st);
     const char *strong_name = spk_solver_precond(s);
@@ -303,7 +349,7 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     /* a factor that cost more than it saved so far may still win on the
      * rest; one whose iterations broke down loses to the cheap one */
     const int keep = converged(r) ||
-                     (!ended(r) && (r->iterations >= maxit || t_f <= s->opts.probe_keep * t_c));
+                     (!ended(r) && (r->iterations >= maxit || factor_wins(s, t_f, t_c)));
     if (converged(r)) {
         snprintf(s->probe.why, sizeof s->probe.why,
                  "%s: it ended the solve in its first iterations, after a %.3g ms build (%s's rate %.3g per "
@@ -326,7 +372,7 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
             *r = cheap_r;
             r->iterations = its;
         }
-        return run_cheap(s, b, x, r, &pc, need_c, !factor_broke, t_setup);
+        return run_cheap(s, b, x, r, &pc, factor_broke ? NULL : &pf, t_setup);
     }
     if (!converged(r) && !ended(r) && r->iterations < maxit) {
         spk_result more;
@@ -334,6 +380,31 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
         add_run(r, &more);
     }
     return SPK_OK;
+}
+
+/* A solve pieced from runs can end with its recurrence converged and its
+ * true residual not (the runs' restarts and a cheap run's large residuals
+ * cost accuracy): then one or two more runs from x, each starting from the
+ * true residual, with the preconditioner chosen. */
+static int settle(spk_solver *s, const double *b, double *x, spk_result *r)
+{
+    for (int more = 0; more < 2 && converged(r) && r->iterations < s->opts.maxit; more++) {
+        const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
+        const double target = fmax(s->opts.rtol, bnorm > 0 ? s->opts.atol / bnorm : 0);
+        if (!(r->true_relres > 2 * target)) return SPK_OK;
+        spk_result again;
+        probe_run m;
+        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &again, &m));
+        add_run(r, &again);
+    }
+    return SPK_OK;
+}
+
+int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+{
+    if (!s->probe.on || s->probe.decided) return spk_solver_run(s, b, x, &s->opts, r);
+    SPK_TRY(choose(s, b, x, r, t_setup));
+    return settle(s, b, x, r);
 }
 
 const char *spk_solver_choice(const spk_solver *s)

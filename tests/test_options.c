@@ -138,7 +138,7 @@ static void test_defaults(void)
     spk_precond_opts po;
     spk_precond_opts_default(&po);
     CHECK(po.allow_shift == 1 && po.shift_init == 1e-3 && po.shift_max == 1.0, "spk_precond_opts_default");
-    CHECK(o.factorization == SPK_FACTORIZATION_EXACT && o.factor_sweeps >= 1 && o.factor_tol > 0 && o.factor_tol < 1,
+    CHECK(o.factorization == SPK_FACTORIZATION_AUTO && o.factor_sweeps >= 1 && o.factor_tol > 0 && o.factor_tol < 1,
           "factorization");
     CHECK(po.factorization == o.factorization && po.factor_sweeps == o.factor_sweeps && po.factor_tol == o.factor_tol,
           "spk_precond_opts_default: factorization");

@@ -82,7 +82,7 @@ static spk_solver *solve(spk_context *ctx, const csr *A, spk_matrix **M, int pro
     CHECK_OK(spk_matrix_from_csr(ctx, n, n, A->rp, A->ci, A->v, M), spk_last_error(ctx));
     spk_options o;
     spk_options_default(&o);
-    CHECK(o.probe == 0, "probe is off by default");
+    CHECK(o.probe == 1, "probe is on by default");
     o.probe = probe;
     o.race = 0; /* on the GPU the race would take small CG systems from the probe */
     o.probe_iters = probe_iters;
