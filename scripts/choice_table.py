@@ -4,6 +4,7 @@ from the fastest fixed choice, problem by problem: the table a rule that
 chooses (a preconditioner, a factorization) is decided and reported with.
 
     scripts/choice_table.py RUN.json [RUN.json ...] [--fixed default,none,jacobi] [--markdown]
+                            [--detail NAME [--setup-of CONFIG]]
 
 Each configuration's time to solution (without the upload of A) is divided
 by the fastest of the --fixed configurations on that problem; a run that did
@@ -11,6 +12,12 @@ not converge counts as infinitely slow.  The last rows give each
 configuration's worst ratio and geometric mean (over the problems where it
 converged; 'fails' counts the others).  Runs are read as given; put only
 runs of one machine together.
+
+--detail NAME gives one line per problem for configuration NAME instead:
+the preconditioner it ran (and how its factor was computed), its time, the
+fastest fixed configuration and its time, the ratio, and the setup of
+CONFIG's preconditioner (--setup-of, default factor) in products of the
+baseline format (the hot SpMV time of the run's first format).
 """
 import argparse
 import gzip
@@ -38,8 +45,13 @@ def main():
     ap.add_argument("--fixed", default="default,none,jacobi",
                     help="the configurations the ratios are taken against (comma-separated)")
     ap.add_argument("--markdown", action="store_true", help="a Markdown table")
+    ap.add_argument("--detail", help="one line per problem for this configuration")
+    ap.add_argument("--setup-of", default="factor",
+                    help="with --detail: whose preconditioner setup is counted in products")
     a = ap.parse_args()
     fixed = [f for f in a.fixed.split(",") if f]
+    if a.detail:
+        return detail(a, fixed)
     names, rows = [], []
     for path in a.runs:
         d = load(path)
@@ -82,6 +94,63 @@ def main():
     line("worst", worst)
     line("geometric mean", geo)
     line("fails", fails)
+
+
+def short_factorization(c):
+    f = c.get("factorization", "")
+    if not f:
+        return ""
+    return "iterative" if f.startswith("by ") else "exact"
+
+
+def detail(a, fixed):
+    sep = " | "
+    head = ["problem", "%s ran" % a.detail, "ms", "fastest fixed", "ms", "ratio",
+            "%s setup / SpMV" % a.setup_of]
+    if a.markdown:
+        print("| " + sep.join(head) + " |")
+        print("| --- | --- | ---: | --- | ---: | ---: | ---: |")
+    ratios, fails = [], 0
+    for path in a.runs:
+        d = load(path)
+        for m in d.get("matrices", []):
+            cs = {c["name"]: c for c in m.get("configs", [])}
+            missing = [f for f in fixed + [a.detail] if f not in cs]
+            if missing:
+                sys.exit("%s: %s has no configuration %s" % (path, m.get("name"), ", ".join(missing)))
+            best = min(fixed, key=lambda f: seconds(cs[f]))
+            tb, tc = seconds(cs[best]), seconds(cs[a.detail])
+            if not math.isfinite(tb):
+                continue
+            c = cs[a.detail]
+            ran = c.get("precond", "?")
+            how = short_factorization(c)
+            if how:
+                ran += " (%s)" % how
+            spmv = None
+            fm = m.get("formats") or []
+            if fm and fm[0].get("hot"):
+                spmv = fm[0]["hot"].get("ms")
+            sc = cs.get(a.setup_of)
+            prods = "-"
+            if sc and spmv and sc.get("precond_setup_ms") is not None and \
+                    sc.get("status", "converged") == "converged":
+                prods = "%.0f" % (sc["precond_setup_ms"] / spmv)
+            r = tc / tb
+            if math.isfinite(r):
+                ratios.append(r)
+            else:
+                fails += 1
+            vals = [m["name"], ran, "%.2f" % tc if math.isfinite(tc) else "fails", best, "%.2f" % tb,
+                    "%.2f" % r if math.isfinite(r) else "fails", prods]
+            if a.markdown:
+                print("| " + sep.join(vals) + " |")
+            else:
+                print("%-28s %-24s %10s %-10s %10s %7s %8s" % tuple(vals))
+    if ratios:
+        geo = math.exp(sum(math.log(v) for v in ratios) / len(ratios))
+        print("\n%s: worst %.2f, geometric mean %.2f over %d problems, %d failed"
+              % (a.detail, max(ratios), geo, len(ratios), fails))
 
 
 if __name__ == "__main__":

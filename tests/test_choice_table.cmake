@@ -2,7 +2,9 @@
 # of spk bench with four solve configurations: a row per matrix, every ratio
 # at least 1 for the fixed configurations and exactly 1 for the fastest of
 # them, the worst and geometric-mean rows; a missing fixed configuration is
-# refused.  Prints "SKIP:" when there is no python3.
+# refused; --detail gives a line per matrix with the configuration's
+# preconditioner and its ratio, and the summary.  Prints "SKIP:" when there
+# is no python3.
 # Inputs: SPK, DATA, SCRIPT (choice_table.py), PYTHON, WORK.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -52,4 +54,15 @@ execute_process(COMMAND "${PYTHON}" "${SCRIPT}" "${WORK}/bench.json" --fixed def
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 0 OR NOT err MATCHES "has no configuration nothere")
   message(FATAL_ERROR "choice_table.py took a missing configuration (${rc}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND "${PYTHON}" "${SCRIPT}" "${WORK}/bench.json" --fixed default,none,jacobi --detail probe
+                        --setup-of default --markdown
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "choice_table.py --detail failed (${rc}):\n${out}\n${err}")
+endif()
+string(REGEX MATCHALL "\\| (sherman3|nos3)\\.mtx\\.gz \\| [a-z0-9-]+[^|]* \\| [0-9.]+ \\| (default|none|jacobi) \\| [0-9.]+ \\| [0-9.]+ \\| [0-9-]+ \\|" drows "${out}")
+list(LENGTH drows nd)
+if(NOT nd EQUAL 2 OR NOT out MATCHES "probe: worst [0-9.]+, geometric mean [0-9.]+ over 2 problems, 0 failed")
+  message(FATAL_ERROR "choice_table.py --detail: expected a row per matrix and the summary:\n${out}")
 endif()
