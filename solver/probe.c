@@ -18,10 +18,8 @@
 
 #include "solver/api_impl.h"
 
-/* The cheap run's iterations (spk_options.probe_iters, n) measured first:
- * the factor is tried where they predict more than probe_try * n to go;
- * then the factor's (probe_factor_iters).  The measured run's residuals
- * are kept for the rate (SPK_PROBE_HIST bounds both keys). */
+/* A measured run's first SPK_PROBE_HIST residuals are kept for its rate
+ * (the bound of probe-iters and probe-factor-iters). */
 
 /* One run of the configured method from the executor copies b, x. */
 int spk_solver_run(spk_solver *s, const double *b, double *x, const spk_options *o, spk_result *r)
@@ -293,8 +291,8 @@ static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, p
 }
 
 /* The cheap run, watched; where it did not stop for the factor to be
- * tried, the choice is made: it ended the solve, or (broke down, overran)
- * the factor takes over. */
+ * measured, the choice is made: the cheap run ended the solve, or it broke
+ * down and the factor takes over. */
 static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r, cheap_watch *w, double *t_setup)
 {
     probe_run pc;
