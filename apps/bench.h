@@ -33,6 +33,9 @@ typedef struct fmt_result {
     char method[16], precond[16], solve_note[256];
     char choice[320];        /* spk_solver_choice: why the probe chose the preconditioner ("" none) */
     char factorization[96];  /* spk_solver_factorization ("" none) */
+    int phases;              /* spk_solver_factor_phases: how many, their names and ms */
+    const char *phase_name[8];
+    double phase_ms[8];
     int sweeps; /* spk_solver_precond_sweeps */
     double true_relres, s_setup_ms, s_ms, s_spmv_ms, s_precond_ms, s_vector_ms;
     double s_sync_ms;        /* fused vector steps: the solve's launches and waits */

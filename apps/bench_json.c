@@ -188,6 +188,9 @@ static void json_configs(const bench *b, FILE *f, const mat_result *m)
         cli_json_string(f, r->choice);
         fprintf(f, ", \"factorization\": ");
         cli_json_string(f, r->factorization);
+        fprintf(f, ", \"factor_phases_ms\": {");
+        for (int i = 0; i < r->phases; i++) fprintf(f, "%s\"%s\": %.4f", i ? ", " : "", r->phase_name[i], r->phase_ms[i]);
+        fprintf(f, "}");
         fprintf(f, "}");
     }
     fprintf(f, "]");

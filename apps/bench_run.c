@@ -150,6 +150,7 @@ static void bench_solve_once(bench *b, spk_matrix *M, const double *rhs, double 
     r->sweeps = spk_solver_precond_sweeps(s);
     snprintf(r->choice, sizeof r->choice, "%s", spk_solver_choice(s));
     snprintf(r->factorization, sizeof r->factorization, "%s", spk_solver_factorization(s));
+    r->phases = spk_solver_factor_phases(s, 8, r->phase_ms, r->phase_name);
     if (st) snprintf(r->solve_note, sizeof r->solve_note, "%s", spk_last_error(b->ctx));
     r->iterations = res.iterations;
     r->true_relres = res.true_relres;

@@ -440,6 +440,11 @@ SPK_API const char *spk_solver_choice(const spk_solver *s);
  * "exact", "by K sweeps, relative residual R", or exact after sweeps that
  * did not converge; "" without such a factor (or where it is not told). */
 SPK_API const char *spk_solver_factorization(const spk_solver *s);
+/* Where the GPU build of that factor spent its time: up to cap phases'
+ * milliseconds in ms and, where names is not NULL, their names ("pattern",
+ * "prepare", "factor", "slice", "check", "mode"); returns the number of
+ * phases (0 where the factor was built on the host or is not told). */
+SPK_API int spk_solver_factor_phases(const spk_solver *s, int cap, double *ms, const char **names);
 SPK_API const char *spk_solver_format(const spk_solver *s);
 /* How the SpMV format holds the matrix, in one line; for "auto" the format it
  * chose, the trial times and what the choice cost. */

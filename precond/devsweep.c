@@ -88,6 +88,31 @@ static int built_on_host(const spk_csr *A, const spk_precond_opts *o)
     return o->build == 1 || (o->build != 2 && A->nnz <= HOST_BUILD_NNZ);
 }
 
+/* The build's phase marks: created (make), or read into info.phase_ms and
+ * destroyed.  Timing is a report only: a mark that cannot be made or read
+ * leaves its phases at 0. */
+static void phase_events(dev_pc *p, int make)
+{
+    const int last = SPK_SETUP_PHASES;
+    if (make) {
+        for (int i = 0; i <= last; i++)
+            if (cudaEventCreate(&p->mark[i]) != cudaSuccess) p->mark[i] = NULL;
+        (void)cudaGetLastError();
+        return;
+    }
+    const int ended = p->mark[last] && cudaEventSynchronize(p->mark[last]) == cudaSuccess;
+    for (int i = 0; i < last; i++) {
+        float ms = 0;
+        if (ended && p->mark[i] && p->mark[i + 1] &&
+            cudaEventElapsedTime(&ms, p->mark[i], p->mark[i + 1]) == cudaSuccess)
+            p->info.phase_ms[i] = ms;
+    }
+    for (int i = 0; i <= last; i++)
+        if (p->mark[i]) cudaEventDestroy(p->mark[i]);
+    memset(p->mark, 0, sizeof p->mark);
+    (void)cudaGetLastError(); /* a mark never recorded: not an error of the build */
+}
+
 /* create_dev (precond.h): the arguments checked, the build on the host or
  * the device (built_on_host), then how apply runs. */
 static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, const spk_precond_opts *o, int ic,
@@ -143,9 +168,11 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     spk_exec_cuda_handles(e, &p->s, NULL, &p->h);
     /* small: the host builds it (a refactor comes here again with the new values) */
     const int host = built_on_host(A, o);
+    if (!host) phase_events(p, 1);
     int st = host ? spk_devsweep_host_build(p, A) : spk_devsweep_build(p, dA);
     if (!st && stopped(p)) st = SPK_PRECOND_STOPPED;
     if (!st) st = host ? spk_devsweep_settle(p) : spk_devsweep_run(p);
+    if (!host) phase_events(p, 0);
     p->opts.stop = NULL; /* for this build only */
     p->opts.stop_arg = NULL;
     p->opts.stop_dev = NULL;

@@ -69,6 +69,7 @@ typedef struct dev_pc {
     double *sw[4], *spart, *snorm; /* ... in tpool: the check's and the test's vectors and norms */
     char what[64];             /* describe() */
     spk_precond_factor_info info; /* how the factor was computed (factor_info) */
+    cudaEvent_t mark[SPK_SETUP_PHASES + 1]; /* the build's phase ends (info.phase_ms; NULL: not timed) */
     void *ipool;               /* the iterative factorization's work space (devsweep_iter.c; freed after it) */
     int *ucp, *urow, *upos;    /* ... in ipool: ILU(0)'s F by columns (positions in F) */
     double *v1, *iw, *ipart;   /* ... the second iterate, |a_ii|^-1/2, the residual's partial sums */
@@ -88,6 +89,12 @@ enum { APPLY_SWEEPS, APPLY_SMALL_SWEEPS, APPLY_SMALL_SOLVE, APPLY_SPSV };
 /* the most entries, padding included, of the sliced copies one block's
  * apply reads (devsweep_slice.c) */
 #define SMALL_ENTRIES 65536
+
+/* The end of the build's phase i - 1 (mark[0]: the start), in stream order. */
+static inline void phase_mark(dev_pc *p, int i)
+{
+    if (p->mark[i]) (void)cudaEventRecord(p->mark[i], p->s);
+}
 
 /* The host's factorization of the same kind (factor.h): its label and tests. */
 static inline const spk_factor_kind *host_kind(const dev_pc *p)

@@ -38,6 +38,7 @@ int spk_devsweep_build(dev_pc *p, const spk_csr *dA)
     const int n = p->n;
     const size_t nb = (size_t)n;
     size_t tb = 0;
+    phase_mark(p, 0);
     SPK_TRY(spk_cuda_alloc(e, (nb + 1) * sizeof(int), "the factor's row pointers", (void **)&p->frp));
     SPK_CUDA_TRY(err, spk_dev_pattern_temp(n, &tb));
     SPK_TRY(spk_cuda_alloc(e, tb ? tb : 1, "the factor's pattern workspace", &p->scan));
@@ -104,6 +105,7 @@ int spk_devsweep_build(dev_pc *p, const spk_csr *dA)
     p->snorm = (double *)(tp + o_snorm);
     SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
                                            p->dpos, p->adiag, p->missing));
+    phase_mark(p, 1);
     SPK_TRY(spk_devsweep_iter_prepare(p)); /* exact or by sweeps (auto: by F's chain) */
     if (ordered) {
         p->dptr = (int *)(tp + o_dptr), p->dep = (int *)(tp + o_dep), p->indeg = (int *)(tp + o_indeg);
@@ -123,6 +125,7 @@ int spk_devsweep_build(dev_pc *p, const spk_csr *dA)
     /* lanes per row of the factorization: 4, 8 from about six entries per
      * row of the triangle (of 2, 4 and 8, the faster by timing) */
     p->group = (p->ic ? strict : strict / 2) >= 6 ? 8 : 4;
+    phase_mark(p, 2);
     return SPK_OK;
 }
 
@@ -240,9 +243,11 @@ int spk_devsweep_run(dev_pc *p)
         spk_factor_free(sh);
         p->alpha = alpha;
     }
+    phase_mark(p, 3);
     SPK_TRY(transpose(p));
     STOP_POINT(p);
     SPK_TRY(spk_devsweep_slice(p));
     STOP_POINT(p);
+    phase_mark(p, 4);
     return spk_devsweep_settle(p);
 }

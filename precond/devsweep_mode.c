@@ -263,6 +263,7 @@ static int choose(dev_pc *p)
         SPK_TRY(spk_devsweep_fewer_sweeps(p));
         STOP_POINT(p);
     }
+    phase_mark(p, 5);
     return pick_mode(p);
 }
 
@@ -270,6 +271,7 @@ static int choose(dev_pc *p)
 int spk_devsweep_settle(dev_pc *p)
 {
     SPK_TRY(choose(p));
+    phase_mark(p, 6);
     if (p->exact) /* the solves read F */
         for (int t = 0; t < 2; t++) {
             p->lean = 0;

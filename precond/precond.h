@@ -68,7 +68,17 @@ typedef struct spk_precond_factor_info {
     int chain;       /* factorization = auto: the dependency chain measured (parfactor.h); -1: none */
     int fallback;    /* 1: the sweeps stopped at factor_sweeps with the residual above factor_tol,
                         so the factor in use was computed exactly (iterative 0) */
+    /* the build's phases on the device, ms in stream order (0 where built on
+       the host): SPK_SETUP_PHASE_NAMES */
+    double phase_ms[6];
 } spk_precond_factor_info;
+
+/* The phases of phase_ms: F's pattern; the factorization's preparation (the
+ * chain, the order, the column index); the numeric factorization with its
+ * shifts; the transpose and the sliced copies; the sweeps' check; the timed
+ * choice of how apply runs. */
+#define SPK_SETUP_PHASES 6
+#define SPK_SETUP_PHASE_NAMES {"pattern", "prepare", "factor", "slice", "check", "mode"}
 
 /* create's status where opts.stop ended the build (not an error: no message
  * is set, and it never leaves the library) */

@@ -459,6 +459,24 @@ const char *spk_solver_factorization(const spk_solver *s)
     return out;
 }
 
+int spk_solver_factor_phases(const spk_solver *s, int cap, double *ms, const char **names)
+{
+    static const char *const label[SPK_SETUP_PHASES] = SPK_SETUP_PHASE_NAMES;
+    spk_precond_factor_info in;
+    memset(&in, 0, sizeof in);
+    if (!s || s->deferred || !s->k.M_ops || !s->k.M_ops->factor_info || s->k.M_ops->factor_info(s->k.M, &in))
+        return 0;
+    int any = 0;
+    for (int i = 0; i < SPK_SETUP_PHASES; i++) any |= in.phase_ms[i] > 0;
+    if (!any) return 0;
+    const int k = cap < SPK_SETUP_PHASES ? (cap > 0 ? cap : 0) : SPK_SETUP_PHASES;
+    for (int i = 0; i < k; i++) {
+        if (ms) ms[i] = in.phase_ms[i];
+        if (names) names[i] = label[i];
+    }
+    return k;
+}
+
 const char *spk_solver_format(const spk_solver *s)
 {
     return s && s->k.A_ops ? s->k.A_ops->name : "";

@@ -431,7 +431,9 @@ static void with_file(const char *file, const char *pc, int allow_shift)
 /* How the GPU sweeps' factor of A was computed with factorization = how. */
 static spk_precond_factor_info dev_info(const spk_csr *A, int ic, int how, int *status)
 {
-    spk_precond_factor_info in = {0, 0, 0, -1, 0};
+    spk_precond_factor_info in;
+    memset(&in, 0, sizeof in);
+    in.chain = -1;
     spk_precond_opts o;
     spk_precond_opts_default(&o);
     o.build = g_build;
@@ -496,6 +498,12 @@ static void auto_choice(const char *what, const spk_csr *A, int ic)
     const int chain = spk_parfactor_chain(&F, dg);
     CHECK(in.chain == chain && in.iterative == spk_parfactor_deep(A->nrows, chain),
           "%s: auto on the device: chain %d (host %d), iterative %d", what, in.chain, chain, in.iterative);
+    /* built on the device, each phase is timed (the factor and the mode
+     * at least take a launch) */
+    double sum = 0;
+    for (int i = 0; i < SPK_SETUP_PHASES; i++) sum += in.phase_ms[i];
+    CHECK(in.phase_ms[2] > 0 && in.phase_ms[5] > 0 && sum < 6e4, "%s: build phases factor %g ms, mode %g ms, sum %g",
+          what, in.phase_ms[2], in.phase_ms[5], sum);
     printf("%-22s auto: chain %d of %d rows, %s\n", what, in.chain, A->nrows, in.iterative ? "iterative" : "exact");
     free(dg);
     spk_csr_free(&F);
