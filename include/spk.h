@@ -225,6 +225,11 @@ typedef struct spk_options {
     double probe_try;          /* "probe-try": the factor is measured only where the cheap run's rate
                                   predicts more than this many times probe_iters iterations to go;
                                   0 (default): 16 on the GPU, 2 on the host */
+    double probe_budget;       /* "probe-budget": measuring the factor (its build and its iterations)
+                                  may cost at most this fraction of the cheap run's predicted rest;
+                                  a build stopped there is tried again only where that rest has
+                                  grown so that twice the budget spent is allowed.  0 (default):
+                                  by the device (see the guide); the host's build is not stopped */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0

@@ -102,6 +102,11 @@ static const spk_opt solver_keys[] = {
     {.key = "probe-try", SOLVER_KEY(probe_try), .type = SPK_OPT_DOUBLE, .min = 0, .max = 10000, .def = 0,
      .meta = "T", .help = "probe: the factor is measured only where the cheap run predicts more than T times "
                           "probe-iters iterations to go (0: by the device, 16 on the GPU, 2 on the host)"},
+    {.key = "probe-budget", SOLVER_KEY(probe_budget), .type = SPK_OPT_DOUBLE, .min = 0, .max = 1000, .def = 0,
+     .meta = "B", .help = "probe: measuring the factor (build and iterations) may cost at most B times the "
+                          "cheap run's predicted rest; a build stopped there is tried again where that rest "
+                          "allows twice what it cost (0: by the device, PROBE_BUDGET_GPU on the GPU, "
+                          "unbounded on the host)"},
 };
 
 /* Combinations of the solver's keys. */

@@ -185,6 +185,8 @@ typedef struct cheap_watch {
     spk_solver *s;
     double t0;
     int vs;           /* 1: the factor was measured and lost (pf) */
+    double retry;     /* > 0: the factor's build was stopped at this budget (s): stop where the
+                         budget allowed by the rest is twice that */
     probe_run pf;
     int looks;        /* looks made so far */
     int last_it;      /* ... the last one's iteration and residual */
@@ -209,6 +211,17 @@ static double try_of(const spk_solver *s)
     return spk_exec_is_host(s->ctx->exec) ? 2.0 : 16.0;
 }
 
+/* probe-budget: the fraction of the cheap run's predicted rest that
+ * measuring the factor may cost (decided on the GPU's train half; the
+ * host's build has no stop, so there it is unbounded by default). */
+#define PROBE_BUDGET_GPU 0.25
+
+static double budget_of(const spk_solver *s)
+{
+    if (s->opts.probe_budget > 0) return s->opts.probe_budget;
+    return spk_exec_is_host(s->ctx->exec) ? HUGE_VAL : PROBE_BUDGET_GPU;
+}
+
 /* Does the factor win: its predicted rest t_f at most probe-keep times the
  * cheap one's t_c? */
 static int factor_wins(const spk_solver *s, double t_f, double t_c)
@@ -228,18 +241,27 @@ static int cheap_look(void *user, int it, double rnorm, double bnorm)
     measure(&now, s->probe.hist, it + 1 < SPK_PROBE_HIST ? it + 1 : SPK_PROBE_HIST, spk_time_now() - w->t0, &w->pc);
     if (w->looks > 0 && w->last_rnorm > 0 && rnorm > 0 && it > w->last_it)
         w->pc.rate = pow(rnorm / w->last_rnorm, 1.0 / (it - w->last_it));
+    /* a window where the residual rose (CG's is not monotone) is no stall:
+     * the rate since the run's start instead, where there was progress */
+    if (!(w->pc.rate < 1) && rnorm > 0 && rnorm < now.rnorm0 && it > 0)
+        w->pc.rate = pow(rnorm / now.rnorm0, 1.0 / it);
     w->looks++;
     w->last_it = it;
     w->last_rnorm = rnorm;
     const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
     const double need = remaining(w->pc.rate, rnorm, target);
-    const int stop = w->vs ? factor_wins(s, remaining(w->pf.rate, rnorm, target) * w->pf.per_it, need * w->pc.per_it)
-                           : need > try_of(s) * s->opts.probe_iters;
+    int stop;
+    if (w->vs)
+        stop = factor_wins(s, remaining(w->pf.rate, rnorm, target) * w->pf.per_it, need * w->pc.per_it);
+    else if (w->retry > 0)
+        stop = budget_of(s) * need * w->pc.per_it > 2 * w->retry;
+    else
+        stop = need > try_of(s) * s->opts.probe_iters;
     if (stop) {
         w->stopped = 1;
         return 1;
     }
-    if (!w->vs)
+    if (!w->vs && !w->retry)
         snprintf(s->probe.why, sizeof s->probe.why,
                  "%s: it was predicted to end soon (its rate %.3g per iteration at iteration %d)",
                  spk_precond_kind_name(s->probe.cheap), w->pc.rate, it);
@@ -307,58 +329,80 @@ static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r,
     return to_factor(s, b, x, r, &pc, "broke down", t_setup);
 }
 
-/* The first solve with the choice still to be made: runs from the latest
- * iterate under one preconditioner or another, to convergence. */
-static int choose(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+/* The factor's measurement within a deadline (host seconds): the build
+ * stops at it (spk_precond_opts.stop, between the build's steps), and the
+ * measured iterations end at it (after at least FACTOR_MIN_ITS). */
+#define FACTOR_MIN_ITS 3
+
+typedef struct factor_watch {
+    spk_solver *s;
+    double deadline;
+} factor_watch;
+
+static int past_deadline(void *arg)
 {
-    spk_exec *e = s->ctx->exec;
+    return spk_time_now() > *(const double *)arg;
+}
+
+static int factor_look(void *user, int it, double rnorm, double bnorm)
+{
+    factor_watch *fw = user;
+    (void)rnorm;
+    (void)bnorm;
+    if (spk_time_now() > fw->deadline) return 1;
+    fw->s->k.check.at = it + 1;
+    return 0;
+}
+
+/* Build the factor and run up to maxit of its iterations from x, by the
+ * deadline: SPK_PRECOND_STOPPED where the build passed it. */
+static int measure_factor(spk_solver *s, const double *b, double *x, double deadline, int maxit, double *secs,
+                          spk_result *rf, probe_run *pf)
+{
+    double dl = deadline;
+    s->popts.stop = past_deadline;
+    s->popts.stop_arg = &dl;
+    const int st = spk_solver_use_precond(s, s->kind, s->probe.strong, secs);
+    s->popts.stop = NULL;
+    s->popts.stop_arg = NULL;
+    if (st) return st;
+    factor_watch fw = {s, deadline};
+    s->k.check.fn = factor_look;
+    s->k.check.user = &fw;
+    s->k.check.at = FACTOR_MIN_ITS;
+    const int its = maxit < s->opts.probe_factor_iters ? maxit : s->opts.probe_factor_iters;
+    const int rs = run_some(s, b, x, its, rf, pf);
+    s->k.check.fn = NULL;
+    s->k.check.user = NULL;
+    return rs;
+}
+
+/* The factor measured and compared (r: the solve so far, at the iterate
+ * the factor starts from; pc: the cheap run's measurement; secs: the
+ * build's): the one predicted faster finishes. */
+static int decide(spk_solver *s, const double *b, double *x, spk_result *r, const spk_result *cheap_r,
+                  probe_run *pc, probe_run *pf, double secs, double target, double *t_setup)
+{
     const int maxit = s->opts.maxit;
-    const char *cheap_name = spk_precond_kind_name(s->probe.cheap);
-    if (!s->probe.xs) SPK_TRY(spk_exec_alloc_vec(e, s->k.n, &s->probe.xs));
-    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* x0 */
-    cheap_watch w;
-    memset(&w, 0, sizeof w);
-    SPK_TRY(cheap_first(s, b, x, r, &w, t_setup));
-    if (s->probe.decided) return SPK_OK;
-    probe_run pc = w.pc, pf = {0};
-    const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
-    const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
-    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* the iterate both are measured from */
-    const spk_result cheap_r = *r;
-    double secs = 0;
-    int st = spk_solver_use_precond(s, s->kind, s->probe.strong, &secs);
-    add_setup(s, t_setup, secs);
-    if (st == SPK_ERR_ZERO_PIVOT) { /* no factor for this matrix: the cheap one finishes */
-        spk_err_clear(&s->ctx->err);
-        SPK_TRY(back_to_cheap(s, t_setup));
-        snprintf(s->probe.why, sizeof s->probe.why, "%s: the factorization failed (its rate %.3g per iteration)",
-                 cheap_name, pc.rate);
-        return run_cheap(s, b, x, r, &pc, NULL, t_setup);
-    }
-    SPK_TRY(st);
-    const char *strong_name = spk_solver_precond(s);
-    spk_result rf;
-    const int left = maxit - r->iterations;
-    SPK_TRY(run_some(s, b, x, left < s->opts.probe_factor_iters ? left : s->opts.probe_factor_iters, &rf, &pf));
-    add_run(r, &rf);
-    const double need_f = remaining(pf.rate, r->rnorm, target);
-    const double need_c = remaining(pc.rate, r->rnorm, target);
-    const double t_f = need_f * pf.per_it, t_c = need_c * pc.per_it;
+    const char *cheap_name = spk_precond_kind_name(s->probe.cheap), *strong_name = spk_solver_precond(s);
+    const double need_f = remaining(pf->rate, r->rnorm, target);
+    const double need_c = remaining(pc->rate, r->rnorm, target);
+    const double t_f = need_f * pf->per_it, t_c = need_c * pc->per_it;
     /* a factor that cost more than it saved so far may still win on the
      * rest; one whose iterations broke down loses to the cheap one */
-    const int keep = converged(r) ||
-                     (!ended(r) && (r->iterations >= maxit || factor_wins(s, t_f, t_c)));
+    const int keep = converged(r) || (!ended(r) && (r->iterations >= maxit || factor_wins(s, t_f, t_c)));
     if (converged(r)) {
         snprintf(s->probe.why, sizeof s->probe.why,
                  "%s: it ended the solve in its first iterations, after a %.3g ms build (%s's rate %.3g per "
                  "iteration in %.3g ms, %s's %.3g in %.3g ms)",
-                 strong_name, 1e3 * secs, cheap_name, pc.rate, 1e3 * pc.per_it, strong_name, pf.rate, 1e3 * pf.per_it);
+                 strong_name, 1e3 * secs, cheap_name, pc->rate, 1e3 * pc->per_it, strong_name, pf->rate,
+                 1e3 * pf->per_it);
     } else {
         snprintf(s->probe.why, sizeof s->probe.why,
                  "%s: %s %.3g per iteration in %.3g ms, %s %.3g in %.3g ms after a %.3g ms build; "
                  "predicted rest %.3g ms against %.3g ms",
-                 keep ? strong_name : cheap_name, cheap_name, pc.rate, 1e3 * pc.per_it,
-                 strong_name, pf.rate, 1e3 * pf.per_it, 1e3 * secs, 1e3 * (keep ? t_f : t_c), 1e3 * (keep ? t_c : t_f));
+                 keep ? strong_name : cheap_name, cheap_name, pc->rate, 1e3 * pc->per_it, strong_name, pf->rate,
+                 1e3 * pf->per_it, 1e3 * secs, 1e3 * (keep ? t_f : t_c), 1e3 * (keep ? t_c : t_f));
     }
     s->probe.decided = keep ? 2 : 1;
     if (!keep) {
@@ -367,15 +411,89 @@ static int choose(spk_solver *s, const double *b, double *x, spk_result *r, doub
         if (factor_broke) { /* the factor's iterations broke down: from the cheap run's iterate */
             SPK_TRY(restore(s, x));
             const int its = r->iterations;
-            *r = cheap_r;
+            *r = *cheap_r;
             r->iterations = its;
         }
-        return run_cheap(s, b, x, r, &pc, factor_broke ? NULL : &pf, t_setup);
+        return run_cheap(s, b, x, r, pc, factor_broke ? NULL : pf, t_setup);
     }
     if (!converged(r) && !ended(r) && r->iterations < maxit) {
         spk_result more;
-        SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, &pf));
+        SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, pf));
         add_run(r, &more);
+    }
+    return SPK_OK;
+}
+
+/* A factor whose build passed its budget: the cheap run goes on, watched
+ * (w->retry) for a rest long enough to try the factor again, at most
+ * PROBE_BUILDS builds in all.  *again: it stopped for that. */
+#define PROBE_BUILDS 3
+
+static int after_stopped(spk_solver *s, const double *b, double *x, spk_result *r, cheap_watch *w, probe_run *pc,
+                         double allowed, double spent, int builds, double *t_setup, int *again)
+{
+    *again = 0;
+    SPK_TRY(back_to_cheap(s, t_setup));
+    const char *cheap_name = spk_precond_kind_name(s->probe.cheap);
+    snprintf(s->probe.why, sizeof s->probe.why,
+             "%s: the factor's build passed its budget of %.3g ms (%.3g of %s's predicted rest at its rate %.3g per "
+             "iteration in %.3g ms)",
+             cheap_name, 1e3 * allowed, budget_of(s), cheap_name, pc->rate, 1e3 * pc->per_it);
+    if (builds >= PROBE_BUILDS) return run_cheap(s, b, x, r, pc, NULL, t_setup);
+    memset(w, 0, sizeof *w);
+    w->retry = spent > allowed ? spent : allowed;
+    spk_result more;
+    SPK_TRY(run_watched(s, b, x, s->opts.maxit - r->iterations, &more, w, pc));
+    add_run(r, &more);
+    if (w->stopped) {
+        *again = 1;
+        return SPK_OK;
+    }
+    s->probe.decided = 1;
+    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    return to_factor(s, b, x, r, pc, "broke down", t_setup);
+}
+
+/* The first solve with the choice still to be made: runs from the latest
+ * iterate under one preconditioner or another, to convergence. */
+static int choose(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+{
+    spk_exec *e = s->ctx->exec;
+    const char *cheap_name = spk_precond_kind_name(s->probe.cheap);
+    if (!s->probe.xs) SPK_TRY(spk_exec_alloc_vec(e, s->k.n, &s->probe.xs));
+    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* x0 */
+    cheap_watch w;
+    memset(&w, 0, sizeof w);
+    SPK_TRY(cheap_first(s, b, x, r, &w, t_setup));
+    for (int builds = 1; !s->probe.decided; builds++) {
+        probe_run pc = w.pc, pf = {0};
+        const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
+        const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
+        SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* the iterate both are measured from */
+        const spk_result cheap_r = *r;
+        const double allowed = budget_of(s) * remaining(pc.rate, r->rnorm, target) * pc.per_it;
+        const double t0 = spk_time_now();
+        double secs = 0;
+        spk_result rf;
+        memset(&rf, 0, sizeof rf);
+        const int st = measure_factor(s, b, x, t0 + allowed, s->opts.maxit - r->iterations, &secs, &rf, &pf);
+        add_setup(s, t_setup, secs);
+        if (st == SPK_ERR_ZERO_PIVOT) { /* no factor for this matrix: the cheap one finishes */
+            spk_err_clear(&s->ctx->err);
+            SPK_TRY(back_to_cheap(s, t_setup));
+            snprintf(s->probe.why, sizeof s->probe.why, "%s: the factorization failed (its rate %.3g per iteration)",
+                     cheap_name, pc.rate);
+            return run_cheap(s, b, x, r, &pc, NULL, t_setup);
+        }
+        if (st == SPK_PRECOND_STOPPED) {
+            int again = 0;
+            SPK_TRY(after_stopped(s, b, x, r, &w, &pc, allowed, spk_time_now() - t0, builds, t_setup, &again));
+            if (again) continue;
+            return SPK_OK;
+        }
+        SPK_TRY(st);
+        add_run(r, &rf);
+        return decide(s, b, x, r, &cheap_r, &pc, &pf, secs, target, t_setup);
     }
     return SPK_OK;
 }

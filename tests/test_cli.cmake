@@ -62,7 +62,7 @@ expect_in("${out}" "    sync" "bench --vector-ops fused: sync column")
 # solve configurations compared in one run: each one's time to solution against the first, the
 # summary and the JSON; a bad configuration is a usage error
 spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --solve-config recipe
-        --solve-config fast:vector=fused,sweeps=3 --solve-config plain:precond=none
+        --solve-config fast:vector=fused,sweeps=3,probe=off --solve-config plain:precond=none
         --solve-config tight:rtol=1e-12 "${DATA}/nos3.mtx.gz" --json "${WORK}/configs.json"
         --csv "${WORK}/configs.csv")
 expect_in("${out}" "cg+none" "bench configs: the configuration without a preconditioner ran")

@@ -34,7 +34,7 @@ static const field options_fields[] = {
     FIELD(spk_options, sell_sigma),     FIELD(spk_options, bcsr_block),    FIELD(spk_options, probe),
     FIELD(spk_options, probe_iters),   FIELD(spk_options, probe_factor_iters), FIELD(spk_options, probe_keep),
     FIELD(spk_options, factorization),
-    FIELD(spk_options, factor_sweeps),  FIELD(spk_options, factor_tol), FIELD(spk_options, probe_try),
+    FIELD(spk_options, factor_sweeps),  FIELD(spk_options, factor_tol), FIELD(spk_options, probe_try), FIELD(spk_options, probe_budget),
 };
 static const field no_key[] = {FIELD(spk_options, monitor), FIELD(spk_options, monitor_user)};
 

@@ -63,6 +63,9 @@ static csr dominant(int n)
     return A;
 }
 
+/* spk_options.probe_budget and probe_try for the next solves (0: the defaults) */
+static double g_budget, g_try;
+
 static void csr_free(csr *A)
 {
     free(A->rp);
@@ -86,6 +89,8 @@ static spk_solver *solve(spk_context *ctx, const csr *A, spk_matrix **M, int pro
     o.probe = probe;
     o.race = 0; /* on the GPU the race would take small CG systems from the probe */
     o.probe_iters = probe_iters;
+    o.probe_budget = g_budget;
+    o.probe_try = g_try;
     o.allow_shift = allow_shift;
     o.rtol = 1e-10;
     spk_solver *s = NULL;
@@ -170,6 +175,22 @@ int main(void)
     spk_solver_destroy(s);
     spk_matrix_destroy(M);
     csr_free(&L);
+
+    /* a budget no build meets: on the GPU the build stops at it and the
+     * cheap run finishes (the host's build has no stop: it measures) */
+    csr L2 = tridiag(600, -1.0, 2.0, -1.0, 2.0);
+    g_budget = 1e-9;
+    g_try = 1; /* the factor tried at the first look */
+    s = solve(ctx, &L2, &M, 1, 16, 1, "1-D Laplacian, no budget");
+#ifdef SPK_TEST_CUDA
+    CHECK(s && strcmp(spk_solver_precond(s), "none") == 0 &&
+              starts(spk_solver_choice(s), "none: the factor's build passed its budget"),
+          "no budget: %s (%s)", s ? spk_solver_precond(s) : "-", s ? spk_solver_choice(s) : "-");
+#endif
+    g_budget = g_try = 0;
+    spk_solver_destroy(s);
+    spk_matrix_destroy(M);
+    csr_free(&L2);
 
     spk_context_destroy(ctx);
     return check_exit();
