@@ -105,7 +105,7 @@ static const spk_opt solver_keys[] = {
     {.key = "probe-budget", SOLVER_KEY(probe_budget), .type = SPK_OPT_DOUBLE, .min = 0, .max = 1000, .def = 0,
      .meta = "B", .help = "probe: measuring the factor (build and iterations) may cost at most B times the "
                           "cheap run's predicted rest; a build stopped there is tried again where that rest "
-                          "allows twice what it cost (0: by the device, PROBE_BUDGET_GPU on the GPU, "
+                          "allows twice what it cost (0: by the device, 0.1 on the GPU, "
                           "unbounded on the host)"},
 };
 

@@ -60,7 +60,9 @@ static void measure(const spk_result *r, const double *h, int hlen, double secs,
         cnt++;
     }
     const double slope = (cnt * sxy - sx * sy) / (cnt * sxx - sx * sx);
-    m->rate = exp(slope);
+    /* a rising window (CG's residual is not monotone) keeps the rate since
+     * the start where that shows progress */
+    if (exp(slope) < 1 || !(m->rate < 1)) m->rate = exp(slope);
 }
 
 /* Iterations the rate needs from rnorm down to target (HUGE_VAL: never). */
@@ -214,7 +216,7 @@ static double try_of(const spk_solver *s)
 /* probe-budget: the fraction of the cheap run's predicted rest that
  * measuring the factor may cost (decided on the GPU's train half; the
  * host's build has no stop, so there it is unbounded by default). */
-#define PROBE_BUDGET_GPU 0.25
+#define PROBE_BUDGET_GPU 0.1
 
 static double budget_of(const spk_solver *s)
 {
