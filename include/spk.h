@@ -229,7 +229,7 @@ typedef struct spk_options {
                                   may cost at most this fraction of the cheap run's predicted rest;
                                   a build stopped there is tried again only where that rest has
                                   grown so that twice the budget spent is allowed.  0 (default):
-                                  by the device (see the guide); the host's build is not stopped */
+                                  0.1 on the GPU, unbounded on the host */
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0

@@ -304,6 +304,8 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
     f->info.sweeps = 0;
     f->info.residual = 0;
     SPK_TRY(spk_factor_load(f, A));
+    /* a build no longer wanted (opts.stop) ends before its factorization */
+    if (f->opts.stop && f->opts.stop(f->opts.stop_arg)) return SPK_PRECOND_STOPPED;
     int r = numeric(f, 0.0, &first);
     if (r > 0) return r;
     if (r == 0) {
@@ -360,7 +362,12 @@ int spk_factor_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
     *impl = NULL;
     SPK_CHECK(st, spk_factor_setup(e, A, o, kind, &f));
     if (kind->prepare) SPK_CHECK(st, kind->prepare(f));
-    SPK_CHECK(st, spk_factor_run(f, A));
+    st = spk_factor_run(f, A);
+    /* the stop is for this build only: a refactor must not ask it */
+    f->opts.stop = NULL;
+    f->opts.stop_arg = NULL;
+    f->opts.stop_dev = NULL;
+    if (st) goto cleanup;
     *impl = f;
     f = NULL;
 cleanup:

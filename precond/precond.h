@@ -46,7 +46,7 @@ typedef struct spk_precond_opts {
                             block applies M are compared, by time, and the separate kernels
                             are not timed; 2 when in a cluster of blocks: the sweeps are
                             taken untimed (the cluster sweeps them itself) */
-    int (*stop)(void *arg); /* GPU sweeps (NULL: none): asked between the steps of the build;
+    int (*stop)(void *arg); /* IC(0)/ILU(0) (NULL: none): asked between the steps of the build;
                             nonzero ends it (the caller no longer wants it), create returning
                             SPK_PRECOND_STOPPED with nothing made; not kept for a refactor */
     void *stop_arg;

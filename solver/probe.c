@@ -214,8 +214,9 @@ static double try_of(const spk_solver *s)
 }
 
 /* probe-budget: the fraction of the cheap run's predicted rest that
- * measuring the factor may cost (decided on the GPU's train half; the
- * host's build has no stop, so there it is unbounded by default). */
+ * measuring the factor may cost (decided on the GPU's train half; on the
+ * host unbounded by default: its constants were decided without one, and
+ * its build stops only before the factorization proper). */
 #define PROBE_BUDGET_GPU 0.1
 
 static double budget_of(const spk_solver *s)
