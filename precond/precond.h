@@ -59,6 +59,13 @@ typedef struct spk_precond_opts {
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
 
+/* The phases of spk_precond_factor_info.phase_ms: F's pattern; the factorization's preparation (the
+ * chain, the order, the column index); the numeric factorization with its
+ * shifts; the transpose and the sliced copies; the sweeps' check; the timed
+ * choice of how apply runs. */
+#define SPK_SETUP_PHASES 6
+#define SPK_SETUP_PHASE_NAMES {"pattern", "prepare", "factor", "slice", "check", "mode"}
+
 /* How an IC(0)/ILU(0) factor was computed (spk_precond_ops.factor_info). */
 typedef struct spk_precond_factor_info {
     int iterative;   /* 1: by fixed-point sweeps (precond/parfactor.h), 0: exactly, in dependency order */
@@ -70,15 +77,9 @@ typedef struct spk_precond_factor_info {
                         so the factor in use was computed exactly (iterative 0) */
     /* the build's phases on the device, ms in stream order (0 where built on
        the host): SPK_SETUP_PHASE_NAMES */
-    double phase_ms[6];
+    double phase_ms[SPK_SETUP_PHASES];
 } spk_precond_factor_info;
 
-/* The phases of phase_ms: F's pattern; the factorization's preparation (the
- * chain, the order, the column index); the numeric factorization with its
- * shifts; the transpose and the sliced copies; the sweeps' check; the timed
- * choice of how apply runs. */
-#define SPK_SETUP_PHASES 6
-#define SPK_SETUP_PHASE_NAMES {"pattern", "prepare", "factor", "slice", "check", "mode"}
 
 /* create's status where opts.stop ended the build (not an error: no message
  * is set, and it never leaves the library) */

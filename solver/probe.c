@@ -35,6 +35,13 @@ typedef struct probe_run {
     double secs, per_it, rate;
 } probe_run;
 
+/* A window's rate, or where the residual rose over it (CG's is not
+ * monotone: no stall) the rate since the start, where that shows progress. */
+static double rate_of(double window, double since_start)
+{
+    return window < 1 || !(since_start < 1) ? window : since_start;
+}
+
 /* The rate over the second half of the run's history h[0..its] (the first
  * iterations of a run, a restarted one above all, are no guide to the
  * rest), by a least-squares line through log ||r_k||. */
@@ -60,9 +67,7 @@ static void measure(const spk_result *r, const double *h, int hlen, double secs,
         cnt++;
     }
     const double slope = (cnt * sxy - sx * sy) / (cnt * sxx - sx * sx);
-    /* a rising window (CG's residual is not monotone) keeps the rate since
-     * the start where that shows progress */
-    if (exp(slope) < 1 || !(m->rate < 1)) m->rate = exp(slope);
+    m->rate = rate_of(exp(slope), m->rate);
 }
 
 /* Iterations the rate needs from rnorm down to target (HUGE_VAL: never). */
@@ -242,12 +247,10 @@ static int cheap_look(void *user, int it, double rnorm, double bnorm)
     now.rnorm = rnorm;
     now.rnorm0 = s->probe.hist[0];
     measure(&now, s->probe.hist, it + 1 < SPK_PROBE_HIST ? it + 1 : SPK_PROBE_HIST, spk_time_now() - w->t0, &w->pc);
-    if (w->looks > 0 && w->last_rnorm > 0 && rnorm > 0 && it > w->last_it)
-        w->pc.rate = pow(rnorm / w->last_rnorm, 1.0 / (it - w->last_it));
-    /* a window where the residual rose (CG's is not monotone) is no stall:
-     * the rate since the run's start instead, where there was progress */
-    if (!(w->pc.rate < 1) && rnorm > 0 && rnorm < now.rnorm0 && it > 0)
-        w->pc.rate = pow(rnorm / now.rnorm0, 1.0 / it);
+    if (w->looks > 0 && w->last_rnorm > 0 && rnorm > 0 && it > w->last_it) {
+        const double since_start = rnorm < now.rnorm0 ? pow(rnorm / now.rnorm0, 1.0 / it) : 1.0;
+        w->pc.rate = rate_of(pow(rnorm / w->last_rnorm, 1.0 / (it - w->last_it)), since_start);
+    }
     w->looks++;
     w->last_it = it;
     w->last_rnorm = rnorm;
@@ -362,14 +365,13 @@ static int factor_look(void *user, int it, double rnorm, double bnorm)
 static int measure_factor(spk_solver *s, const double *b, double *x, double deadline, int maxit, double *secs,
                           spk_result *rf, probe_run *pf)
 {
-    double dl = deadline;
+    factor_watch fw = {s, deadline};
     s->popts.stop = past_deadline;
-    s->popts.stop_arg = &dl;
+    s->popts.stop_arg = &fw.deadline;
     const int st = spk_solver_use_precond(s, s->kind, s->probe.strong, secs);
     s->popts.stop = NULL;
     s->popts.stop_arg = NULL;
     if (st) return st;
-    factor_watch fw = {s, deadline};
     s->k.check.fn = factor_look;
     s->k.check.user = &fw;
     s->k.check.at = FACTOR_MIN_ITS;

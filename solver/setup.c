@@ -442,12 +442,17 @@ int spk_solver_precond_sweeps(const spk_solver *s)
     return s && s->k.M_ops && s->k.M_ops->sweeps ? s->k.M_ops->sweeps(s->k.M) : 0;
 }
 
+/* How the factor in use was computed; 0 where no built preconditioner tells. */
+static int factor_info_of(const spk_solver *s, spk_precond_factor_info *in)
+{
+    memset(in, 0, sizeof *in);
+    return s && !s->deferred && s->k.M_ops && s->k.M_ops->factor_info && !s->k.M_ops->factor_info(s->k.M, in);
+}
+
 const char *spk_solver_factorization(const spk_solver *s)
 {
     spk_precond_factor_info in;
-    memset(&in, 0, sizeof in);
-    if (!s || s->deferred || !s->k.M_ops || !s->k.M_ops->factor_info || s->k.M_ops->factor_info(s->k.M, &in))
-        return "";
+    if (!factor_info_of(s, &in)) return "";
     char *out = ((spk_solver *)s)->factorization;
     const size_t len = sizeof s->factorization;
     if (in.iterative)
@@ -463,9 +468,7 @@ int spk_solver_factor_phases(const spk_solver *s, int cap, double *ms, const cha
 {
     static const char *const label[SPK_SETUP_PHASES] = SPK_SETUP_PHASE_NAMES;
     spk_precond_factor_info in;
-    memset(&in, 0, sizeof in);
-    if (!s || s->deferred || !s->k.M_ops || !s->k.M_ops->factor_info || s->k.M_ops->factor_info(s->k.M, &in))
-        return 0;
+    if (!factor_info_of(s, &in)) return 0;
     int any = 0;
     for (int i = 0; i < SPK_SETUP_PHASES; i++) any |= in.phase_ms[i] > 0;
     if (!any) return 0;
