@@ -156,22 +156,33 @@ cudaError_t spk_dev_norm_finish(cudaStream_t s, int m, int parts, const double *
  * parfactor.h, Jacobi style between v and v1).  F's pattern (rp, ci, dpos),
  * A's values a0 in it, and for ILU(0) F by columns (ucp, urow: rows
  * ascending; upos: each entry's position in F, from spk_dev_iter_index).
- * Work: w (n), part (spk_dev_iter_parts(n, group)), ctl (3 ints), res (2).
+ * Rows of F with more than lmin entries are long: chunk holds their nchunk
+ * chunks (spk_dev_iter_long).  Work: w (n), part and chg (P =
+ * spk_dev_iter_parts(n, group) + nchunk each), ctl (3 ints), res (2).
  * spk_dev_iter_factor queues the initial guess, up to `sweeps` sweeps (a
- * lane group of `group` = 4, 8 or 32 per row) and the pivots' tests: v holds
- * the factor, piv/idiag/flag and fctl[1] (the first bad row) as
- * spk_dev_factor leaves them (fctl[1] = INT_MAX on entry), ctl[0] the
- * sweeps taken and res[1] the relative residual of the last one. */
+ * lane group of `group` = 4, 8 or 32 per row that is not long, a thread per
+ * entry of a long one) and the pivots' tests: v holds the factor,
+ * piv/idiag/flag and fctl[1] (the first bad row) as spk_dev_factor leaves
+ * them (fctl[1] = INT_MAX on entry), ctl[0] the sweeps taken and res[1] the
+ * relative residual of the last one. */
 typedef struct spk_dev_iter {
-    int n, nnz, ic, group;
-    const int *rp, *ci, *dpos, *ucp, *urow, *upos;
+    int n, nnz, ic, group, lmin, nchunk;
+    const int *rp, *ci, *dpos, *ucp, *urow, *upos, *chunk;
     const double *a0;
     double *w, *v, *v1, *piv, *idiag, *part, *res;
+    int *chg;
     unsigned char *flag;
     int *ctl, *fctl;
 } spk_dev_iter;
 int spk_dev_iter_parts(int n, int group);
 cudaError_t spk_dev_iter_factor(cudaStream_t s, const spk_dev_iter *it, double alpha, int sweeps, double tol);
+/* The long rows' chunks (2 ints each: the row, its first entry), at most
+ * spk_dev_iter_chunks(nnz, lmin); cnt (n + 1 ints) ends with their count;
+ * temp (temp_bytes from spk_dev_iter_long_temp) is scan workspace. */
+int spk_dev_iter_chunks(int nnz, int lmin);
+cudaError_t spk_dev_iter_long_temp(int n, size_t *temp_bytes);
+cudaError_t spk_dev_iter_long(cudaStream_t s, int n, const int *rp, int lmin, int *cnt, void *temp, size_t temp_bytes,
+                              int *chunk);
 /* upos from cusparseCsr2cscEx2 of positions: stage 0 writes tmp[q] = q
  * (to transpose as values); stage 1 upos[q] = pos[q] (the transposed ones). */
 cudaError_t spk_dev_iter_index(cudaStream_t s, int nnz, double *tmp, const double *pos, int *upos, int stage);

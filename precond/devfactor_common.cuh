@@ -1,7 +1,7 @@
 /* devfactor_common.cuh -- what the parts of devfactor.cu share: the block
- * size of the elementwise kernels and the grids of their launches.  Part of
- * devfactor.cu's module: included there (and by its parts), never built on
- * its own. */
+ * size of the elementwise kernels, the grids of their launches, a search in
+ * a sorted row.  Part of devfactor.cu's module: included there (and by its
+ * parts), never built on its own. */
 #ifndef SPK_PRECOND_DEVFACTOR_COMMON_CUH
 #define SPK_PRECOND_DEVFACTOR_COMMON_CUH
 
@@ -16,6 +16,19 @@ constexpr int kBlock = 256;
 unsigned blocks_for(long long threads)
 {
     return (unsigned)((threads + kBlock - 1) / kBlock);
+}
+
+/* First position in [lo, hi) whose column is >= c. */
+__device__ __forceinline__ int lower_bound(const int *ci, int lo, int hi, int c)
+{
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (ci[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Enough blocks of `per_block` workers to fill the GPU, at most 16 per SM

@@ -13,19 +13,6 @@
 
 namespace {
 
-/* First position in [lo, hi) whose column is >= c. */
-__device__ __forceinline__ int lower_bound(const int *ci, int lo, int hi, int c)
-{
-    while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        if (ci[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The order of the factorization.  Handing out rows in row order lets the
  * groups in flight (a few planes of a 3D grid) wait on each other's chains,
  * which serialized the factorization; handing out only rows whose

@@ -72,7 +72,9 @@ typedef struct dev_pc {
     cudaEvent_t mark[SPK_SETUP_PHASES + 1]; /* the build's phase ends (info.phase_ms; NULL: not timed) */
     void *ipool;               /* the iterative factorization's work space (devsweep_iter.c; freed after it) */
     int *ucp, *urow, *upos;    /* ... in ipool: ILU(0)'s F by columns (positions in F) */
+    int *ichunk, nchunk, lmin; /* ... the long rows' chunks, their count, and what is long */
     double *v1, *iw, *ipart;   /* ... the second iterate, |a_ii|^-1/2, the residual's partial sums */
+    int *ichg;                 /* ... which blocks of a sweep changed an entry */
     int *ictl;                 /* ... sweeps taken, and the stop flag */
     double *ires;              /* ... residuals: ||W A W||^2, the last sweep's */
 } dev_pc;

@@ -52,6 +52,40 @@ static int sweep_group(const dev_pc *p)
     return avg > 24 ? 32 : avg > 6 ? 8 : 4;
 }
 
+/* Rows of F with more entries than this are long: a sweep takes their
+ * entries a thread each, not a lane group for the row (one row far longer
+ * than the rest would alone outlast the sweep).  Long: more than 4 times
+ * F's average row, and more than 64 (below that a group's share is short
+ * at any average). */
+static int long_min(const dev_pc *p)
+{
+    const double t = p->n > 0 ? 4.0 * p->nnz / p->n : 0;
+    return t > 64 ? (t < INT_MAX / 2 ? (int)t : INT_MAX / 2) : 64;
+}
+
+/* The long rows' chunks into ichunk (capacity spk_dev_iter_chunks), their
+ * count read back into nchunk. */
+static int long_rows(dev_pc *p)
+{
+    spk_err *err = p->e->err;
+    size_t bytes = 0;
+    void *buf = NULL;
+    SPK_CUDA_TRY(err, spk_dev_iter_long_temp(p->n, &bytes));
+    const size_t cnt_bytes = span((size_t)p->n + 1, sizeof(int));
+    SPK_TRY(spk_cuda_alloc(p->e, cnt_bytes + bytes, "the long rows' scan workspace", &buf));
+    int *cnt = (int *)buf;
+    void *temp = (unsigned char *)buf + cnt_bytes;
+    int st = spk_cuda_check(err, spk_dev_iter_long(p->s, p->n, p->frp, p->lmin, cnt, temp, bytes, p->ichunk),
+                            "spk_dev_iter_long");
+    if (!st)
+        st = spk_cuda_check(err, cudaMemcpyAsync(&p->nchunk, cnt + p->n, sizeof(int), cudaMemcpyDeviceToHost, p->s),
+                            "cudaMemcpyAsync");
+    /* the kernels read buf while they run: wait before freeing it */
+    if (!st) st = spk_cuda_check(err, cudaStreamSynchronize(p->s), "cudaStreamSynchronize");
+    spk_cuda_free(p->e, buf);
+    return st;
+}
+
 int spk_devsweep_iter_prepare(dev_pc *p)
 {
     p->info.chain = -1;
@@ -61,13 +95,18 @@ int spk_devsweep_iter_prepare(dev_pc *p)
         p->info.iterative = spk_parfactor_deep(p->n, p->info.chain);
     }
     if (!p->info.iterative || p->n == 0) return SPK_OK;
-    const size_t nb = (size_t)p->n, dn = (size_t)p->nnz, parts = (size_t)spk_dev_iter_parts(p->n, sweep_group(p));
-    size_t off = 0, o_v1, o_w, o_part, o_ctl, o_res, o_ucp = 0, o_urow = 0, o_upos = 0;
+    p->lmin = long_min(p);
+    p->nchunk = 0;
+    const size_t nb = (size_t)p->n, dn = (size_t)p->nnz, chunks = (size_t)spk_dev_iter_chunks(p->nnz, p->lmin);
+    const size_t parts = (size_t)spk_dev_iter_parts(p->n, sweep_group(p)) + chunks;
+    size_t off = 0, o_v1, o_w, o_part, o_chg, o_ctl, o_res, o_chunk, o_ucp = 0, o_urow = 0, o_upos = 0;
     o_v1 = off, off += span(dn, sizeof(double));
     o_w = off, off += span(nb, sizeof(double));
     o_part = off, off += span(parts, sizeof(double));
+    o_chg = off, off += span(parts, sizeof(int));
     o_ctl = off, off += span(3, sizeof(int));
     o_res = off, off += span(2, sizeof(double));
+    o_chunk = off, off += span(2 * chunks, sizeof(int));
     if (!p->ic) {
         o_ucp = off, off += span(nb + 1, sizeof(int));
         o_urow = off, off += span(dn, sizeof(int));
@@ -76,12 +115,13 @@ int spk_devsweep_iter_prepare(dev_pc *p)
     SPK_TRY(spk_cuda_alloc(p->e, off, "the iterative factorization's work space", &p->ipool));
     unsigned char *d = p->ipool;
     p->v1 = (double *)(d + o_v1), p->iw = (double *)(d + o_w), p->ipart = (double *)(d + o_part);
-    p->ictl = (int *)(d + o_ctl), p->ires = (double *)(d + o_res);
+    p->ichg = (int *)(d + o_chg), p->ictl = (int *)(d + o_ctl), p->ires = (double *)(d + o_res);
+    p->ichunk = (int *)(d + o_chunk);
     if (!p->ic) {
         p->ucp = (int *)(d + o_ucp), p->urow = (int *)(d + o_urow), p->upos = (int *)(d + o_upos);
         SPK_TRY(column_index(p));
     }
-    return SPK_OK;
+    return long_rows(p);
 }
 
 void spk_devsweep_iter_release(dev_pc *p)
@@ -89,7 +129,8 @@ void spk_devsweep_iter_release(dev_pc *p)
     spk_cuda_free(p->e, p->ipool);
     p->ipool = NULL;
     p->v1 = p->iw = p->ipart = p->ires = NULL;
-    p->ucp = p->urow = p->upos = p->ictl = NULL;
+    p->ucp = p->urow = p->upos = p->ictl = p->ichg = p->ichunk = NULL;
+    p->nchunk = 0;
 }
 
 int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
@@ -100,9 +141,13 @@ int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     if (!p->ipool) return spk_err_set(err, SPK_ERR_INTERNAL, "%s: no iterative work space", host_kind(p)->label);
     int ctl[3] = {0, INT_MAX, 0}, ictl[3] = {0, 0, 0};
     double res[2] = {0, 0};
-    const spk_dev_iter it = {n,       p->nnz,  p->ic,   sweep_group(p), p->frp,   p->fci,   p->dpos, p->ucp,
-                             p->urow, p->upos, p->v0,   p->iw,          p->v,     p->v1,    p->piv,  p->idiag,
-                             p->ipart, p->ires, p->flag, p->ictl,       p->ctl};
+    const spk_dev_iter it = {.n = n,          .nnz = p->nnz,       .ic = p->ic,       .group = sweep_group(p),
+                             .lmin = p->lmin,  .nchunk = p->nchunk, .rp = p->frp,      .ci = p->fci,
+                             .dpos = p->dpos,  .ucp = p->ucp,       .urow = p->urow,   .upos = p->upos,
+                             .chunk = p->ichunk, .a0 = p->v0,       .w = p->iw,        .v = p->v,
+                             .v1 = p->v1,      .piv = p->piv,       .idiag = p->idiag, .part = p->ipart,
+                             .res = p->ires,   .chg = p->ichg,      .flag = p->flag,   .ctl = p->ictl,
+                             .fctl = p->ctl};
     SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
     SPK_CUDA_TRY(err, spk_dev_iter_factor(p->s, &it, alpha, p->opts.factor_sweeps, p->opts.factor_tol));

@@ -526,6 +526,26 @@ static void band_matrix(int n, int w, spk_csr *A)
     A->nnz = q;
 }
 
+/* An SPD arrow: the last row and column full, the rest diagonal (IC(0)'s
+ * last row of F is long: devsweep_iter.c's long_min). */
+static void arrow_matrix(int n, spk_csr *A)
+{
+    spk_err e;
+    CHECK_OK(spk_csr_alloc(A, n, n, 3 * n - 2, &e), e.msg);
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        if (i < n - 1) {
+            A->colind[q] = i, A->val[q++] = 4.0 + (i % 7);
+            A->colind[q] = n - 1, A->val[q++] = -1.0 - 0.5 * sin(0.3 * i);
+        } else {
+            for (int j = 0; j < n - 1; j++) A->colind[q] = j, A->val[q++] = -1.0 - 0.5 * sin(0.3 * j);
+            A->colind[q] = i, A->val[q++] = 2.0 * n;
+        }
+        A->rowptr[i + 1] = q;
+    }
+    A->nnz = q;
+}
+
 /* spk_precond_opts.stop: asked between the build's steps; stop on its
  * k-th call, for k = 1, 2, ... until a build no longer asks that often:
  * each stopped create returns SPK_PRECOND_STOPPED with nothing made and no
@@ -791,6 +811,20 @@ static void all_cases(void)
         CHECK_OK(spk_gen_poisson2d5(120, &Bs, &e), e.msg);
         iterative("poisson2d-5:120", &Bs, 1, 1);
         auto_choice("poisson2d-5:120", &Bs, 1);
+        spk_csr_free(&Bs);
+        /* long rows of F, a thread per entry (devsweep_iter.c's long_min):
+         * an arrow (IC and ILU), power-law degrees (IC and ILU), a circuit
+         * with three supply nets (ILU) */
+        arrow_matrix(3000, &Bs);
+        iterative("arrow 3000", &Bs, 1, 1);
+        iterative("arrow 3000", &Bs, 0, 1);
+        spk_csr_free(&Bs);
+        CHECK_OK(spk_gen_spec("powerlaw-sym:5000", &Bs, &e), e.msg);
+        iterative("powerlaw-sym:5000", &Bs, 1, 1);
+        iterative("powerlaw-sym:5000", &Bs, 0, 1);
+        spk_csr_free(&Bs);
+        CHECK_OK(spk_gen_spec("circuit:3000:3", &Bs, &e), e.msg);
+        iterative("circuit:3000:3", &Bs, 0, 1);
         spk_csr_free(&Bs);
     }
     g_fact = SPK_FACTORIZATION_ITERATIVE, g_fsweeps = 2000, g_ftol = 0;
