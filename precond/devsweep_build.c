@@ -136,12 +136,14 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     spk_err *err = p->e->err;
     const int n = p->n;
     if (n == 0) return 0;
-    if (p->info.iterative) {
+    if (p->ipool) { /* by sweeps, at every alpha of the shift policy (as parfactor.c) */
+        p->info.iterative = 1;
+        p->info.fallback = 0;
         const int r = spk_devsweep_iter_numeric(p, alpha, fail);
-        if (r != 0 || p->info.sweeps < p->opts.factor_sweeps || p->info.residual <= p->opts.factor_tol ||
-            p->opts.factor_tol == 0)
-            return r;
-        /* not converged: a factor of unknown quality; the exact one instead (parfactor.c does the same) */
+        const int met = p->info.sweeps < p->opts.factor_sweeps || p->info.residual <= p->opts.factor_tol;
+        if (r > 0 || met || p->opts.factor_tol == 0) return r;
+        /* not converged, whatever its pivots say: a factor of unknown quality; the exact one at this
+         * alpha instead, as parfactor.c (a bad pivot of diverged sweeps is no reason to shift) */
         p->info.iterative = 0;
         p->info.fallback = 1;
         SPK_TRY(dependency_order(p));
