@@ -12,15 +12,17 @@ typedef struct file_solve {
     int n, nnz;
     spk_result r;
     char method[64];
+    char factorization[128]; /* spk_solver_factorization: "by K sweeps, ...", "exact", ... */
     int random_rhs; /* A*1 = 0: b = A*r instead */
     double err_inf; /* ||x - x*||_inf */
     char msg[1024];
 } file_solve;
 
 /* Read path and solve with the defaults (optionally a given solver,
- * preconditioner and SpMV format; format NULL: "auto"). */
+ * preconditioner, SpMV format and factorization; format NULL: "auto";
+ * factorization < 0: the default). */
 static inline void solve_file_with(spk_context *ctx, const char *path, spk_solver_kind sk,
-                                   spk_precond_kind pk, const char *format, file_solve *out)
+                                   spk_precond_kind pk, const char *format, int factorization, file_solve *out)
 {
     memset(out, 0, sizeof *out);
     out->err_inf = NAN;
@@ -40,6 +42,7 @@ static inline void solve_file_with(spk_context *ctx, const char *path, spk_solve
      * between devices and formats differ (test_probe covers the probe) */
     o.probe = 0;
     if (format) o.format = format;
+    if (factorization >= 0) o.factorization = factorization;
     out->setup_status = spk_solver_create(ctx, A, sk, pk, &o, &s);
     if (out->setup_status) goto done;
     snprintf(out->method, sizeof out->method, "%s+%s", spk_solver_method(s), spk_solver_precond(s));
@@ -52,6 +55,7 @@ static inline void solve_file_with(spk_context *ctx, const char *path, spk_solve
     out->random_rhs = spk_rhs_known_solution_arrays(out->n, out->n, rp, ci, va, ones, b);
     out->solve_status = spk_solve(s, b, x, &out->r);
     snprintf(out->method, sizeof out->method, "%s+%s", spk_solver_method(s), spk_solver_precond(s));
+    snprintf(out->factorization, sizeof out->factorization, "%s", spk_solver_factorization(s));
     out->err_inf = 0;
     for (int i = 0; i < out->n; i++) out->err_inf = fmax(out->err_inf, fabs(x[i] - ones[i]));
 done:
@@ -66,13 +70,26 @@ done:
 static inline void solve_file(spk_context *ctx, const char *path, spk_solver_kind sk,
                               spk_precond_kind pk, file_solve *out)
 {
-    solve_file_with(ctx, path, sk, pk, NULL, out);
+    solve_file_with(ctx, path, sk, pk, NULL, -1, out);
+}
+
+/* The host's solve of what dev solved on the GPU, for comparing iteration
+ * counts: the same preconditioner (AUTO takes none on the GPU for a
+ * Laplacian-shaped matrix, IC(0)/ILU(0) on the host) and the same
+ * factorization (the GPU may keep the factor of the fixed-point sweeps,
+ * whose quality at factor-tol is not the exact factor's: the host then runs
+ * the same sweeps). */
+static inline void solve_file_as(spk_context *host, const char *path, const file_solve *dev, file_solve *out)
+{
+    const spk_precond_kind pk = strstr(dev->method, "+none") ? SPK_PRECOND_NONE : SPK_PRECOND_AUTO;
+    const int fact = strncmp(dev->factorization, "by ", 3) == 0 ? SPK_FACTORIZATION_ITERATIVE : -1;
+    solve_file_with(host, path, SPK_SOLVER_AUTO, pk, NULL, fact, out);
 }
 
 static inline void solve_file_format(spk_context *ctx, const char *path, const char *format,
                                      file_solve *out)
 {
-    solve_file_with(ctx, path, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, format, out);
+    solve_file_with(ctx, path, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, format, -1, out);
 }
 
 #endif

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
                TEST_DEVICE_NAME);
         if (ctx != host && strcmp(TEST_DEVICE_NAME, "host") != 0) {
             file_solve h;
-            solve_file(host, path, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &h);
+            solve_file_as(host, path, &f, &h);
             CHECK(iter_match_pct(f.method, f.r.iterations, h.r.iterations, ok[i].pct) && h.r.shift == f.r.shift,
                   "%s: %d iterations (shift %g) on %s, %d (shift %g) on the host", ok[i].file,
                   f.r.iterations, f.r.shift, TEST_DEVICE_NAME, h.r.iterations, h.r.shift);

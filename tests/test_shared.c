@@ -96,10 +96,7 @@ int main(int argc, char **argv)
             CHECK(!ok || s.r.true_relres <= 1e-6, "%s: true relres %g", name, s.r.true_relres);
             if (strcmp(TEST_DEVICE_NAME, "host") != 0) { /* same iterations as the host */
                 file_solve h;
-                /* the host with the GPU's preconditioner (AUTO takes none on the GPU for a
-                 * Laplacian-shaped matrix, IC(0)/ILU(0) on the host) */
-                solve_file(host, path, SPK_SOLVER_AUTO, strstr(s.method, "+none") ? SPK_PRECOND_NONE : SPK_PRECOND_AUTO,
-                           &h);
+                solve_file_as(host, path, &s, &h);
                 host_it = h.r.iterations;
                 host_ms = 1e3 * h.r.t_total;
                 CHECK(iter_match(s.method, s.r.iterations, h.r.iterations), "%s: %d iterations on %s, %d on the host",
