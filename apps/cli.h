@@ -70,6 +70,12 @@ void cli_print_options(const cli_parser *p);
 /* The value of library key `key` in o as text ("block", "1e-8"). */
 const char *cli_option_text(const spk_options *o, const char *key, char *buf, size_t len);
 
+/* An output file checked before the work whose result it will hold
+ * (cli_output.c): its folder exists and takes new files, it is no folder,
+ * and it is none of the inputs (NULL or gen:SPEC inputs are skipped).
+ * CLI_OK, or CLI_FAIL after printing why ("spk CMD: --OPT PATH: ..."). */
+int cli_check_output(const char *cmd, const char *opt, const char *path, const char *const *inputs, int ninputs);
+
 int cmd_solve(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);

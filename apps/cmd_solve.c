@@ -14,7 +14,7 @@ typedef struct solve_args {
     const char *matrix, *rhs, *out, *rhs_kind;
     spk_rhs_kind kind;       /* --rhs-kind parsed */
     int solver, precond, device; /* spk_solver_kind, spk_precond_kind, spk_device */
-    int monitor, json;
+    int monitor, json, out_failed;
     spk_options o;
 } solve_args;
 
@@ -35,7 +35,11 @@ static const spk_opt solve_keys[] = {
     {.key = "device", CLI_ARG(solve_args, device), .type = SPK_OPT_ENUM, .names = cli_device_names, .meta = "D",
      .help = "where to solve (auto: the GPU when usable)"},
     {.key = "out", CLI_ARG(solve_args, out), .type = SPK_OPT_STRING, .meta = "FILE",
-     .help = "write x (Matrix Market array, .gz compresses)"},
+     .help = "write x (Matrix Market array, .gz compresses) where the solve converged; checked before A "
+             "is read (its folder exists and is writable, it is not an input)"},
+    {.key = "out-failed", CLI_ARG(solve_args, out_failed), .type = SPK_OPT_FLAG,
+     .help = "with --out: write the last iterate also where the solve did not converge (default: write "
+             "nothing then)"},
     {.key = "monitor", CLI_ARG(solve_args, monitor), .type = SPK_OPT_FLAG,
      .help = "print the residual of every iteration"},
     {.key = "json", CLI_ARG(solve_args, json), .type = SPK_OPT_FLAG, .help = "print one JSON object instead of text"},
@@ -360,6 +364,12 @@ int cmd_solve(int argc, char **argv)
     memset(&r, 0, sizeof r);
     int rc = CLI_FAIL;
     FILE *out = a.json ? stderr : stdout;
+    const char *inputs[2] = {a.matrix, a.rhs};
+    if (cli_check_output("solve", "out", a.out, inputs, 2)) goto done;
+    if (a.out_failed && !a.out) {
+        rc = cli_usage_error("solve", "--out-failed needs --out FILE");
+        goto done;
+    }
     if (open_context(&a, &r) || load_matrix(&a, &r) || make_vectors(&a, &r)) goto done;
     if (a.monitor) {
         a.o.monitor = monitor_print;
@@ -387,7 +397,10 @@ int cmd_solve(int argc, char **argv)
         print_json(&a, &r);
     else
         print_text(&a, &r, out);
-    if (a.out && spk_vector_write(r.ctx, a.out, r.n, r.x)) {
+    if (a.out && r.st != SPK_OK && !a.out_failed) {
+        fprintf(stderr, "spk solve: %s not written: the solve did not converge (--out-failed writes the last "
+                        "iterate)\n", a.out);
+    } else if (a.out && spk_vector_write(r.ctx, a.out, r.n, r.x)) {
         fprintf(stderr, "spk solve: %s\n", spk_last_error(r.ctx));
         goto done;
     }

@@ -1,0 +1,62 @@
+/* cli_output.c -- an output file checked before the work whose result it
+ * holds: a solve that runs for minutes must not end on a folder that does
+ * not exist or on the input it would overwrite. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* The folder of path in buf ("." where it names none). */
+static void folder_of(const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(buf, len, ".");
+    } else if (slash == path) {
+        snprintf(buf, len, "/");
+    } else {
+        const size_t n = (size_t)(slash - path);
+        snprintf(buf, len, "%.*s", (int)(n < len - 1 ? n : len - 1), path);
+    }
+}
+
+int cli_check_output(const char *cmd, const char *opt, const char *path, const char *const *inputs, int ninputs)
+{
+    if (!path) return CLI_OK;
+    if (!*path) {
+        fprintf(stderr, "spk %s: --%s: the file name is empty\n", cmd, opt);
+        return CLI_FAIL;
+    }
+    char dir[4096];
+    folder_of(path, dir, sizeof dir);
+    struct stat sd, so;
+    if (stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode)) {
+        fprintf(stderr, "spk %s: --%s %s: the folder %s %s\n", cmd, opt, path, dir,
+                stat(dir, &sd) != 0 ? "does not exist" : "is not a folder");
+        return CLI_FAIL;
+    }
+    /* the file is written next to itself and renamed: the folder must take it */
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "spk %s: --%s %s: the folder %s is not writable (%s)\n", cmd, opt, path, dir,
+                strerror(errno));
+        return CLI_FAIL;
+    }
+    if (stat(path, &so) != 0) return CLI_OK; /* a new file */
+    if (S_ISDIR(so.st_mode)) {
+        fprintf(stderr, "spk %s: --%s %s: that is a folder, not a file\n", cmd, opt, path);
+        return CLI_FAIL;
+    }
+    for (int i = 0; i < ninputs; i++) {
+        struct stat si;
+        if (!inputs[i] || stat(inputs[i], &si) != 0) continue; /* gen:SPEC, or no such input */
+        if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "spk %s: --%s %s is the input %s: refusing to replace it\n", cmd, opt, path, inputs[i]);
+            return CLI_FAIL;
+        }
+    }
+    return CLI_OK;
+}
