@@ -79,7 +79,10 @@ typedef enum spk_reason {
     SPK_BREAKDOWN_PRECOND = 8, /* CG: r'z <= 0 (preconditioner not SPD) */
     SPK_DIVERGED_NAN = 9,      /* a NaN or Inf appeared in a scalar */
     SPK_INVALID_INPUT = 10,    /* b or x0 contains NaN/Inf */
-    SPK_DIVERGED_DTOL = 11     /* ||r|| > dtol * max(||b||, ||r0||): the iteration blew up */
+    SPK_DIVERGED_DTOL = 11,    /* ||r|| > dtol * max(||b||, ||r0||): the iteration blew up */
+    SPK_SOLVE_ERROR = 12       /* an error ended the solve (a failed refactorization, bad
+                                  arguments, a device error): the status spk_solve returned and
+                                  spk_last_error say which */
 } spk_reason;
 
 typedef enum spk_device {
@@ -371,7 +374,7 @@ SPK_API void spk_free(void *p);
 
 /* ---- solvers ---------------------------------------------------------- */
 
-/* Fill o with the defaults of the options' table. */
+/* Fill o with the defaults of the options' table (o NULL: nothing). */
 SPK_API void spk_options_default(spk_options *o);
 
 /* ---- options by key ----------------------------------------------------- */

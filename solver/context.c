@@ -43,6 +43,7 @@ const char *spk_reason_name(spk_reason r)
     case SPK_DIVERGED_NAN: return "diverged (NaN or Inf)";
     case SPK_DIVERGED_DTOL: return "diverged (residual above dtol)";
     case SPK_INVALID_INPUT: return "invalid input (NaN or Inf in b or x0)";
+    case SPK_SOLVE_ERROR: return "error (see the status and the last error)";
     }
     return "unknown reason";
 }

@@ -261,5 +261,5 @@ int spk_option_info(int i, spk_option_desc *d)
 
 void spk_options_default(spk_options *o)
 {
-    spk_options_fill_defaults(o);
+    if (o) spk_options_fill_defaults(o);
 }

@@ -131,9 +131,9 @@ static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const
     return SPK_OK;
 }
 
-int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
+/* spk_solve's work, its result in *res_out (zeroed by the caller). */
+static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res_out)
 {
-    if (!s) return SPK_ERR_INVALID_ARG;
     spk_context *ctx = s->ctx;
     spk_err *e = &ctx->err;
     spk_exec *ex = ctx->exec;
@@ -207,6 +207,23 @@ cleanup:
     s->k.begun.on = 0; /* a start made for the race and not taken (the CG alongside answered first) */
     if (st && rc) spk_race_stop(rc); /* after a failure: the error already set is the one to report */
     free(x0_copy);
+    *res_out = r;
+    return st;
+}
+
+int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
+{
+    spk_result r;
+    memset(&r, 0, sizeof r);
+    const double t0 = spk_time_now();
+    const int st = s ? solve_into(s, b, x, &r) : SPK_ERR_INVALID_ARG;
+    /* every return fills the result: one that ended on an error never reads
+     * as converged (SPK_CONVERGED_RTOL is 0, the value of a zeroed result) */
+    if (st && (r.reason == SPK_CONVERGED_RTOL || r.reason == SPK_CONVERGED_ATOL ||
+               r.reason == SPK_CONVERGED_ZERO_RHS)) {
+        r.reason = SPK_SOLVE_ERROR;
+        if (r.t_total == 0) r.t_total = spk_time_now() - t0;
+    }
     if (res) *res = r;
     return st;
 }

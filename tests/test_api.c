@@ -1034,6 +1034,49 @@ static void race_solves(void)
     spk_context_destroy(ctx);
 }
 
+/* spk_solve fills the result on every return: one that ended on an error
+ * never reads as converged (SPK_CONVERGED_RTOL is 0, a zeroed result's). */
+static void result_on_every_return(void)
+{
+    spk_context *ctx = test_context();
+    int rp[] = {0, 2, 4}, ci[] = {0, 1, 0, 1};
+    double v[] = {4, 1, 1, 3}, b[] = {1, 2}, x[] = {0, 0};
+    spk_matrix *A = NULL;
+    spk_solver *s = NULL;
+    CHECK_OK(spk_matrix_from_csr(ctx, 2, 2, rp, ci, v, &A), spk_last_error(ctx));
+    spk_options o;
+    spk_options_default(&o);
+    o.allow_shift = 0;
+    o.race = 0;
+    o.probe = 0;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_CG, SPK_PRECOND_IC0, &o, &s), spk_last_error(ctx));
+    spk_result r;
+    CHECK_OK(spk_solve(s, b, x, &r), spk_last_error(ctx));
+    CHECK(r.reason == SPK_CONVERGED_RTOL || r.reason == SPK_CONVERGED_ATOL, "reason %d", (int)r.reason);
+    /* new values with a zero pivot: the refactorization in spk_solve fails before any iteration */
+    double bad[] = {-4, 1, 1, 3};
+    CHECK_OK(spk_matrix_update_values(A, bad), spk_last_error(ctx));
+    memset(&r, 0, sizeof r); /* reads as converged if left untouched */
+    x[0] = x[1] = 0;
+    const int st = spk_solve(s, b, x, &r);
+    CHECK(st == SPK_ERR_ZERO_PIVOT, "zero pivot after update_values: status %d", st);
+    CHECK(r.reason == SPK_SOLVE_ERROR && r.iterations == 0, "zero pivot: reason %d (%s), %d iterations",
+          (int)r.reason, spk_reason_name(r.reason), r.iterations);
+    CHECK(check_contains(spk_reason_name(r.reason), "error"), "%s", spk_reason_name(r.reason));
+    /* NULL arguments: the status and the reason say so */
+    memset(&r, 0, sizeof r);
+    CHECK(spk_solve(s, NULL, x, &r) == SPK_ERR_INVALID_ARG && r.reason == SPK_SOLVE_ERROR, "b NULL: reason %d",
+          (int)r.reason);
+    memset(&r, 0, sizeof r);
+    CHECK(spk_solve(NULL, b, x, &r) == SPK_ERR_INVALID_ARG && r.reason == SPK_SOLVE_ERROR, "solver NULL: reason %d",
+          (int)r.reason);
+    CHECK(spk_solve(NULL, b, x, NULL) == SPK_ERR_INVALID_ARG, "solver and result NULL");
+    spk_options_default(NULL); /* no options to fill: nothing happens */
+    spk_solver_destroy(s);
+    spk_matrix_destroy(A);
+    spk_context_destroy(ctx);
+}
+
 int main(void)
 {
     matrices_and_solves();
@@ -1045,5 +1088,6 @@ int main(void)
     bad_input();
     vectors();
     reorder_multicolor();
+    result_on_every_return();
     return check_exit();
 }
