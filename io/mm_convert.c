@@ -100,6 +100,27 @@ static int mm_array_to_coo(mm_data *d, const char *name, spk_err *e)
     return SPK_OK;
 }
 
+/* What a coordinate file's header may make spk allocate for the entries
+ * the file holds: the header alone sizes the row pointers and the per-row
+ * and per-column arrays after them (or a dense array's cells), so a
+ * three-line file claiming two billion rows would take gigabytes.  Beyond
+ * MM_FREE_CELLS, at most MM_EMPTY_PER_ENTRY empty ones per entry: a matrix
+ * that is almost all empty rows is refused, one whose rows hold its entries
+ * is not.  cells: max(M, N) for CSR, M*N for a dense array. */
+enum { MM_FREE_CELLS = 1 << 24, MM_EMPTY_PER_ENTRY = 16 };
+
+static int mm_cells_backed(const mm_data *d, double cells, const char *name, spk_err *e)
+{
+    if (d->info.format != SPK_MM_COORDINATE ||
+        cells <= (double)MM_FREE_CELLS + (double)MM_EMPTY_PER_ENTRY * (double)d->n)
+        return SPK_OK;
+    return spk_err_set(e, SPK_ERR_UNSUPPORTED,
+                       "%s: the size line declares %lld x %lld for %zu stored entries: beyond %d, at most "
+                       "%d empty rows, columns or cells per entry are read (%.1f GB for them alone)",
+                       name, (long long)d->info.nrows, (long long)d->info.ncols, d->n, MM_FREE_CELLS,
+                       MM_EMPTY_PER_ENTRY, 8.0 * cells / 1e9);
+}
+
 /* Build canonical CSR from parsed data (d's arrays are consumed). */
 int spk_mm_data_to_csr(mm_data *d, const char *name, spk_csr *A, spk_err *e)
 {
@@ -109,6 +130,8 @@ int spk_mm_data_to_csr(mm_data *d, const char *name, spk_csr *A, spk_err *e)
         SPK_CHECK(st, mm_array_to_coo(d, name, e));
     else if (d->info.symmetry != SPK_MM_GENERAL)
         SPK_CHECK(st, mm_mirror(d, name, e));
+    SPK_CHECK(st, mm_cells_backed(d, (double)(d->info.nrows > d->info.ncols ? d->info.nrows : d->info.ncols), name,
+                                  e));
     st = spk_csr_from_coo(d->info.nrows, d->info.ncols, d->n, d->row, d->col, d->val, &T, e);
     if (st) {
         spk_err_prefix(e, "%s", name);
@@ -134,6 +157,7 @@ int spk_mm_data_to_dense(mm_data *d, const char *name, double **out, spk_err *e)
         if (!a) st = spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory", name);
         goto cleanup;
     }
+    if ((st = mm_cells_backed(d, (double)M * (double)N, name, e))) goto cleanup;
     if (M * N > INT_MAX) {
         st =
             spk_err_set(e, SPK_ERR_UNSUPPORTED,
