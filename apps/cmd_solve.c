@@ -306,8 +306,8 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
 {
     const spk_options *o = &a->o;
     if (r->res.switched)
-        fprintf(out, "note      CG found the matrix indefinite (p'Ap <= 0); switched to "
-                     "BiCGStab + ILU(0)\n");
+        fprintf(out, "note      CG found the matrix indefinite (p'Ap <= 0); switched to BiCGStab + %s\n",
+                spk_solver_precond(r->s));
     if (r->res.race == 2)
         fprintf(out, "race      CG without a preconditioner, run alongside, converged first: its "
                      "answer\n");

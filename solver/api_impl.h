@@ -43,6 +43,7 @@ struct spk_solver {
     spk_precond_kind pkind;   /* after AUTO was resolved */
     int auto_kind;            /* the caller asked for SPK_SOLVER_AUTO */
     int auto_precond;         /* the caller asked for SPK_PRECOND_AUTO */
+    spk_precond_kind pasked;  /* the preconditioner the caller asked for (AUTO unresolved) */
     spk_precond_opts popts;
     spk_krylov k;
     double *b, *x;            /* executor copies (NULL on the host: caller's arrays are used) */

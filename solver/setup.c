@@ -150,6 +150,7 @@ static int cheap_precond(const spk_csr *A, spk_solver_kind kind, const int *dg, 
 static int solver_setup_with(spk_solver *s, spk_solver_kind kind, spk_precond_kind pkind)
 {
     const spk_precond_kind pkind_asked = pkind;
+    s->pasked = pkind;
     spk_err *e = &s->ctx->err;
     spk_exec *ex = s->ctx->exec;
     const spk_csr *A = spk_solver_work(s);

@@ -107,15 +107,17 @@ static int keep_x0(spk_solver *s, const double *x, const double **x0, double **c
     return SPK_OK;
 }
 
-/* CG under AUTO found A (or M) indefinite: BiCGStab + ILU(0) from x0, the
- * first attempt's phase times added. */
+/* CG under AUTO found A (or M) indefinite: BiCGStab from x0 with ILU(0),
+ * or with no preconditioner or Jacobi where the caller named one of those
+ * (the switch changes the method, never a preconditioner the caller
+ * chose), the first attempt's phase times added. */
 static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const double *x0, const spk_race *rc,
                               spk_result *r, double *t_setup, int *alongside)
 {
     spk_exec *ex = s->ctx->exec;
     const spk_result first = *r;
     s->kind = SPK_SOLVER_BICGSTAB;
-    s->pkind = SPK_PRECOND_ILU0;
+    s->pkind = s->pasked == SPK_PRECOND_NONE || s->pasked == SPK_PRECOND_JACOBI ? s->pasked : SPK_PRECOND_ILU0;
     const double t1 = spk_time_now();
     SPK_TRY(spk_solver_original_row(s, spk_solver_make_precond(s)));
     *t_setup += spk_time_now() - t1;

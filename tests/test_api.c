@@ -271,6 +271,23 @@ static void auto_switch(void)
           "after switch: %s + %s", spk_solver_method(s), spk_solver_precond(s));
     CHECK(max_err(x, xs, N) < 1e-6, "switched solve error %g", max_err(x, xs, N));
     spk_solver_destroy(s);
+    /* the switch changes the method, never a preconditioner the caller named */
+    const spk_precond_kind named[] = {SPK_PRECOND_NONE, SPK_PRECOND_JACOBI};
+    const char *const named_label[] = {"none", "jacobi"};
+    for (int t = 0; t < 2; t++) {
+        spk_options on;
+        spk_options_default(&on);
+        on.race = 0;
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, named[t], &on, &s), spk_last_error(ctx));
+        memset(x, 0, sizeof x);
+        st = spk_solve(s, b, x, &r);
+        CHECK(st == SPK_OK && r.switched == 1, "auto + %s on indefinite: status %d, switched %d (%s)",
+              named_label[t], st, r.switched, spk_last_error(ctx));
+        CHECK(strcmp(spk_solver_method(s), "bicgstab") == 0 && strcmp(spk_solver_precond(s), named_label[t]) == 0,
+              "auto + %s after the switch: %s + %s", named_label[t], spk_solver_method(s), spk_solver_precond(s));
+        CHECK(max_err(x, xs, N) < 1e-4, "auto + %s switched: error %g", named_label[t], max_err(x, xs, N));
+        spk_solver_destroy(s);
+    }
     /* explicit CG reports the indefiniteness instead of switching */
     spk_options o;
     spk_options_default(&o);
