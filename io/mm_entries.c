@@ -1,5 +1,5 @@
 /* mm_entries.c -- Matrix Market coordinate entries and array values
- * (mm_parse.h), in one pass over the text.  Capacity for entries grows as
+ * (mm_parse.h), in one pass over the text or the file's window.  Capacity for entries grows as
  * entries are parsed and is never larger than what the rest of the input could
  * hold, so a size line claiming billions of entries costs nothing until data
  * backs it. */
@@ -53,6 +53,18 @@ nomem:
     return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory (%zu entries)", name, cap);
 }
 
+/* The next content line, whole: in the window without a refill where it
+ * can be (the common case, inline), else through spk_mm_next_content. */
+static inline int mm_next_entry(mm_parser *ps, const char **p, const char **end, long long *line, int *found,
+                                spk_err *e)
+{
+    if (!ps->more || (size_t)(*end - *p) >= MM_LINE_MAX) {
+        *found = mm_next_line(p, *end, line, ps->more);
+        if (*found == 0 || (*found == 1 && (!ps->more || (size_t)(*end - *p) >= MM_LINE_MAX))) return SPK_OK;
+    }
+    return spk_mm_next_content(ps, p, end, line, found, e);
+}
+
 /* Report a bad value token at p on the given line. */
 static int mm_bad_value(mm_parser *ps, const char *p, long long line, int status, int integer,
                         spk_err *e)
@@ -82,10 +94,12 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
     long long line = ps->line, r, c;
     char tok[64];
     int st;
+    int found = 0;
     d->max = (size_t)in->entries;
-    SPK_TRY(mm_reserve(d, (size_t)(end - p), 4, ps->name, e));
+    SPK_TRY(mm_reserve(d, ps->more ? MM_WINDOW : (size_t)(end - p), 4, ps->name, e));
     for (size_t k = 0; k < d->max; k++) {
-        if (!mm_next_line(&p, end, &line))
+        SPK_TRY(mm_next_entry(ps, &p, &end, &line, &found, e));
+        if (!found)
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: file ends after %zu of %lld entries",
                                ps->name, mm_last_line(ps, line), k, in->entries);
         if (!(q = spk_mm_scan_int(p, end, &r)))
@@ -120,6 +134,7 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
         } else if (k == d->cap) {
             SPK_TRY(mm_grow(d, ps->name, e));
         }
+        if (!mm_line_fit(ps, p, end)) goto too_long;
         if (p < end && *p != '\n')
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too many tokens, expected %s", ps->name,
                                line, expect);
@@ -135,7 +150,8 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
             line++;
         }
     }
-    if (mm_next_line(&p, end, &line))
+    SPK_TRY(spk_mm_next_content(ps, &p, &end, &line, &found, e));
+    if (found)
         return spk_err_set(e, SPK_ERR_PARSE,
                            "%s:%lld: more entries than the %lld announced in the size line",
                            ps->name, line, in->entries);
@@ -145,6 +161,8 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
 too_few:
     return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too few tokens, expected %s", ps->name, line,
                        expect);
+too_long:
+    return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %d bytes", ps->name, line, MM_LINE_MAX);
 }
 
 /* Parse the values of an array file, one per line, column by column. */
@@ -153,18 +171,23 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
     const int integer = d->info.field == SPK_MM_INTEGER;
     const char *p = ps->p, *end = ps->end;
     long long line = ps->line;
+    int found = 0;
     d->max = (size_t)d->info.entries;
-    SPK_TRY(mm_reserve(d, (size_t)(end - p), 2, ps->name, e));
+    SPK_TRY(mm_reserve(d, ps->more ? MM_WINDOW : (size_t)(end - p), 2, ps->name, e));
     for (size_t k = 0; k < d->max; k++) {
         double v;
         int intg, st;
-        if (!mm_next_line(&p, end, &line))
+        SPK_TRY(mm_next_entry(ps, &p, &end, &line, &found, e));
+        if (!found)
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: file ends after %zu of %lld values",
                                ps->name, mm_last_line(ps, line), k, d->info.entries);
         const char *t0 = p;
         st = spk_mm_scan_real(&p, end, &v, &intg);
         if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
         while (p < end && mm_blank(*p)) p++;
+        if (!mm_line_fit(ps, p, end))
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %d bytes", ps->name, line,
+                               MM_LINE_MAX);
         if (p < end && *p != '\n')
             return spk_err_set(e, SPK_ERR_PARSE,
                                "%s:%lld: too many tokens, expected 1 value per line in an array "
@@ -178,7 +201,8 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
             line++;
         }
     }
-    if (mm_next_line(&p, end, &line))
+    SPK_TRY(spk_mm_next_content(ps, &p, &end, &line, &found, e));
+    if (found)
         return spk_err_set(e, SPK_ERR_PARSE,
                            "%s:%lld: more values than the %lld announced by the size line",
                            ps->name, line, d->info.entries);

@@ -1,8 +1,10 @@
-/* mm_file.c -- whole Matrix Market files in, and files out (mm_file.h):
- * names ending in ".gz" go through zlib both ways; writes go to a temporary
- * file renamed over the target once complete. */
+/* mm_file.c -- Matrix Market files in, a window at a time (mm_parse.h),
+ * and files out (mm_file.h): names ending in ".gz" go through zlib both
+ * ways; writes go to a temporary file renamed over the target once
+ * complete. */
 #define _XOPEN_SOURCE 700 /* realpath (XSI), on top of the POSIX 2008 the build asks for */
 #include "io/mm_file.h"
+#include "io/mm_parse.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -21,88 +23,134 @@ static int mm_ends_with(const char *s, const char *suffix)
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
-/* Grow buf to at least need bytes (doubling). */
-static int mm_buf_grow(char **buf, size_t *cap, size_t need, const char *path, spk_err *e)
+/* A file read a window at a time (mm_parse.h): plain through stdio, or
+ * through zlib (which also passes plain content through unchanged). */
+struct mm_source {
+    const char *path;
+    FILE *f;
+    gzFile gz;
+    char *buf;
+    int eof;
+};
+
+/* zlib's state after a read: an error naming the file, or SPK_OK. */
+static int mm_gz_status(gzFile gz, const char *path, spk_err *e)
 {
-    size_t c = *cap ? *cap : 65536;
-    while (c < need) c = c > SIZE_MAX / 2 ? need : c * 2;
-    char *b = realloc(*buf, c);
-    if (!b)
-        return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory (%zu bytes to read the file)",
-                           path, c);
-    *buf = b;
-    *cap = c;
+    int zerr = Z_OK;
+    const char *zmsg = gzerror(gz, &zerr);
+    if (zerr == Z_ERRNO) return spk_err_set(e, SPK_ERR_IO, "error reading '%s': %s", path, strerror(errno));
+    if (zerr == Z_MEM_ERROR) return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory in zlib", path);
+    if (zerr != Z_OK) { /* Z_BUF_ERROR: the data ended inside a member */
+        size_t n = strlen(path); /* zlib puts "path: " in front of its message */
+        if (strncmp(zmsg, path, n) == 0 && zmsg[n] == ':' && zmsg[n + 1] == ' ') zmsg += n + 2;
+        return spk_err_set(e, SPK_ERR_IO, "%s: truncated or corrupt gzip data (zlib: %s)", path, zmsg);
+    }
     return SPK_OK;
 }
 
-/* Read the whole file into a malloc'd buffer; names ending in ".gz" are read
- * through zlib (which passes plain content through unchanged). */
-int spk_mm_load(const char *path, char **out, size_t *outlen, spk_err *e)
+/* Read up to want bytes into to: *got, and s->eof at the end of the file. */
+static int mm_read_some(mm_source *s, char *to, size_t want, size_t *got, spk_err *e)
 {
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int st = SPK_OK;
-    struct stat sb;
-    long long fsize = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
-    if (!mm_ends_with(path, ".gz")) {
-        FILE *f = fopen(path, "rb");
-        if (!f) return spk_err_set(e, SPK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-        SPK_CHECK(st, mm_buf_grow(&buf, &cap, fsize >= 0 ? (size_t)fsize + 1 : 65536, path, e));
-        for (;;) {
-            if (len == cap) {
-                st = mm_buf_grow(&buf, &cap, cap + 1, path, e);
-                if (st) break;
-            }
-            size_t got = fread(buf + len, 1, cap - len, f);
-            len += got;
-            if (got == 0) {
-                if (ferror(f))
-                    st =
-                        spk_err_set(e, SPK_ERR_IO, "error reading '%s': %s", path, strerror(errno));
-                break;
-            }
+    *got = 0;
+    if (s->gz) {
+        const int n = gzread(s->gz, to, (unsigned)want);
+        if (n < 0) return mm_gz_status(s->gz, s->path, e);
+        *got = (size_t)n;
+        if (n == 0) {
+            s->eof = 1;
+            return mm_gz_status(s->gz, s->path, e);
         }
-        fclose(f);
-        goto cleanup;
+        return SPK_OK;
     }
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return spk_err_set(e, SPK_ERR_IO, "cannot open '%s': %s", path,
-                           errno ? strerror(errno) : "out of memory");
-    gzbuffer(gz, 1u << 18);
-    st = mm_buf_grow(&buf, &cap,
-                     fsize > 0 && fsize < (1LL << 40) ? 4 * (size_t)fsize + 65536 : 65536, path, e);
-    while (!st) {
-        if (len == cap && (st = mm_buf_grow(&buf, &cap, cap + 1, path, e))) break;
-        size_t want = cap - len;
-        if (want > (1u << 30)) want = 1u << 30;
-        int got = gzread(gz, buf + len, (unsigned)want);
-        if (got <= 0) break;
-        len += (size_t)got;
+    *got = fread(to, 1, want, s->f);
+    if (*got == 0) {
+        if (ferror(s->f)) return spk_err_set(e, SPK_ERR_IO, "error reading '%s': %s", s->path, strerror(errno));
+        s->eof = 1;
     }
-    if (!st) {
-        int zerr = Z_OK;
-        const char *zmsg = gzerror(gz, &zerr);
-        if (zerr == Z_ERRNO)
-            st = spk_err_set(e, SPK_ERR_IO, "error reading '%s': %s", path, strerror(errno));
-        else if (zerr == Z_MEM_ERROR)
-            st = spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory in zlib", path);
-        else if (zerr != Z_OK) {
-            size_t n = strlen(path); /* zlib puts "path: " in front of its message */
-            if (strncmp(zmsg, path, n) == 0 && zmsg[n] == ':' && zmsg[n + 1] == ' ') zmsg += n + 2;
-            st = spk_err_set(e, SPK_ERR_IO, "%s: truncated or corrupt gzip data (zlib: %s)", path,
-                             zmsg);
-        }
-    }
-    gzclose_r(gz);
-cleanup:
-    if (st) {
-        free(buf);
-        return st;
-    }
-    *out = buf;
-    *outlen = len;
     return SPK_OK;
+}
+
+int spk_mm_refill(mm_parser *ps, const char **pp, const char **pend, spk_err *e)
+{
+    mm_source *s = ps->src;
+    if (!s || s->eof) return SPK_OK;
+    size_t len = (size_t)(*pend - *pp);
+    memmove(s->buf, *pp, len);
+    while (len < MM_WINDOW && !s->eof) {
+        size_t got = 0;
+        SPK_TRY(mm_read_some(s, s->buf + len, MM_WINDOW - len, &got, e));
+        len += got;
+    }
+    ps->begin = *pp = s->buf;
+    ps->end = *pend = s->buf + len;
+    ps->more = !s->eof;
+    return SPK_OK;
+}
+
+int spk_mm_next_content(mm_parser *ps, const char **pp, const char **pend, long long *line, int *found, spk_err *e)
+{
+    for (;;) {
+        if (ps->more && (size_t)(*pend - *pp) < MM_LINE_MAX) SPK_TRY(spk_mm_refill(ps, pp, pend, e));
+        const int r = mm_next_line(pp, *pend, line, ps->more);
+        if (r == 1 && ps->more && (size_t)(*pend - *pp) < MM_LINE_MAX) {
+            SPK_TRY(spk_mm_refill(ps, pp, pend, e)); /* the content line whole in the window */
+        }
+        if (r >= 0) {
+            *found = r;
+            return SPK_OK;
+        }
+        if ((size_t)(*pend - *pp) >= MM_LINE_MAX) /* a blank or comment line that fills the window */
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %d bytes", ps->name, *line,
+                               MM_LINE_MAX);
+    }
+}
+
+int spk_mm_open(const char *path, mm_parser *ps, spk_err *e)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->name = path;
+    ps->line = 1;
+    mm_source *s = calloc(1, sizeof *s);
+    char *buf = malloc(MM_WINDOW);
+    if (!s || !buf) {
+        free(s);
+        free(buf);
+        return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory", path);
+    }
+    s->path = path;
+    s->buf = buf;
+    errno = 0;
+    if (mm_ends_with(path, ".gz")) {
+        s->gz = gzopen(path, "rb");
+        if (s->gz) gzbuffer(s->gz, 1u << 18);
+    } else {
+        s->f = fopen(path, "rb");
+    }
+    if (!s->gz && !s->f) {
+        const int err = errno;
+        free(buf);
+        free(s);
+        return spk_err_set(e, SPK_ERR_IO, "cannot open '%s': %s", path, err ? strerror(err) : "out of memory");
+    }
+    ps->src = s;
+    ps->more = 1;
+    ps->begin = ps->p = ps->end = buf;
+    const int st = spk_mm_refill(ps, &ps->p, &ps->end, e);
+    if (st) spk_mm_close(ps);
+    return st;
+}
+
+void spk_mm_close(mm_parser *ps)
+{
+    mm_source *s = ps ? ps->src : NULL;
+    if (!s) return;
+    if (s->gz) gzclose_r(s->gz);
+    if (s->f) fclose(s->f);
+    free(s->buf);
+    free(s);
+    ps->src = NULL;
+    ps->more = 0;
+    ps->begin = ps->p = ps->end = NULL;
 }
 
 /* ---- files out ---------------------------------------------------------- */

@@ -1,5 +1,5 @@
-/* mm_file.h -- whole files in and out for the Matrix Market reader and
- * writers (private to io/; mm_file.c). */
+/* mm_file.h -- files out for the Matrix Market writers (private to io/;
+ * mm_file.c; the reader's window is in mm_parse.h). */
 #ifndef SPK_IO_MM_FILE_H
 #define SPK_IO_MM_FILE_H
 
@@ -9,9 +9,6 @@
 
 #include "io/mmio.h"
 
-/* Read the whole file into a malloc'd buffer; names ending in ".gz" are read
- * through zlib (which passes plain content through unchanged). */
-int spk_mm_load(const char *path, char **out, size_t *outlen, spk_err *e);
 
 /* A buffered output file, plain or gzip.  A regular file (or a new one) is
  * written to a temporary file beside it and renamed over it only when every

@@ -109,7 +109,9 @@ int spk_mm_parse_size(mm_parser *ps, spk_mm_info *info, spk_err *e)
     const char *p = ps->p, *end = ps->end;
     long long v[3] = {0, 0, 0};
     char tok[64];
-    if (!mm_next_line(&p, end, &ps->line))
+    int found = 0;
+    SPK_TRY(spk_mm_next_content(ps, &p, &end, &ps->line, &found, e));
+    if (!found)
         return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: missing size line (%s)", ps->name,
                            mm_last_line(ps, ps->line), what);
     for (int k = 0;; k++) {

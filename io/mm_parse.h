@@ -17,11 +17,21 @@
 
 enum { MM_NUM_OK = 0, MM_NUM_BAD = 1, MM_NUM_NONFINITE = 2 };
 
-/* The input being parsed. */
+/* A file read through a window (mm_file.c): the parser holds only the
+ * window's bytes, never the whole text.  Lines are at most MM_LINE_MAX
+ * bytes; the window is refilled when less than that is left after the line
+ * being parsed. */
+typedef struct mm_source mm_source;
+enum { MM_LINE_MAX = 1 << 16, MM_WINDOW = 1 << 20 };
+
+/* The input being parsed: the whole text, or (src) the window [begin, end)
+ * of a file, more of which follows while `more` is set. */
 typedef struct mm_parser {
     const char *name; /* file name for messages */
     const char *begin, *p, *end;
     long long line; /* 1-based number of the line p is on */
+    mm_source *src; /* NULL: [begin, end) is the whole text */
+    int more;       /* 1: the file goes on after end */
 } mm_parser;
 
 /* What a file holds once parsed: the header, and either coordinate entries
@@ -58,13 +68,22 @@ static inline int mm_digit(char c)
 }
 
 /* Skip blank and comment lines: on return p is at the first token of a
- * content line (returns 1) or at the end of input (returns 0). */
-static inline int mm_next_line(const char **pp, const char *end, long long *line)
+ * content line (returns 1) or at the end of input (returns 0); where more
+ * input follows end (more), a blank or comment line cut by end returns -1
+ * with p at its start. */
+static inline int mm_next_line(const char **pp, const char *end, long long *line, int more)
 {
     const char *p = *pp;
     for (;;) {
+        const char *start = p;
         while (p < end && mm_blank(*p)) p++;
-        if (p == end) break;
+        if (p == end) {
+            if (more) {
+                *pp = start;
+                return -1;
+            }
+            break;
+        }
         if (*p == '\n') {
             p++;
             (*line)++;
@@ -73,6 +92,10 @@ static inline int mm_next_line(const char **pp, const char *end, long long *line
         if (*p == '%') {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             if (!nl) {
+                if (more) {
+                    *pp = start;
+                    return -1;
+                }
                 p = end;
                 break;
             }
@@ -107,6 +130,27 @@ const char *spk_mm_scan_int(const char *p, const char *end, long long *v);
 /* Scan a real token at *pp into an exactly rounded *v (*integral: neither a
  * point nor an exponent); MM_NUM_OK (*pp moved past it), _BAD or _NONFINITE. */
 int spk_mm_scan_real(const char **pp, const char *end, double *v, int *integral);
+
+/* ---- the window (mm_file.c) -------------------------------------------- */
+
+/* Move [*p, *end) to the window's start and fill the rest from the file;
+ * *p, *end and ps's window follow.  Nothing to do for a whole text or at the
+ * end of the file. */
+int spk_mm_refill(mm_parser *ps, const char **p, const char **end, spk_err *e);
+/* mm_next_line through the window: *found 1 at a content line, whole in the
+ * window (up to MM_LINE_MAX bytes), 0 at the end of the input; an error
+ * for a line longer than MM_LINE_MAX. */
+int spk_mm_next_content(mm_parser *ps, const char **p, const char **end, long long *line, int *found, spk_err *e);
+/* After a content line was parsed up to *p: reaching the window's end with
+ * more input means the line was longer than MM_LINE_MAX (an error). */
+static inline int mm_line_fit(const mm_parser *ps, const char *p, const char *end)
+{
+    return !(ps->more && p == end);
+}
+/* Open path as a source for a parser (plain, or gzip when the name ends in
+ * ".gz"), its first window read; spk_mm_close releases it. */
+int spk_mm_open(const char *path, mm_parser *ps, spk_err *e);
+void spk_mm_close(mm_parser *ps);
 
 /* ---- the steps of a parse ----------------------------------------------- */
 

@@ -1,9 +1,10 @@
 /* mmio.c -- Matrix Market reading (.mtx and .mtx.gz), the public readers.
  *
- * Reading loads the whole (decompressed) file into memory (mm_file.c) and
- * parses it in one pass with hand-written scanners (mm_lex.c): the banner and
- * size line (mm_header.c), then the entries (mm_entries.c), which become CSR
- * or a dense array (mm_convert.c).  Writing is in mm_write.c.
+ * Reading parses a file in one pass through a window of MM_WINDOW bytes
+ * (mm_file.c; never the whole text in memory, so a file of gigabytes of
+ * blanks or a compressed bomb costs the window) with hand-written scanners
+ * (mm_lex.c): the banner and size line (mm_header.c), then the entries
+ * (mm_entries.c), which become CSR or a dense array (mm_convert.c).  Writing is in mm_write.c.
  *
  * Choices: array files may be general, symmetric or skew-symmetric (packed
  * lower triangle, column by column); pattern skew-symmetric files are read with
@@ -17,26 +18,44 @@
 #include "io/mm_file.h"
 #include "io/mm_parse.h"
 
+/* Parse the text of ps (a whole text, or a file's window) into d. */
+static int mm_parse_from(mm_parser *ps, mm_data *d, spk_err *e)
+{
+    int st;
+    memset(d, 0, sizeof *d);
+    SPK_CHECK(st, spk_mm_parse_banner(ps, &d->info, e));
+    SPK_CHECK(st, spk_mm_parse_size(ps, &d->info, e));
+    if (d->info.format == SPK_MM_COORDINATE)
+        SPK_CHECK(st, spk_mm_parse_coordinate(ps, d, e));
+    else
+        SPK_CHECK(st, spk_mm_parse_array(ps, d, e));
+cleanup:
+    if (st) spk_mm_data_free(d);
+    return st;
+}
+
 /* Parse a whole Matrix Market text into d. */
 static int mm_parse(const char *name, const char *buf, size_t len, mm_data *d, spk_err *e)
 {
     mm_parser ps;
-    int st;
-    memset(d, 0, sizeof *d);
+    memset(&ps, 0, sizeof ps);
     ps.name = name ? name : "(memory)";
     ps.line = 1;
     if (!buf && len) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: NULL buffer", ps.name);
     if (!buf) buf = "";
     ps.begin = ps.p = buf;
     ps.end = buf + len;
-    SPK_CHECK(st, spk_mm_parse_banner(&ps, &d->info, e));
-    SPK_CHECK(st, spk_mm_parse_size(&ps, &d->info, e));
-    if (d->info.format == SPK_MM_COORDINATE)
-        SPK_CHECK(st, spk_mm_parse_coordinate(&ps, d, e));
-    else
-        SPK_CHECK(st, spk_mm_parse_array(&ps, d, e));
-cleanup:
-    if (st) spk_mm_data_free(d);
+    return mm_parse_from(&ps, d, e);
+}
+
+/* Parse a file through a window (never its whole text in memory). */
+static int mm_parse_file(const char *path, mm_data *d, spk_err *e)
+{
+    mm_parser ps;
+    memset(d, 0, sizeof *d);
+    SPK_TRY(spk_mm_open(path, &ps, e));
+    const int st = mm_parse_from(&ps, d, e);
+    spk_mm_close(&ps);
     return st;
 }
 
@@ -57,17 +76,11 @@ int spk_mm_read_csr_mem(const char *name, const char *buf, size_t len, spk_csr *
 /* Read a Matrix Market file (.mtx or .mtx.gz) as canonical CSR. */
 int spk_mm_read_csr(const char *path, spk_csr *A, spk_mm_info *info, spk_err *e)
 {
-    char *buf = NULL;
-    size_t len = 0;
     mm_data d;
-    int st;
     if (!path || !A)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_mm_read_csr: %s is NULL",
                            path ? "A" : "path");
-    SPK_TRY(spk_mm_load(path, &buf, &len, e));
-    st = mm_parse(path, buf, len, &d, e);
-    free(buf); /* the parsed entries no longer need the text */
-    if (st) return st;
+    SPK_TRY(mm_parse_file(path, &d, e));
     if (info) *info = d.info;
     return spk_mm_data_to_csr(&d, path, A, e);
 }
@@ -93,17 +106,11 @@ int spk_mm_read_dense_mem(const char *name, const char *buf, size_t len, int *nr
 /* Read a Matrix Market file as a column-major dense array. */
 int spk_mm_read_dense(const char *path, int *nrows, int *ncols, double **v, spk_err *e)
 {
-    char *buf = NULL;
-    size_t len = 0;
     mm_data d;
     double *a = NULL;
-    int st;
     if (!path || !nrows || !ncols || !v)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_mm_read_dense: NULL argument");
-    SPK_TRY(spk_mm_load(path, &buf, &len, e));
-    st = mm_parse(path, buf, len, &d, e);
-    free(buf);
-    if (st) return st;
+    SPK_TRY(mm_parse_file(path, &d, e));
     int M = d.info.nrows, N = d.info.ncols;
     SPK_TRY(spk_mm_data_to_dense(&d, path, &a, e));
     *nrows = M;

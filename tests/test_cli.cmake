@@ -525,6 +525,11 @@ if(NOT EXISTS "${WORK}/failed.mtx")
 endif()
 spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --out-failed)
 expect_in("${err}" "--out-failed needs --out FILE" "--out-failed alone")
+# a device that never ends: the first window of the stream says what is wrong
+if(EXISTS /dev/zero)
+  spk_run(1 out err info /dev/zero)
+  expect_in("${err}" "/dev/zero:1: missing %%MatrixMarket banner" "spk info /dev/zero")
+endif()
 spk_run(1 out err solve "${FILES}/bad_complex.mtx")
 expect_in("${err}" "complex matrices are not supported" "complex matrix")
 

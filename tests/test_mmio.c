@@ -862,6 +862,108 @@ static void test_gzip(const char *dir)
     CHECK(st == SPK_ERR_IO, "missing (dense): %s", e.msg);
 }
 
+/* ---- the reader's window ----------------------------------------------------------- */
+
+/* A text of n coordinate entries over a few windows: comment and blank lines
+ * of up to `comment` bytes among them, varied blanks and number forms. */
+static char *window_text(int n, size_t comment, size_t *len)
+{
+    const size_t cap = (size_t)n * 48 + 8 * comment + 4096;
+    char *t = malloc(cap), *c = malloc(comment + 2);
+    size_t k = 0;
+    if (!t || !c) {
+        free(t);
+        free(c);
+        return NULL;
+    }
+    memset(c, 'x', comment);
+    c[0] = '%';
+    c[comment - 1] = '\n';
+    c[comment] = '\0';
+    k += (size_t)snprintf(t + k, cap - k, "%scoordinate real general\n%s%d %d %d\n", MMB, c, n, n, n);
+    for (int i = 0; i < n; i++) {
+        if (i % 40000 == 7) k += (size_t)snprintf(t + k, cap - k, "%s   \n\n", c);
+        k += (size_t)snprintf(t + k, cap - k, i % 3 ? "%d %d %.17g\n" : "  %d\t%d   %.6e \r\n", i + 1,
+                              (i * 7) % n + 1, (i % 2 ? -1.0 : 1.0) * (1.0 + i) / 7.0);
+    }
+    free(c);
+    *len = k;
+    return t;
+}
+
+/* Files read through the window (plain and gzip) give what the whole text
+ * gives; a line longer than the window's line limit is an error, wherever
+ * it is, so no blank or comment run makes the reader hold more; a bomb of
+ * blanks behind a gzip file stops at the first window. */
+static void test_window(const char *dir)
+{
+    char plain[1024], gzp[1024];
+    size_t len = 0;
+    char *text = window_text(200000, 60000, &len);
+    CHECK(text != NULL && len > 4 * (1u << 20), "window text of %zu bytes", len);
+    if (!text) return;
+    spk_csr W = {0}, A = {0};
+    spk_err e = {0};
+    CHECK_OK(spk_mm_read_csr_mem("inline", text, len, &W, NULL, &e), e.msg);
+    join(plain, sizeof plain, dir, "window.mtx");
+    join(gzp, sizeof gzp, dir, "window.mtx.gz");
+    write_bytes(plain, text, len);
+    gzFile gz = gzopen(gzp, "wb1");
+    CHECK(gz != NULL, "gzopen %s", gzp);
+    if (gz) {
+        gzwrite(gz, text, (unsigned)len);
+        gzclose(gz);
+    }
+    const char *paths[] = {plain, gzp};
+    for (int f = 0; f < 2; f++) {
+        CHECK_OK(spk_mm_read_csr(paths[f], &A, NULL, &e), e.msg);
+        CHECK(A.nrows == W.nrows && A.nnz == W.nnz &&
+                  memcmp(A.rowptr, W.rowptr, ((size_t)W.nrows + 1) * sizeof(int)) == 0 &&
+                  memcmp(A.colind, W.colind, (size_t)W.nnz * sizeof(int)) == 0 &&
+                  memcmp(A.val, W.val, (size_t)W.nnz * sizeof(double)) == 0,
+              "%s: not the whole text's matrix", paths[f]);
+        spk_csr_free(&A);
+    }
+    spk_csr_free(&W);
+    free(text);
+    /* lines longer than the window: a blank run at the end, a comment among the entries (a
+     * line over 64 KiB may be refused; one over the window always is) */
+    const size_t big = (2u << 20) + 1000;
+    char *junk = malloc(big + 256);
+    CHECK(junk != NULL, "junk");
+    if (!junk) return;
+    for (int c = 0; c < 2; c++) {
+        size_t k = (size_t)snprintf(junk, 256, "%s2 2 %d\n1 1 1.0\n", MMG, c ? 2 : 1);
+        memset(junk + k, c ? 'y' : ' ', big);
+        if (c) junk[k] = '%';
+        k += big;
+        k += (size_t)snprintf(junk + k, 64, c ? "\n2 2 2.0\n" : "");
+        join(plain, sizeof plain, dir, c ? "longcomment.mtx" : "longblank.mtx");
+        write_bytes(plain, junk, k);
+        int st = spk_mm_read_csr(plain, &A, NULL, &e);
+        CHECK(st == SPK_ERR_PARSE && check_contains(e.msg, ":4: a line longer than 65536 bytes"),
+              "%s: %d %s", plain, st, e.msg);
+        spk_csr_free(&A);
+    }
+    free(junk);
+    /* 64 MiB of blanks behind a gzip file: the first window says so */
+    join(gzp, sizeof gzp, dir, "bomb.mtx.gz");
+    gz = gzopen(gzp, "wb9");
+    char *blanks = malloc(1u << 20);
+    if (gz && blanks) {
+        const char *head = MMG "2 2 1\n1 1 1.0\n";
+        gzwrite(gz, head, (unsigned)strlen(head));
+        memset(blanks, ' ', 1u << 20);
+        for (int i = 0; i < 64; i++) gzwrite(gz, blanks, 1u << 20);
+    }
+    if (gz) gzclose(gz);
+    free(blanks);
+    int st = spk_mm_read_csr(gzp, &A, NULL, &e);
+    CHECK(st == SPK_ERR_PARSE && check_contains(e.msg, "bomb.mtx.gz:4: a line longer than 65536 bytes"),
+          "gzip bomb: %d %s", st, e.msg);
+    spk_csr_free(&A);
+}
+
 /* ---- writing ------------------------------------------------------------------------ */
 
 /* A canonical 5 x 4 matrix with awkward values (an empty row, -0, DBL_MAX, denormals). */
@@ -1232,6 +1334,7 @@ int main(void)
     test_malformed_files();
     test_huge_header();
     test_gzip(dir);
+    test_window(dir);
     test_write_roundtrip(dir);
     test_dense_roundtrip(dir);
     test_write_keeps_old_file(dir);
