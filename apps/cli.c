@@ -107,6 +107,10 @@ int cli_parse_option(cli_parser *p, int argc, char **argv, int *i)
         text = argv[++*i];
     char label[80];
     snprintf(label, sizeof label, "--%s", o->key);
+    /* on the command line an empty name is a mistake (an unset shell variable), not the
+     * library's "unset, the default" */
+    if (o->type == SPK_OPT_STRING && text && !*text)
+        return cli_usage_error(p->cmd, "%s needs a name, not an empty value", label);
     spk_opt_value v;
     if (spk_opt_parse(o, text, label, &v, &e)) return cli_usage_error(p->cmd, "%s", e.msg);
     spk_opt_store(o, SPK_OPT_PUBLIC, lib ? (void *)p->o : p->args, &v);

@@ -65,6 +65,19 @@ static inline int mm_next_entry(mm_parser *ps, const char **p, const char **end,
     return spk_mm_next_content(ps, p, end, line, found, e);
 }
 
+/* Content after the last announced entry (or value) at p: more entries,
+ * or binary data (a control byte such as NUL where text should be). */
+static int mm_after_last(const mm_parser *ps, const char *p, long long line, const char *what, long long count,
+                         spk_err *e)
+{
+    const unsigned char c = (unsigned char)*p;
+    if (c == 127 || (c < 32 && !mm_blank((char)c) && c != '\n'))
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: binary data (byte 0x%02x) after the last of the %lld %s",
+                           ps->name, line, c, count, what);
+    return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: more %s than the %lld announced in the size line", ps->name,
+                       line, what, count);
+}
+
 /* Report a bad value token at p on the given line. */
 static int mm_bad_value(mm_parser *ps, const char *p, long long line, int status, int integer,
                         spk_err *e)
@@ -151,10 +164,7 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
         }
     }
     SPK_TRY(spk_mm_next_content(ps, &p, &end, &line, &found, e));
-    if (found)
-        return spk_err_set(e, SPK_ERR_PARSE,
-                           "%s:%lld: more entries than the %lld announced in the size line",
-                           ps->name, line, in->entries);
+    if (found) return mm_after_last(ps, p, line, "entries", in->entries, e);
     ps->p = p;
     ps->line = line;
     return SPK_OK;
@@ -202,10 +212,7 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
         }
     }
     SPK_TRY(spk_mm_next_content(ps, &p, &end, &line, &found, e));
-    if (found)
-        return spk_err_set(e, SPK_ERR_PARSE,
-                           "%s:%lld: more values than the %lld announced by the size line",
-                           ps->name, line, d->info.entries);
+    if (found) return mm_after_last(ps, p, line, "values", d->info.entries, e);
     ps->p = p;
     ps->line = line;
     return SPK_OK;

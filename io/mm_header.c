@@ -11,6 +11,9 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
     size_t wn[6];
     int nw = 0, complex = 0, hermitian = 0;
     char tok[64];
+    /* a UTF-8 byte order mark, which some editors write, is no part of the banner */
+    if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+        ps->p = p += 3;
     if (p == end)
         return spk_err_set(e, SPK_ERR_PARSE, "%s:1: empty file (no %%%%MatrixMarket banner)",
                            ps->name);

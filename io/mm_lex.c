@@ -200,14 +200,19 @@ static double mm_exact_pow10(uint64_t m, int e10)
  * NUL-terminated copy (the input need not be terminated). */
 static int mm_strtod(const char *s, const char *p, double *v)
 {
-    char tmp[512];
+    char small[512];
     size_t n = (size_t)(p - s);
-    if (n >= sizeof tmp) return MM_NUM_BAD;
+    /* a long token (hundreds of digits are valid) gets a copy of its own; a
+     * token is at most a line, and lines are bounded by the reader's window */
+    char *tmp = n < sizeof small ? small : malloc(n + 1);
+    if (!tmp) return MM_NUM_BAD;
     memcpy(tmp, s, n);
     tmp[n] = '\0';
     char *q;
     double x = strtod(tmp, &q);
-    if (q != tmp + n) return MM_NUM_BAD; /* a locale whose decimal point is not '.' */
+    const int whole = q == tmp + n; /* not: a locale whose decimal point is not '.' */
+    if (tmp != small) free(tmp);
+    if (!whole) return MM_NUM_BAD;
     if (!isfinite(x)) return MM_NUM_NONFINITE;
     *v = x;
     return MM_NUM_OK;

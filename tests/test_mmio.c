@@ -374,6 +374,32 @@ static void test_valid_inline(void)
     CHECK(A.nnz == 2, "t1: duplicates summed into 2 entries (an explicit zero kept), nnz %d",
           A.nnz);
     spk_csr_free(&A);
+    /* a UTF-8 byte order mark before the banner is accepted; a real of 600 digits
+     * is a real (rounded as strtod rounds it) */
+    {
+        const char *bom = "\xEF\xBB\xBF%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3\n";
+        const double db[] = {3};
+        CHECK_OK(spk_mm_read_csr_mem("bom", bom, strlen(bom), &A, NULL, &e), e.msg);
+        csr_equals_dense(&A, 1, 1, db, "bom");
+        spk_csr_free(&A);
+        char longreal[800];
+        int k = snprintf(longreal, sizeof longreal, "%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.");
+        for (int i = 0; i < 600; i++) longreal[k++] = (char)('0' + (i * 7 + 3) % 10);
+        longreal[k++] = '\n';
+        longreal[k] = '\0';
+        const char *digits = strstr(longreal, "1 1 0.") + 4;
+        const double dl[] = {strtod(digits, NULL)};
+        CHECK_OK(spk_mm_read_csr_mem("longreal", longreal, strlen(longreal), &A, NULL, &e), e.msg);
+        csr_equals_dense(&A, 1, 1, dl, "longreal");
+        spk_csr_free(&A);
+        /* binary bytes after the last entry are named as such, not as more entries */
+        const char nul[] = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3\n\0\0\0\0";
+        int st = spk_mm_read_csr_mem("nul", nul, sizeof nul - 1, &A, NULL, &e);
+        CHECK(st == SPK_ERR_PARSE && check_contains(e.msg, "nul:4: binary data (byte 0x00) after the last of the 1 "
+                                                            "entries"),
+              "NUL bytes: %d %s", st, e.msg);
+        spk_csr_free(&A);
+    }
     /* a buffer that is not NUL-terminated: the last token runs to the end */
     char t2[] = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2.5XXXX";
     size_t n2 = strlen(t2) - 4;
