@@ -55,7 +55,7 @@ expect_in("${out}" "\"vector_ops\": \"block\", \"graph_iterations\": 0, \"block_
 spk_run(0 out err solve "${DATA}/sherman3.mtx.gz" --device cpu --probe off)
 expect_in("${out}" "after 92 iterations" "solve, graphs by default: the same iterations on the host")
 expect_in("${out}" "; fused vector steps)" "solve, graphs by default: none on the host")
-spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --format "")
+spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --format=)
 expect_in("${err}" "--format needs a name, not an empty value" "--format with an empty value")
 spk_run(2 out err solve "${DATA}/nos3.mtx.gz" --vector-ops turbo)
 expect_in("${err}" "--vector-ops must be one of classic, cublas, fused, graph, block (got 'turbo')" "bad --vector-ops")
