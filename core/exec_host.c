@@ -53,9 +53,11 @@ static int host_nrm2(spk_exec *e, int n, const double *x, double *out)
         *out = isnan(s) || isnan(scale) ? NAN : scale; /* zero vector, Inf, or NaN */
         return SPK_OK;
     }
-    double t = 0, inv = 1.0 / scale;
-    for (int i = 0; i < n; i++) t += (x[i] * inv) * (x[i] * inv);
-    *out = scale * sqrt(t);
+    int ex = 0; /* by the power of two of the largest entry: exact, where 1/scale overflows for a subnormal one */
+    frexp(scale, &ex);
+    double t = 0;
+    for (int i = 0; i < n; i++) t += ldexp(x[i], -ex) * ldexp(x[i], -ex);
+    *out = ldexp(sqrt(t), ex);
     return SPK_OK;
 }
 

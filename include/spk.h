@@ -80,9 +80,12 @@ typedef enum spk_reason {
     SPK_DIVERGED_NAN = 9,      /* a NaN or Inf appeared in a scalar */
     SPK_INVALID_INPUT = 10,    /* b or x0 contains NaN/Inf */
     SPK_DIVERGED_DTOL = 11,    /* ||r|| > dtol * max(||b||, ||r0||): the iteration blew up */
-    SPK_SOLVE_ERROR = 12       /* an error ended the solve (a failed refactorization, bad
+    SPK_SOLVE_ERROR = 12,      /* an error ended the solve (a failed refactorization, bad
                                   arguments, a device error): the status spk_solve returned and
                                   spk_last_error say which */
+    SPK_PRECISION_FLOOR = 13   /* a breakdown with the residual already at the floor of double
+                                  precision (relative residual <= 1e-13; rtol asked for less):
+                                  SPK_ERR_NOT_CONVERGED, x as good as double precision gives */
 } spk_reason;
 
 typedef enum spk_device {

@@ -44,6 +44,7 @@ const char *spk_reason_name(spk_reason r)
     case SPK_DIVERGED_DTOL: return "diverged (residual above dtol)";
     case SPK_INVALID_INPUT: return "invalid input (NaN or Inf in b or x0)";
     case SPK_SOLVE_ERROR: return "error (see the status and the last error)";
+    case SPK_PRECISION_FLOOR: return "stopped at the precision floor (no further reduction in double precision)";
     }
     return "unknown reason";
 }

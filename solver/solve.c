@@ -12,11 +12,34 @@
 #include "core/exec_cuda.h"
 #endif
 
+/* A breakdown at the precision floor: the residual already as small as
+ * double precision allows (rtol 0 asks for more), so p'Ap, r'z, rho or
+ * omega rounded to 0 -- no sign of an indefinite or singular system (which
+ * break down with a large residual). */
+#define SPK_FLOOR_RELRES 1e-13
+
+static int at_floor(const spk_result *r)
+{
+    switch (r->reason) {
+    case SPK_BREAKDOWN_INDEFINITE:
+    case SPK_BREAKDOWN_PRECOND:
+    case SPK_BREAKDOWN_RHO:
+    case SPK_BREAKDOWN_R0V:
+    case SPK_BREAKDOWN_OMEGA: return r->relres <= SPK_FLOOR_RELRES || r->true_relres <= SPK_FLOOR_RELRES;
+    default: return 0;
+    }
+}
+
 /* Status and message for a finished solve. */
 static int outcome(spk_solver *s, const spk_result *r)
 {
     spk_err *e = &s->ctx->err;
     const char *m = spk_solver_method(s);
+    if (at_floor(r))
+        return spk_err_set(e, SPK_ERR_NOT_CONVERGED,
+                           "%s reached the precision floor at iteration %d: relative residual %.1e (true %.1e), "
+                           "rtol %.1e; double precision allows no further reduction (%s)",
+                           m, r->iterations, r->relres, r->true_relres, s->opts.rtol, spk_reason_name(r->reason));
     switch (r->reason) {
     case SPK_CONVERGED_RTOL:
     case SPK_CONVERGED_ATOL:
@@ -181,7 +204,8 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     s->k.race = rc;
     if (!alongside) SPK_CHECK(st, spk_solver_iterate(s, db, dx, &r, &t_setup));
     alongside = rc && rc->winner >= 0;
-    if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND))
+    if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND) &&
+        !at_floor(&r))
         SPK_CHECK(st, switch_to_bicgstab(s, db, dx, x0, rc, &r, &t_setup, &alongside));
     s->k.race = NULL;
     int on_host = 0; /* the answer alongside is in x already */
@@ -204,6 +228,7 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     r.t_setup_precond = s->t_split[3];
     r.t_total = spk_time_now() - t0;
     st = outcome(s, &r);
+    if (at_floor(&r)) r.reason = SPK_PRECISION_FLOOR;
 cleanup:
     s->k.race = NULL;
     s->k.begun.on = 0; /* a start made for the race and not taken (the CG alongside answered first) */
@@ -213,12 +238,69 @@ cleanup:
     return st;
 }
 
+/* A right-hand side whose entries are far from 1 (below 2^-500 or above
+ * 2^500) is solved as A (2^-k x) = 2^-k b, with 2^k near its largest
+ * entry: the scaling by a power of two is exact, and keeps the norms and
+ * the inner products of the iterations (p'Ap, r'z) away from underflow and
+ * overflow, where b of 1e-300 made CG see p'Ap = 0 ("indefinite") and b of
+ * 1e-310 made ||b|| look infinite.  0: no scaling (k's exponent). */
+static int rhs_exponent(int n, const double *b)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) m = fmax(m, fabs(b[i])); /* a NaN is skipped: the solve reports it */
+    int k = 0;
+    if (m > 0 && isfinite(m) && (m < 0x1p-500 || m > 0x1p500)) frexp(m, &k);
+    return k;
+}
+
+/* What is wrong with input the solve found not finite: an entry of b or x0
+ * that is NaN or Inf, or (all finite) a norm beyond the double range. */
+static int invalid_input(spk_solver *s, const double *b, const double *x)
+{
+    const int n = s->M->A.nrows;
+    for (int w = 0; w < 2; w++) {
+        const double *v = w ? x : b;
+        for (int i = 0; i < n; i++)
+            if (!isfinite(v[i]))
+                return spk_err_set(&s->ctx->err, SPK_ERR_INVALID_ARG, "the %s contains NaN or Inf: %s[%d] = %g",
+                                   w ? "initial guess" : "right-hand side", w ? "x0" : "b", i, v[i]);
+    }
+    return spk_err_set(&s->ctx->err, SPK_ERR_INVALID_ARG,
+                       "the residual of the initial guess overflows the double range (b and x0 are finite; "
+                       "A x0 or b - A x0 is not): scale the system");
+}
+
 int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
 {
     spk_result r;
     memset(&r, 0, sizeof r);
     const double t0 = spk_time_now();
-    const int st = s ? solve_into(s, b, x, &r) : SPK_ERR_INVALID_ARG;
+    int st = SPK_ERR_INVALID_ARG;
+    if (s && b && x) {
+        const int n = s->M->A.nrows, k = rhs_exponent(n, b);
+        double *bs = k ? malloc(((size_t)n + 1) * sizeof(double)) : NULL;
+        if (k && !bs) {
+            st = spk_err_set(&s->ctx->err, SPK_ERR_NOMEM, "out of host memory (a scaled copy of b)");
+        } else {
+            const double atol = s->opts.atol;
+            for (int i = 0; k && i < n; i++) {
+                bs[i] = ldexp(b[i], -k);
+                x[i] = ldexp(x[i], -k);
+            }
+            s->opts.atol = ldexp(atol, -k);
+            st = solve_into(s, k ? bs : b, x, &r);
+            s->opts.atol = atol;
+            for (int i = 0; k && i < n; i++) x[i] = ldexp(x[i], k);
+            r.rnorm0 = ldexp(r.rnorm0, k);
+            r.rnorm = ldexp(r.rnorm, k);
+            for (int i = 0; k && r.history && i < r.history_len; i++) /* the solver's own buffer */
+                ((double *)r.history)[i] = ldexp(r.history[i], k);
+            free(bs);
+            if (r.reason == SPK_INVALID_INPUT) st = invalid_input(s, b, x);
+        }
+    } else if (s) {
+        st = spk_err_set(&s->ctx->err, SPK_ERR_INVALID_ARG, "spk_solve: b and x are required");
+    }
     /* every return fills the result: one that ended on an error never reads
      * as converged (SPK_CONVERGED_RTOL is 0, the value of a zeroed result) */
     if (st && (r.reason == SPK_CONVERGED_RTOL || r.reason == SPK_CONVERGED_ATOL ||
@@ -229,4 +311,3 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     if (res) *res = r;
     return st;
 }
-

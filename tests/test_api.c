@@ -1094,6 +1094,76 @@ static void result_on_every_return(void)
     spk_context_destroy(ctx);
 }
 
+/* Right-hand sides far from 1 are solved as well as b of 1 (scaled by a
+ * power of two inside spk_solve); a non-finite entry is named. */
+static void extreme_rhs(void)
+{
+    spk_context *ctx = test_context();
+    int rp[] = {0, 2, 5, 8, 10}, ci[] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 3};
+    double v[] = {4, -1, -1, 4, -1, -1, 4, -1, -1, 4};
+    spk_matrix *A = NULL;
+    CHECK_OK(spk_matrix_from_csr(ctx, 4, 4, rp, ci, v, &A), spk_last_error(ctx));
+    const double scale[] = {1e-300, 1e-310, 1e306, 1.0};
+    const spk_precond_kind pk[] = {SPK_PRECOND_NONE, SPK_PRECOND_JACOBI, SPK_PRECOND_FACTOR};
+    for (int p = 0; p < 3; p++)
+        for (int t = 0; t < 4; t++) {
+            spk_options o;
+            spk_options_default(&o);
+            o.probe = 0;
+            o.race = 0;
+            spk_solver *s = NULL;
+            CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, pk[p], &o, &s), spk_last_error(ctx));
+            double xs[4] = {1, -2, 3, 0.5}, b[4], x[4] = {0, 0, 0, 0};
+            for (int i = 0; i < 4; i++) xs[i] *= scale[t];
+            spk_matrix_multiply(A, xs, b);
+            spk_result r;
+            const int st = spk_solve(s, b, x, &r);
+            double err = 0;
+            for (int i = 0; i < 4; i++) err = fmax(err, fabs(x[i] - xs[i]) / scale[t]);
+            CHECK(st == SPK_OK && r.reason == SPK_CONVERGED_RTOL && err < 1e-6 && r.true_relres < 1e-8,
+                  "b of %g, precond %d: status %d (%s), reason %s, error %g relative", scale[t], (int)pk[p], st,
+                  spk_last_error(ctx), spk_reason_name(r.reason), err);
+            CHECK(r.rnorm0 > 0 && r.rnorm0 < 100 * scale[t] && isfinite(r.rnorm0), "b of %g: rnorm0 %g", scale[t],
+                  r.rnorm0);
+            spk_solver_destroy(s);
+        }
+    spk_solver *s = NULL;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_NONE, NULL, &s), spk_last_error(ctx));
+    double b[4] = {1, INFINITY, 1, 1}, x[4] = {0, 0, 0, 0};
+    spk_result r;
+    CHECK(spk_solve(s, b, x, &r) == SPK_ERR_INVALID_ARG && r.reason == SPK_INVALID_INPUT &&
+              check_contains(spk_last_error(ctx), "b[1] = inf"),
+          "inf in b: %s", spk_last_error(ctx));
+    b[1] = 1;
+    x[2] = NAN;
+    CHECK(spk_solve(s, b, x, &r) == SPK_ERR_INVALID_ARG && check_contains(spk_last_error(ctx), "x0[2] = nan"),
+          "NaN in x0: %s", spk_last_error(ctx));
+    spk_solver_destroy(s);
+    /* rtol 0 on a well-conditioned SPD system: the breakdown at the precision floor is said as
+     * such, with no switch to BiCGStab and no "indefinite" or "singular" */
+    for (int p = 0; p < 3; p++) {
+        spk_options o;
+        spk_options_default(&o);
+        o.probe = 0;
+        o.race = 0;
+        o.rtol = 0;
+        o.maxit = 300;
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, pk[p], &o, &s), spk_last_error(ctx));
+        double bf[4] = {1, 2, 3, 4}, xf[4] = {0, 0, 0, 0};
+        const int st = spk_solve(s, bf, xf, &r);
+        const int floor = st == SPK_ERR_NOT_CONVERGED && r.true_relres < 1e-14 && !r.switched &&
+                          (r.reason == SPK_PRECISION_FLOOR ? check_contains(spk_last_error(ctx), "precision floor")
+                                                           : r.reason == SPK_DIVERGED_MAXIT);
+        CHECK(floor && !check_contains(spk_last_error(ctx), "singular") &&
+                  !check_contains(spk_last_error(ctx), "not positive definite;"),
+              "rtol 0, precond %d: status %d, reason %s, switched %d, true %g: %s", (int)pk[p], st,
+              spk_reason_name(r.reason), r.switched, r.true_relres, spk_last_error(ctx));
+        spk_solver_destroy(s);
+    }
+    spk_matrix_destroy(A);
+    spk_context_destroy(ctx);
+}
+
 int main(void)
 {
     matrices_and_solves();
@@ -1106,5 +1176,6 @@ int main(void)
     vectors();
     reorder_multicolor();
     result_on_every_return();
+    extreme_rhs();
     return check_exit();
 }
