@@ -327,6 +327,9 @@ SPK_API const char *spk_reason_name(spk_reason reason);
  * the library was built with CUDA and a device is usable, else the host.
  * SPK_DEVICE_CUDA fails with SPK_ERR_DEVICE when no GPU can be used. */
 SPK_API int spk_context_create(spk_context **ctx, spk_device device);
+/* Contexts, matrices and solvers may be destroyed in any order: a matrix
+ * keeps its context, and a solver its matrix and context, alive until it
+ * is destroyed itself (the handle destroyed must not be used again). */
 SPK_API void spk_context_destroy(spk_context *ctx);
 /* The device the context runs on: "host" or "cuda". */
 SPK_API const char *spk_context_device(const spk_context *ctx);

@@ -21,14 +21,19 @@
 /* the residuals a measured run of the probe records */
 #define SPK_PROBE_HIST 64
 
+/* Contexts and matrices are freed when destroyed and no longer used: a
+ * matrix holds its context, a solver its context and matrix (refs), so
+ * the caller may destroy them in any order. */
 struct spk_context {
     spk_exec *exec;
     spk_err err;
     char note[SPK_ERR_MSG_MAX]; /* why this device (SPK_DEVICE_AUTO) */
+    int refs, closed;           /* holders; spk_context_destroy called */
 };
 
 struct spk_matrix {
     spk_context *ctx;
+    int refs, closed; /* holders (solvers); spk_matrix_destroy called */
     spk_csr A;        /* canonical host CSR */
     int *map;         /* input entry k -> position in A (NULL: identity) */
     int nin;          /* entries in the caller's arrays (spk_matrix_update_values) */
@@ -93,6 +98,12 @@ static inline const spk_csr *spk_solver_work(const spk_solver *s)
 
 /* matrix.c: is every diagonal entry of A stored and positive? */
 int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e);
+/* context.c, matrix.c: one more holder, one fewer (freed by the last, once destroyed). */
+void spk_context_hold(spk_context *ctx);
+void spk_context_drop(spk_context *ctx);
+void spk_matrix_hold(spk_matrix *A);
+void spk_matrix_drop(spk_matrix *A);
+
 /* setup.c: the preconditioner of kind s->pkind made anew; st with the row
  * of A named where a reordered factorization failed; the deferred build of
  * the first solve (its seconds added to s->t_setup); new values since the

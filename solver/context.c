@@ -133,11 +133,27 @@ int spk_have_cuda(void)
 #endif
 }
 
-void spk_context_destroy(spk_context *ctx)
+static void context_free(spk_context *ctx)
 {
-    if (!ctx) return;
     spk_exec_destroy(ctx->exec);
     free(ctx);
+}
+
+void spk_context_hold(spk_context *ctx)
+{
+    ctx->refs++;
+}
+
+void spk_context_drop(spk_context *ctx)
+{
+    if (--ctx->refs == 0 && ctx->closed) context_free(ctx);
+}
+
+void spk_context_destroy(spk_context *ctx)
+{
+    if (!ctx || ctx->closed) return;
+    ctx->closed = 1;
+    if (ctx->refs == 0) context_free(ctx);
 }
 
 const char *spk_context_device(const spk_context *ctx)

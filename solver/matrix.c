@@ -35,6 +35,7 @@ static int matrix_new(spk_context *ctx, spk_matrix **out)
     spk_matrix *m = calloc(1, sizeof *m);
     if (!m) return spk_err_set(&ctx->err, SPK_ERR_NOMEM, "out of host memory (matrix)");
     m->ctx = ctx;
+    spk_context_hold(ctx);
     *out = m;
     return SPK_OK;
 }
@@ -193,12 +194,30 @@ int spk_matrix_multiply(const spk_matrix *A, const double *x, double *y)
     return SPK_OK;
 }
 
-void spk_matrix_destroy(spk_matrix *A)
+static void matrix_free(spk_matrix *A)
 {
-    if (!A) return;
+    spk_context *ctx = A->ctx;
     spk_csr_free(&A->A);
     free(A->map);
     free(A);
+    spk_context_drop(ctx);
+}
+
+void spk_matrix_hold(spk_matrix *A)
+{
+    A->refs++;
+}
+
+void spk_matrix_drop(spk_matrix *A)
+{
+    if (--A->refs == 0 && A->closed) matrix_free(A);
+}
+
+void spk_matrix_destroy(spk_matrix *A)
+{
+    if (!A || A->closed) return;
+    A->closed = 1;
+    if (A->refs == 0) matrix_free(A);
 }
 
 /* ---- vectors -------------------------------------------------------------- */

@@ -345,13 +345,15 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     if (!s) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (solver)");
     s->ctx = ctx;
     s->M = A;
+    spk_context_hold(ctx);
+    spk_matrix_hold(A);
     if (opts)
         s->opts = *opts;
     else
         spk_options_default(&s->opts);
     if (s->opts.format) {
         if (strlen(s->opts.format) >= sizeof s->format_name) {
-            free(s);
+            spk_solver_destroy(s);
             return spk_err_set(e, SPK_ERR_NOT_FOUND, "unknown SpMV format '%.40s...' (name too long)",
                                opts->format);
         }
@@ -534,5 +536,9 @@ void spk_solver_destroy(spk_solver *s)
     if (s->probe.xs) ex->ops->free(ex, s->probe.xs);
     if (s->b) ex->ops->free(ex, s->b);
     if (s->x) ex->ops->free(ex, s->x);
+    spk_matrix *M = s->M;
+    spk_context *ctx = s->ctx;
     free(s);
+    spk_matrix_drop(M); /* the matrix, then its context, where they were destroyed before */
+    spk_context_drop(ctx);
 }

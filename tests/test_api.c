@@ -1164,6 +1164,33 @@ static void extreme_rhs(void)
     spk_context_destroy(ctx);
 }
 
+/* Destroying the context and the matrix before the solver is allowed: the
+ * solver keeps them (the sanitizer and leak checks of the CI see any misuse
+ * or leak). */
+static void destroy_in_any_order(void)
+{
+    for (int order = 0; order < 2; order++) {
+        spk_context *ctx = test_context();
+        int rp[] = {0, 2, 4}, ci[] = {0, 1, 0, 1};
+        double v[] = {4, 1, 1, 3}, b[] = {1, 2}, x[] = {0, 0};
+        spk_matrix *A = NULL;
+        spk_solver *s = NULL;
+        CHECK_OK(spk_matrix_from_csr(ctx, 2, 2, rp, ci, v, &A), spk_last_error(ctx));
+        CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, &s), spk_last_error(ctx));
+        if (order == 0) {
+            spk_context_destroy(ctx);
+            spk_matrix_destroy(A);
+        } else {
+            spk_matrix_destroy(A);
+            spk_context_destroy(ctx);
+        }
+        spk_result r;
+        CHECK(spk_solve(s, b, x, &r) == SPK_OK && fabs(x[0] - 1.0 / 11) < 1e-12 && fabs(x[1] - 7.0 / 11) < 1e-12,
+              "solve after the context and matrix were destroyed (order %d): x = %g %g", order, x[0], x[1]);
+        spk_solver_destroy(s);
+    }
+}
+
 int main(void)
 {
     matrices_and_solves();
@@ -1177,5 +1204,6 @@ int main(void)
     reorder_multicolor();
     result_on_every_return();
     extreme_rhs();
+    destroy_in_any_order();
     return check_exit();
 }
