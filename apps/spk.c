@@ -1,8 +1,11 @@
 /* spk.c -- the spk command: dispatch to the subcommands. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "io/mmio.h"
 #include "spk.h"
 
 static void usage(FILE *f)
@@ -23,8 +26,31 @@ static void usage(FILE *f)
             "2 usage error.\n");
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the write in progress leaves no temporary file;
+ * then the signal's default action, so the exit status says it. */
+static void on_signal(int sig)
+{
+    spk_mm_remove_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_signals(void)
+{
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old, sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        /* a signal the caller ignores (nohup) stays ignored */
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(sigs[k], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    catch_signals();
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

@@ -7,6 +7,7 @@
 #include "io/mm_parse.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,26 @@ void spk_mm_close(mm_parser *ps)
 
 /* ---- files out ---------------------------------------------------------- */
 
+/* The temporary file being written now, for spk_mm_remove_pending (a
+ * signal handler's): the path is copied before the flag is set, and the
+ * flag cleared after the file was renamed or removed, so the handler sees
+ * a whole path or none. */
+static char pending_path[4096];
+static volatile sig_atomic_t pending_set;
+
+static void pending_begin(const char *tmp)
+{
+    pending_set = 0;
+    if (strlen(tmp) >= sizeof pending_path) return;
+    memcpy(pending_path, tmp, strlen(tmp) + 1);
+    pending_set = 1;
+}
+
+void spk_mm_remove_pending(void)
+{
+    if (pending_set) unlink(pending_path); /* async-signal-safe */
+}
+
 /* Open path for writing (gzip when it ends in ".gz") with an empty buffer. */
 int spk_mm_out_open(mm_out *o, const char *path, spk_err *e)
 {
@@ -178,10 +199,12 @@ int spk_mm_out_open(mm_out *o, const char *path, spk_err *e)
         o->tmp = o->target ? malloc(n) : NULL;
         for (int k = 0; o->tmp && k < 100; k++) {
             snprintf(o->tmp, n, "%s.tmp-%ld-%u", o->target, (long)getpid(), serial++);
+            pending_begin(o->tmp); /* before the file exists: a signal at any time after finds it */
             fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* umask applies, as for fopen */
             if (fd >= 0 || errno != EEXIST) break;
         }
         if (fd >= 0 && exists) (void)fchmod(fd, sb.st_mode & 07777); /* keep the old file's mode */
+        if (fd < 0) pending_set = 0;
     }
     if (fd >= 0) {
         if (mm_ends_with(path, ".gz")) {
@@ -195,6 +218,7 @@ int spk_mm_out_open(mm_out *o, const char *path, spk_err *e)
     if (!o->gz && !o->f) {
         int err = errno;
         if (fd >= 0 && o->tmp) unlink(o->tmp);
+        pending_set = 0;
         free(o->buf);
         free(o->tmp);
         free(o->target);
@@ -257,6 +281,7 @@ int spk_mm_out_close(mm_out *o, int st, spk_err *e)
         if (!st && rename(o->tmp, o->target) != 0)
             st = spk_err_set(e, SPK_ERR_IO, "cannot replace '%s': %s", o->path, strerror(errno));
         if (st) unlink(o->tmp);
+        pending_set = 0;
         free(o->tmp);
     }
     free(o->target);

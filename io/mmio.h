@@ -56,4 +56,10 @@ int spk_mm_write_dense(const char *path, int nrows, int ncols, const double *v,
  * compresses.  For reports (bench JSON and CSV). */
 int spk_write_file(const char *path, const char *data, size_t len, spk_err *e);
 
+/* Remove the temporary file of the write in progress, if any (writes go to
+ * PATH.tmp-PID-N, renamed over PATH when whole): async-signal-safe, for a
+ * handler of SIGINT or SIGTERM, so an interrupted write leaves nothing
+ * behind. */
+void spk_mm_remove_pending(void);
+
 #endif
