@@ -42,7 +42,10 @@ int cmd_convert(int argc, char **argv)
     spk_err e;
     spk_err_clear(&e);
     spk_csr A = {0};
-    int sym = 0, st = spk_mm_read_csr(in, &A, NULL, &e);
+    spk_mm_info info;
+    int sym = 0, st = spk_mm_read_csr(in, &A, &info, &e);
+    if (!st && info.warnings)
+        fprintf(stderr, "spk convert: warning: %s%s\n", info.warning, info.warnings > 1 ? " (and more such notes)" : "");
     if (!st && mode != 2) st = spk_csr_symmetry(&A, 0.0, NULL, &sym, &e);
     if (!st && mode == 1 && !sym)
         st = spk_err_set(&e, SPK_ERR_INVALID_MATRIX, "%s: --symmetric, but the matrix is not symmetric", in);

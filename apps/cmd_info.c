@@ -317,6 +317,8 @@ int cmd_info(int argc, char **argv)
         fprintf(stderr, "spk info: %s\n", e.msg);
         return CLI_FAIL;
     }
+    if (f.mi.warnings)
+        fprintf(stderr, "spk info: warning: %s%s\n", f.mi.warning, f.mi.warnings > 1 ? " (and more such notes)" : "");
     int rc = CLI_OK;
     if (gather(&a, &A, &f, &e)) {
         fprintf(stderr, "spk info: %s: %s\n", a.path, e.msg);

@@ -165,6 +165,8 @@ static int load_matrix(const solve_args *a, solve_run *r)
     } else if (spk_matrix_read(r->ctx, a->matrix, &r->A)) {
         fprintf(stderr, "spk solve: %s\n", spk_last_error(r->ctx));
         return CLI_FAIL;
+    } else if (spk_matrix_warning(r->A)[0]) {
+        fprintf(stderr, "spk solve: warning: %s\n", spk_matrix_warning(r->A));
     }
     int ncols = 0;
     spk_matrix_csr(r->A, &r->n, &ncols, &r->nnz, NULL, NULL, NULL);

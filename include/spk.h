@@ -351,6 +351,11 @@ SPK_API int spk_matrix_from_csr(spk_context *ctx, int nrows, int ncols, const in
  * pattern; general, symmetric or skew-symmetric).  Symmetric files are
  * expanded to both triangles; pattern values are 1. */
 SPK_API int spk_matrix_read(spk_context *ctx, const char *path, spk_matrix **A);
+/* What spk_matrix_read read but may not be what the file meant ("" none):
+ * "FILE:LINE: ..." -- an integer of magnitude 2^53 or more (a double may round it), or a symmetric file
+ * listing entries on both sides of the diagonal (each mirrored: one given
+ * at both (i,j) and (j,i) is counted twice).  The first such note. */
+SPK_API const char *spk_matrix_warning(const spk_matrix *A);
 /* Write a matrix as Matrix Market coordinate real general, values with 17
  * significant digits (exact round trip).  A name ending in ".gz" is compressed. */
 SPK_API int spk_matrix_write(const spk_matrix *A, const char *path);

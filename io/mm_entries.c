@@ -5,6 +5,8 @@
  * backs it. */
 #include "io/mm_parse.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Make room for one more entry in d (doubling, capped by the announced count). */
@@ -51,6 +53,14 @@ static int mm_reserve(mm_data *d, size_t remaining, size_t min_bytes, const char
     return SPK_OK;
 nomem:
     return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory (%zu entries)", name, cap);
+}
+
+/* Note what was read but may not be what the file meant (the first one
+ * is kept, all are counted). */
+static void mm_warn(mm_parser *ps, mm_data *d, long long line, const char *what)
+{
+    if (d->info.warnings++ == 0)
+        snprintf(d->info.warning, sizeof d->info.warning, "%s:%lld: %s", ps->name, line, what);
 }
 
 /* The next content line, whole: in the window without a refill where it
@@ -108,6 +118,7 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
     char tok[64];
     int st;
     int found = 0;
+    long long above = 0, below = 0; /* the first line of an entry above / below the diagonal */
     d->max = (size_t)in->entries;
     SPK_TRY(mm_reserve(d, ps->more ? MM_WINDOW : (size_t)(end - p), 4, ps->name, e));
     for (size_t k = 0; k < d->max; k++) {
@@ -141,6 +152,8 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
             if (p == end || *p == '\n') goto too_few;
             st = spk_mm_scan_real(&p, end, &v, &intg);
             if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
+            if (integer && fabs(v) >= 0x1p53)
+                mm_warn(ps, d, line, "an integer of magnitude 2^53 or more, which a double may round");
             while (p < end && mm_blank(*p)) p++;
             if (k == d->cap) SPK_TRY(mm_grow(d, ps->name, e));
             d->val[k] = v;
@@ -155,6 +168,10 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
             return spk_err_set(e, SPK_ERR_PARSE,
                                "%s:%lld: diagonal entry (%lld,%lld) in a skew-symmetric matrix",
                                ps->name, line, r, c);
+        if (in->symmetry != SPK_MM_GENERAL && r != c) { /* the spec stores one triangle */
+            if (r < c && !above) above = line;
+            if (r > c && !below) below = line;
+        }
         d->row[k] = (int)(r - 1);
         d->col[k] = (int)(c - 1);
         d->n = k + 1;
@@ -165,6 +182,10 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
     }
     SPK_TRY(spk_mm_next_content(ps, &p, &end, &line, &found, e));
     if (found) return mm_after_last(ps, p, line, "entries", in->entries, e);
+    if (above && below)
+        mm_warn(ps, d, above > below ? above : below,
+                "a symmetric file with entries on both sides of the diagonal: each is mirrored, so an entry "
+                "listed at both (i,j) and (j,i) is counted twice");
     ps->p = p;
     ps->line = line;
     return SPK_OK;
@@ -194,6 +215,7 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
         const char *t0 = p;
         st = spk_mm_scan_real(&p, end, &v, &intg);
         if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
+        if (integer && fabs(v) >= 0x1p53) mm_warn(ps, d, line, "an integer of magnitude 2^53 or more, which a double may round");
         while (p < end && mm_blank(*p)) p++;
         if (!mm_line_fit(ps, p, end))
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %d bytes", ps->name, line,

@@ -25,6 +25,8 @@ typedef struct spk_mm_info {
     spk_mm_symmetry symmetry;
     int nrows, ncols;
     long long entries;     /* entries stored in the file (size line) */
+    int warnings;          /* what was read but may not be what the file meant (0: none) ... */
+    char warning[256];     /* ... the first of them, "FILE:LINE: ..." */
 } spk_mm_info;
 
 /* Read a sparse matrix.  An array (dense) file is accepted too and keeps its

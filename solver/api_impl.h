@@ -38,6 +38,7 @@ struct spk_matrix {
     int *map;         /* input entry k -> position in A (NULL: identity) */
     int nin;          /* entries in the caller's arrays (spk_matrix_update_values) */
     unsigned version; /* bumped by spk_matrix_update_values */
+    char warning[256]; /* the file's first reading warning (spk_mm_info.warning), "" none */
 };
 
 struct spk_solver {

@@ -103,11 +103,13 @@ int spk_matrix_read(spk_context *ctx, const char *path, spk_matrix **A)
     *A = NULL;
     spk_matrix *m = NULL;
     SPK_TRY(matrix_new(ctx, &m));
-    int st = spk_mm_read_csr(path, &m->A, NULL, e);
+    spk_mm_info info;
+    int st = spk_mm_read_csr(path, &m->A, &info, e);
     if (st) {
         spk_matrix_destroy(m);
         return st;
     }
+    snprintf(m->warning, sizeof m->warning, "%s", info.warnings ? info.warning : "");
     m->nin = m->A.nnz;
     *A = m;
     return SPK_OK;
@@ -201,6 +203,11 @@ static void matrix_free(spk_matrix *A)
     free(A->map);
     free(A);
     spk_context_drop(ctx);
+}
+
+const char *spk_matrix_warning(const spk_matrix *A)
+{
+    return A ? A->warning : "";
 }
 
 void spk_matrix_hold(spk_matrix *A)

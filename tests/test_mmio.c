@@ -400,6 +400,24 @@ static void test_valid_inline(void)
               "NUL bytes: %d %s", st, e.msg);
         spk_csr_free(&A);
     }
+    /* read, but maybe not what the file meant: noted in info (and counted) */
+    {
+        spk_mm_info mi;
+        const char *both = "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 4\n2 1 1\n1 2 1\n2 2 4\n";
+        CHECK_OK(spk_mm_read_csr_mem("both", both, strlen(both), &A, &mi, &e), e.msg);
+        CHECK(mi.warnings == 1 && check_contains(mi.warning, "both:5: a symmetric file with entries on both sides"),
+              "both triangles: %d '%s'", mi.warnings, mi.warning);
+        spk_csr_free(&A);
+        const char *lower = "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n2 1 1\n2 2 4\n";
+        CHECK_OK(spk_mm_read_csr_mem("lower", lower, strlen(lower), &A, &mi, &e), e.msg);
+        CHECK(mi.warnings == 0 && !mi.warning[0], "lower triangle: %d '%s'", mi.warnings, mi.warning);
+        spk_csr_free(&A);
+        const char *big = "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 9007199254740993\n";
+        CHECK_OK(spk_mm_read_csr_mem("bigint", big, strlen(big), &A, &mi, &e), e.msg);
+        CHECK(mi.warnings == 1 && check_contains(mi.warning, "bigint:3: an integer of magnitude 2^53 or more"),
+              "integer beyond 2^53: %d '%s'", mi.warnings, mi.warning);
+        spk_csr_free(&A);
+    }
     /* a buffer that is not NUL-terminated: the last token runs to the end */
     char t2[] = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2.5XXXX";
     size_t n2 = strlen(t2) - 4;
