@@ -2,6 +2,7 @@
  * described through the option tables (cli.h). */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,26 @@ int cli_parse_args(cli_parser *p, int argc, char **argv, int (*each)(cli_parser 
         if (r == CLI_USAGE) return CLI_USAGE;
         if (each(p, r ? NULL : argv[i], arg)) return CLI_USAGE;
     }
+    return CLI_OK;
+}
+
+int cli_parse_bytes(const char *cmd, const char *text, size_t *out)
+{
+    *out = 0;
+    if (!text) return CLI_OK;
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(text, &end);
+    double mul = 1;
+    if (end && (*end == 'k' || *end == 'K')) mul = 1024.0, end++;
+    else if (end && (*end == 'm' || *end == 'M')) mul = 1024.0 * 1024, end++;
+    else if (end && (*end == 'g' || *end == 'G')) mul = 1024.0 * 1024 * 1024, end++;
+    else if (end && (*end == 't' || *end == 'T')) mul = 1024.0 * 1024 * 1024 * 1024, end++;
+    if (end && (*end == 'b' || *end == 'B')) end++;
+    const double bytes = v * mul;
+    if (end == text || !end || *end || errno || !(bytes >= 1) || bytes > 1.8e19)
+        return cli_usage_error(cmd, "--max-memory needs a size such as 4G, 512M or 1000000 (bytes; got '%s')", text);
+    *out = (size_t)bytes;
     return CLI_OK;
 }
 

@@ -70,6 +70,11 @@ void cli_print_options(const cli_parser *p);
 /* The value of library key `key` in o as text ("block", "1e-8"). */
 const char *cli_option_text(const spk_options *o, const char *key, char *buf, size_t len);
 
+/* --max-memory's text ("4G", "512M", "100k", "1000000"; binary units, a
+ * trailing B allowed) as bytes in *out (NULL text: 0, no limit); CLI_USAGE
+ * after printing why it is not a size. */
+int cli_parse_bytes(const char *cmd, const char *text, size_t *out);
+
 /* An output file checked before the work whose result it will hold
  * (cli_output.c): its folder exists and takes new files, it is no folder,
  * and it is none of the inputs (NULL or gen:SPEC inputs are skipped).

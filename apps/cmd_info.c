@@ -15,7 +15,7 @@
 
 /* The command's own arguments (the formats' knobs go into o). */
 typedef struct info_args {
-    const char *path, *format;
+    const char *path, *format, *max_memory;
     int json;
     spk_options o;
 } info_args;
@@ -27,8 +27,11 @@ static const spk_opt info_keys[] = {
              "tile formats) and the bytes of its arrays; JSON: \"format\", \"format_detail\", \"format_bytes\" "
              "(and \"tile_formats\")"},
     {.key = "json", CLI_ARG(info_args, json), .type = SPK_OPT_FLAG, .help = "print one JSON object instead of text"},
+    {.key = "max-memory", CLI_ARG(info_args, max_memory), .type = SPK_OPT_STRING, .meta = "SIZE",
+     .help = "the most memory reading A may hold (e.g. 4G, 512M): beyond it the read stops with an error "
+             "(default: no limit)"},
 };
-static const spk_opt_table info_options = {"info", info_keys, 2, NULL};
+static const spk_opt_table info_options = {"info", info_keys, 3, NULL};
 
 static void help(const cli_parser *p)
 {
@@ -313,7 +316,10 @@ int cmd_info(int argc, char **argv)
     spk_csr A = {0};
     info_facts f;
     memset(&f, 0, sizeof f);
-    if (spk_mm_read_csr(a.path, &A, &f.mi, &e)) {
+    size_t limit = 0;
+    const int lr = cli_parse_bytes("info", a.max_memory, &limit);
+    if (lr) return lr;
+    if (spk_mm_read_csr_limit(a.path, limit, &A, &f.mi, &e)) {
         fprintf(stderr, "spk info: %s\n", e.msg);
         return CLI_FAIL;
     }

@@ -11,7 +11,7 @@
 
 /* The command's own arguments (the solver's options go into o). */
 typedef struct solve_args {
-    const char *matrix, *rhs, *out, *rhs_kind;
+    const char *matrix, *rhs, *out, *rhs_kind, *max_memory;
     spk_rhs_kind kind;       /* --rhs-kind parsed */
     int solver, precond, device; /* spk_solver_kind, spk_precond_kind, spk_device */
     int monitor, json, out_failed;
@@ -40,6 +40,9 @@ static const spk_opt solve_keys[] = {
     {.key = "out-failed", CLI_ARG(solve_args, out_failed), .type = SPK_OPT_FLAG,
      .help = "with --out: write the last iterate also where the solve did not converge (default: write "
              "nothing then)"},
+    {.key = "max-memory", CLI_ARG(solve_args, max_memory), .type = SPK_OPT_STRING, .meta = "SIZE",
+     .help = "the most memory reading A and b may hold (e.g. 4G, 512M): beyond it the read stops with an "
+             "error (default: no limit)"},
     {.key = "monitor", CLI_ARG(solve_args, monitor), .type = SPK_OPT_FLAG,
      .help = "print the residual of every iteration"},
     {.key = "json", CLI_ARG(solve_args, json), .type = SPK_OPT_FLAG, .help = "print one JSON object instead of text"},
@@ -367,12 +370,17 @@ int cmd_solve(int argc, char **argv)
     int rc = CLI_FAIL;
     FILE *out = a.json ? stderr : stdout;
     const char *inputs[2] = {a.matrix, a.rhs};
+    size_t limit = 0;
+    if ((rc = cli_parse_bytes("solve", a.max_memory, &limit)) != CLI_OK) goto done;
+    rc = CLI_FAIL;
     if (cli_check_output("solve", "out", a.out, inputs, 2)) goto done;
     if (a.out_failed && !a.out) {
         rc = cli_usage_error("solve", "--out-failed needs --out FILE");
         goto done;
     }
-    if (open_context(&a, &r) || load_matrix(&a, &r) || make_vectors(&a, &r)) goto done;
+    if (open_context(&a, &r)) goto done;
+    spk_context_set_memory_limit(r.ctx, limit);
+    if (load_matrix(&a, &r) || make_vectors(&a, &r)) goto done;
     if (a.monitor) {
         a.o.monitor = monitor_print;
         a.o.monitor_user = out;

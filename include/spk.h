@@ -331,6 +331,11 @@ SPK_API int spk_context_create(spk_context **ctx, spk_device device);
  * keeps its context, and a solver its matrix and context, alive until it
  * is destroyed itself (the handle destroyed must not be used again). */
 SPK_API void spk_context_destroy(spk_context *ctx);
+/* The most bytes reading a file (spk_matrix_read, spk_vector_read) may hold:
+ * the entries as they arrive, then the matrix made of them; beyond it the
+ * read stops with SPK_ERR_NOMEM and a message naming the limit (0, the
+ * default: no limit). */
+SPK_API int spk_context_set_memory_limit(spk_context *ctx, size_t bytes);
 /* The device the context runs on: "host" or "cuda". */
 SPK_API const char *spk_context_device(const spk_context *ctx);
 /* For SPK_DEVICE_AUTO: why that device was chosen ("" otherwise). */

@@ -31,6 +31,7 @@ static int mm_mirror(mm_data *d, const char *name, spk_err *e)
         for (size_t k = 0; k < n; k++) d->val[k] = 1.0;
     }
     if (off == 0) return SPK_OK;
+    SPK_TRY(spk_mm_within_limit(d, 16.0 * (double)(n + off), name, "mirroring the symmetric entries", e));
     int *r = realloc(d->row, (n + off) * sizeof *r);
     if (!r) goto nomem;
     d->row = r;
@@ -100,6 +101,13 @@ static int mm_array_to_coo(mm_data *d, const char *name, spk_err *e)
     return SPK_OK;
 }
 
+int spk_mm_within_limit(const mm_data *d, double bytes, const char *name, const char *what, spk_err *e)
+{
+    if (!d->limit || bytes <= (double)d->limit) return SPK_OK;
+    return spk_err_set(e, SPK_ERR_NOMEM, "%s: %s needs %.0f bytes, over the memory limit of %zu bytes (--max-memory)",
+                       name, what, bytes, d->limit);
+}
+
 /* What a coordinate file's header may make spk allocate for the entries
  * the file holds: the header alone sizes the row pointers and the per-row
  * and per-column arrays after them (or a dense array's cells), so a
@@ -132,6 +140,9 @@ int spk_mm_data_to_csr(mm_data *d, const char *name, spk_csr *A, spk_err *e)
         SPK_CHECK(st, mm_mirror(d, name, e));
     SPK_CHECK(st, mm_cells_backed(d, (double)(d->info.nrows > d->info.ncols ? d->info.nrows : d->info.ncols), name,
                                   e));
+    /* the entries held, and the CSR made from them: row pointers, columns and values */
+    SPK_CHECK(st, spk_mm_within_limit(d, 16.0 * (double)d->n + 4.0 * ((double)d->info.nrows + 1) + 12.0 * (double)d->n,
+                                      name, "the matrix in CSR", e));
     st = spk_csr_from_coo(d->info.nrows, d->info.ncols, d->n, d->row, d->col, d->val, &T, e);
     if (st) {
         spk_err_prefix(e, "%s", name);
@@ -158,6 +169,7 @@ int spk_mm_data_to_dense(mm_data *d, const char *name, double **out, spk_err *e)
         goto cleanup;
     }
     if ((st = mm_cells_backed(d, (double)M * (double)N, name, e))) goto cleanup;
+    if ((st = spk_mm_within_limit(d, 8.0 * (double)M * (double)N, name, "the dense array", e))) goto cleanup;
     if (M * N > INT_MAX) {
         st =
             spk_err_set(e, SPK_ERR_UNSUPPORTED,

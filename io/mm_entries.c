@@ -10,10 +10,25 @@
 #include <stdlib.h>
 
 /* Make room for one more entry in d (doubling, capped by the announced count). */
+/* Bytes an entry takes while read: row and column (coordinate), value. */
+static double mm_entry_bytes(const mm_data *d)
+{
+    return (d->info.format == SPK_MM_COORDINATE ? 8.0 : 0.0) + (d->info.field != SPK_MM_PATTERN ? 8.0 : 0.0);
+}
+
 static int mm_grow(mm_data *d, const char *name, spk_err *e)
 {
     size_t cap = d->cap * 2 + 1024;
     if (cap > d->max) cap = d->max;
+    if (d->limit && (double)cap * mm_entry_bytes(d) > (double)d->limit) { /* the last step up to the limit */
+        const size_t most = (size_t)((double)d->limit / mm_entry_bytes(d));
+        if (most <= d->cap) {
+            char what[96];
+            snprintf(what, sizeof what, "reading more than %zu entries", d->cap);
+            return spk_mm_within_limit(d, (double)(d->cap + 1) * mm_entry_bytes(d), name, what, e);
+        }
+        cap = most;
+    }
     if (d->row) {
         int *r = realloc(d->row, cap * sizeof *r);
         if (!r) goto nomem;
@@ -39,6 +54,8 @@ static int mm_reserve(mm_data *d, size_t remaining, size_t min_bytes, const char
 {
     size_t cap = remaining / min_bytes + 16;
     if (cap > d->max) cap = d->max;
+    if (d->limit && (double)cap * mm_entry_bytes(d) > (double)d->limit)
+        cap = (size_t)((double)d->limit / mm_entry_bytes(d));
     if (cap == 0) cap = 1;
     if (d->info.format == SPK_MM_COORDINATE) {
         d->row = malloc(cap * sizeof *d->row);

@@ -41,6 +41,7 @@ typedef struct mm_parser {
 typedef struct mm_data {
     spk_mm_info info;
     size_t n, cap, max; /* entries stored, allocated, announced */
+    size_t limit;       /* bytes the read may hold (spk_mm_read_*_limit; 0: no limit) */
     int *row, *col;
     double *val;
 } mm_data;
@@ -163,6 +164,9 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e);
 /* mm_entries.c: the values of an array file, one per line, column by column */
 int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e);
 
+/* mm_convert.c: SPK_OK when holding `bytes` stays within d->limit, else
+ * SPK_ERR_NOMEM naming the file, the limit and what needed it */
+int spk_mm_within_limit(const mm_data *d, double bytes, const char *name, const char *what, spk_err *e);
 /* mm_convert.c: release d's arrays (the header stays) */
 void spk_mm_data_free(mm_data *d);
 /* mm_convert.c: canonical CSR from d (d's arrays are consumed) */

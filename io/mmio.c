@@ -18,11 +18,13 @@
 #include "io/mm_file.h"
 #include "io/mm_parse.h"
 
-/* Parse the text of ps (a whole text, or a file's window) into d. */
-static int mm_parse_from(mm_parser *ps, mm_data *d, spk_err *e)
+/* Parse the text of ps (a whole text, or a file's window) into d, holding
+ * at most limit bytes (0: no limit). */
+static int mm_parse_from(mm_parser *ps, size_t limit, mm_data *d, spk_err *e)
 {
     int st;
     memset(d, 0, sizeof *d);
+    d->limit = limit;
     SPK_CHECK(st, spk_mm_parse_banner(ps, &d->info, e));
     SPK_CHECK(st, spk_mm_parse_size(ps, &d->info, e));
     if (d->info.format == SPK_MM_COORDINATE)
@@ -45,16 +47,16 @@ static int mm_parse(const char *name, const char *buf, size_t len, mm_data *d, s
     if (!buf) buf = "";
     ps.begin = ps.p = buf;
     ps.end = buf + len;
-    return mm_parse_from(&ps, d, e);
+    return mm_parse_from(&ps, 0, d, e);
 }
 
 /* Parse a file through a window (never its whole text in memory). */
-static int mm_parse_file(const char *path, mm_data *d, spk_err *e)
+static int mm_parse_file(const char *path, size_t limit, mm_data *d, spk_err *e)
 {
     mm_parser ps;
     memset(d, 0, sizeof *d);
     SPK_TRY(spk_mm_open(path, &ps, e));
-    const int st = mm_parse_from(&ps, d, e);
+    const int st = mm_parse_from(&ps, limit, d, e);
     spk_mm_close(&ps);
     return st;
 }
@@ -76,11 +78,16 @@ int spk_mm_read_csr_mem(const char *name, const char *buf, size_t len, spk_csr *
 /* Read a Matrix Market file (.mtx or .mtx.gz) as canonical CSR. */
 int spk_mm_read_csr(const char *path, spk_csr *A, spk_mm_info *info, spk_err *e)
 {
+    return spk_mm_read_csr_limit(path, 0, A, info, e);
+}
+
+int spk_mm_read_csr_limit(const char *path, size_t limit, spk_csr *A, spk_mm_info *info, spk_err *e)
+{
     mm_data d;
     if (!path || !A)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_mm_read_csr: %s is NULL",
                            path ? "A" : "path");
-    SPK_TRY(mm_parse_file(path, &d, e));
+    SPK_TRY(mm_parse_file(path, limit, &d, e));
     if (info) *info = d.info;
     return spk_mm_data_to_csr(&d, path, A, e);
 }
@@ -106,11 +113,16 @@ int spk_mm_read_dense_mem(const char *name, const char *buf, size_t len, int *nr
 /* Read a Matrix Market file as a column-major dense array. */
 int spk_mm_read_dense(const char *path, int *nrows, int *ncols, double **v, spk_err *e)
 {
+    return spk_mm_read_dense_limit(path, 0, nrows, ncols, v, e);
+}
+
+int spk_mm_read_dense_limit(const char *path, size_t limit, int *nrows, int *ncols, double **v, spk_err *e)
+{
     mm_data d;
     double *a = NULL;
     if (!path || !nrows || !ncols || !v)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_mm_read_dense: NULL argument");
-    SPK_TRY(mm_parse_file(path, &d, e));
+    SPK_TRY(mm_parse_file(path, limit, &d, e));
     int M = d.info.nrows, N = d.info.ncols;
     SPK_TRY(spk_mm_data_to_dense(&d, path, &a, e));
     *nrows = M;

@@ -32,6 +32,9 @@ typedef struct spk_mm_info {
 /* Read a sparse matrix.  An array (dense) file is accepted too and keeps its
  * nonzeros.  info may be NULL. */
 int spk_mm_read_csr(const char *path, spk_csr *A, spk_mm_info *info, spk_err *e);
+/* ... holding at most limit bytes while reading (the entries, then the CSR
+ * made from them; 0: no limit): SPK_ERR_NOMEM naming the limit beyond it. */
+int spk_mm_read_csr_limit(const char *path, size_t limit, spk_csr *A, spk_mm_info *info, spk_err *e);
 /* The same from a buffer in memory (name is used in messages). */
 int spk_mm_read_csr_mem(const char *name, const char *buf, size_t len, spk_csr *A,
                         spk_mm_info *info, spk_err *e);
@@ -39,6 +42,7 @@ int spk_mm_read_csr_mem(const char *name, const char *buf, size_t len, spk_csr *
 /* Read a dense matrix (array format, or coordinate with zeros filled in) as a
  * column-major nrows x ncols array allocated with malloc. */
 int spk_mm_read_dense(const char *path, int *nrows, int *ncols, double **v, spk_err *e);
+int spk_mm_read_dense_limit(const char *path, size_t limit, int *nrows, int *ncols, double **v, spk_err *e);
 int spk_mm_read_dense_mem(const char *name, const char *buf, size_t len, int *nrows, int *ncols,
                           double **v, spk_err *e);
 

@@ -29,6 +29,7 @@ struct spk_context {
     spk_err err;
     char note[SPK_ERR_MSG_MAX]; /* why this device (SPK_DEVICE_AUTO) */
     int refs, closed;           /* holders; spk_context_destroy called */
+    size_t mem_limit;           /* bytes a file read may hold (spk_context_set_memory_limit; 0: none) */
 };
 
 struct spk_matrix {

@@ -139,6 +139,13 @@ static void context_free(spk_context *ctx)
     free(ctx);
 }
 
+int spk_context_set_memory_limit(spk_context *ctx, size_t bytes)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    ctx->mem_limit = bytes;
+    return SPK_OK;
+}
+
 void spk_context_hold(spk_context *ctx)
 {
     ctx->refs++;

@@ -104,7 +104,7 @@ int spk_matrix_read(spk_context *ctx, const char *path, spk_matrix **A)
     spk_matrix *m = NULL;
     SPK_TRY(matrix_new(ctx, &m));
     spk_mm_info info;
-    int st = spk_mm_read_csr(path, &m->A, &info, e);
+    int st = spk_mm_read_csr_limit(path, ctx->mem_limit, &m->A, &info, e);
     if (st) {
         spk_matrix_destroy(m);
         return st;
@@ -237,7 +237,7 @@ int spk_vector_read(spk_context *ctx, const char *path, int *n, double **v)
     if (!path || !n || !v) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_vector_read: NULL argument");
     int r, c;
     double *d;
-    SPK_TRY(spk_mm_read_dense(path, &r, &c, &d, e));
+    SPK_TRY(spk_mm_read_dense_limit(path, ctx->mem_limit, &r, &c, &d, e));
     if (r != 1 && c != 1) {
         free(d);
         return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "%s: holds a %d x %d matrix, not a vector",

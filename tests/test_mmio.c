@@ -990,6 +990,21 @@ static void test_window(const char *dir)
         spk_csr_free(&A);
     }
     free(junk);
+    /* a memory limit: the same matrix within it, an error naming it below what the entries or
+     * the CSR need (the window text's 200,000 entries: 3.2 MB held, 5.6 MB with the CSR) */
+    {
+        join(plain, sizeof plain, dir, "window.mtx");
+        int st = spk_mm_read_csr_limit(plain, (size_t)64 << 20, &A, NULL, &e);
+        CHECK(st == SPK_OK && A.nnz > 0, "limit 64 MiB: %d %s", st, e.msg);
+        spk_csr_free(&A);
+        const size_t low[] = {(size_t)1 << 20, (size_t)4 << 20};
+        for (int k = 0; k < 2; k++) {
+            st = spk_mm_read_csr_limit(plain, low[k], &A, NULL, &e);
+            CHECK(st == SPK_ERR_NOMEM && check_contains(e.msg, "over the memory limit of") && A.rowptr == NULL,
+                  "limit %zu: %d %s", low[k], st, e.msg);
+            spk_csr_free(&A);
+        }
+    }
     /* 64 MiB of blanks behind a gzip file: the first window says so */
     join(gzp, sizeof gzp, dir, "bomb.mtx.gz");
     gz = gzopen(gzp, "wb9");
