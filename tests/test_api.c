@@ -1053,14 +1053,22 @@ static void race_solves(void)
 
 /* spk_solve fills the result on every return: one that ended on an error
  * never reads as converged (SPK_CONVERGED_RTOL is 0, a zeroed result's). */
+/* A = [4 1; 1 3] in ctx: A x = (1, 2) has x = (1/11, 7/11). */
+static spk_matrix *small_spd(spk_context *ctx)
+{
+    int rp[] = {0, 2, 4}, ci[] = {0, 1, 0, 1};
+    double v[] = {4, 1, 1, 3};
+    spk_matrix *A = NULL;
+    CHECK_OK(spk_matrix_from_csr(ctx, 2, 2, rp, ci, v, &A), spk_last_error(ctx));
+    return A;
+}
+
 static void result_on_every_return(void)
 {
     spk_context *ctx = test_context();
-    int rp[] = {0, 2, 4}, ci[] = {0, 1, 0, 1};
-    double v[] = {4, 1, 1, 3}, b[] = {1, 2}, x[] = {0, 0};
-    spk_matrix *A = NULL;
+    double b[] = {1, 2}, x[] = {0, 0};
+    spk_matrix *A = small_spd(ctx);
     spk_solver *s = NULL;
-    CHECK_OK(spk_matrix_from_csr(ctx, 2, 2, rp, ci, v, &A), spk_last_error(ctx));
     spk_options o;
     spk_options_default(&o);
     o.allow_shift = 0;
@@ -1171,11 +1179,9 @@ static void destroy_in_any_order(void)
 {
     for (int order = 0; order < 2; order++) {
         spk_context *ctx = test_context();
-        int rp[] = {0, 2, 4}, ci[] = {0, 1, 0, 1};
-        double v[] = {4, 1, 1, 3}, b[] = {1, 2}, x[] = {0, 0};
-        spk_matrix *A = NULL;
+        double b[] = {1, 2}, x[] = {0, 0};
+        spk_matrix *A = small_spd(ctx);
         spk_solver *s = NULL;
-        CHECK_OK(spk_matrix_from_csr(ctx, 2, 2, rp, ci, v, &A), spk_last_error(ctx));
         CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, &s), spk_last_error(ctx));
         if (order == 0) {
             spk_context_destroy(ctx);
