@@ -85,9 +85,9 @@ static void mm_warn(mm_parser *ps, mm_data *d, long long line, const char *what)
 static inline int mm_next_entry(mm_parser *ps, const char **p, const char **end, long long *line, int *found,
                                 spk_err *e)
 {
-    if (!ps->more || (size_t)(*end - *p) >= MM_LINE_MAX) {
+    if (!ps->more || (size_t)(*end - *p) >= ps->line_max) {
         *found = mm_next_line(p, *end, line, ps->more);
-        if (*found == 0 || (*found == 1 && (!ps->more || (size_t)(*end - *p) >= MM_LINE_MAX))) return SPK_OK;
+        if (*found == 0 || (*found == 1 && (!ps->more || (size_t)(*end - *p) >= ps->line_max))) return SPK_OK;
     }
     return spk_mm_next_content(ps, p, end, line, found, e);
 }
@@ -210,7 +210,7 @@ too_few:
     return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too few tokens, expected %s", ps->name, line,
                        expect);
 too_long:
-    return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %d bytes", ps->name, line, MM_LINE_MAX);
+    return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %zu bytes", ps->name, line, ps->line_max);
 }
 
 /* Parse the values of an array file, one per line, column by column. */
@@ -235,8 +235,8 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
         if (integer && fabs(v) >= 0x1p53) mm_warn(ps, d, line, "an integer of magnitude 2^53 or more, which a double may round");
         while (p < end && mm_blank(*p)) p++;
         if (!mm_line_fit(ps, p, end))
-            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %d bytes", ps->name, line,
-                               MM_LINE_MAX);
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %zu bytes", ps->name, line,
+                               ps->line_max);
         if (p < end && *p != '\n')
             return spk_err_set(e, SPK_ERR_PARSE,
                                "%s:%lld: too many tokens, expected 1 value per line in an array "

@@ -31,8 +31,18 @@ struct mm_source {
     FILE *f;
     gzFile gz;
     char *buf;
+    size_t cap; /* the window's bytes */
     int eof;
 };
+
+static size_t window_next = MM_WINDOW, line_max_next = MM_LINE_MAX;
+
+void spk_mm_set_window(size_t window, size_t line_max)
+{
+    const int ok = window >= 2 && line_max >= 1 && line_max <= window / 2;
+    window_next = ok ? window : MM_WINDOW;
+    line_max_next = ok ? line_max : MM_LINE_MAX;
+}
 
 /* zlib's state after a read: an error naming the file, or SPK_OK. */
 static int mm_gz_status(gzFile gz, const char *path, spk_err *e)
@@ -77,9 +87,9 @@ int spk_mm_refill(mm_parser *ps, const char **pp, const char **pend, spk_err *e)
     if (!s || s->eof) return SPK_OK;
     size_t len = (size_t)(*pend - *pp);
     memmove(s->buf, *pp, len);
-    while (len < MM_WINDOW && !s->eof) {
+    while (len < s->cap && !s->eof) {
         size_t got = 0;
-        SPK_TRY(mm_read_some(s, s->buf + len, MM_WINDOW - len, &got, e));
+        SPK_TRY(mm_read_some(s, s->buf + len, s->cap - len, &got, e));
         len += got;
     }
     ps->begin = *pp = s->buf;
@@ -91,18 +101,18 @@ int spk_mm_refill(mm_parser *ps, const char **pp, const char **pend, spk_err *e)
 int spk_mm_next_content(mm_parser *ps, const char **pp, const char **pend, long long *line, int *found, spk_err *e)
 {
     for (;;) {
-        if (ps->more && (size_t)(*pend - *pp) < MM_LINE_MAX) SPK_TRY(spk_mm_refill(ps, pp, pend, e));
+        if (ps->more && (size_t)(*pend - *pp) < ps->line_max) SPK_TRY(spk_mm_refill(ps, pp, pend, e));
         const int r = mm_next_line(pp, *pend, line, ps->more);
-        if (r == 1 && ps->more && (size_t)(*pend - *pp) < MM_LINE_MAX) {
+        if (r == 1 && ps->more && (size_t)(*pend - *pp) < ps->line_max) {
             SPK_TRY(spk_mm_refill(ps, pp, pend, e)); /* the content line whole in the window */
         }
         if (r >= 0) {
             *found = r;
             return SPK_OK;
         }
-        if ((size_t)(*pend - *pp) >= MM_LINE_MAX) /* a blank or comment line that fills the window */
-            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %d bytes", ps->name, *line,
-                               MM_LINE_MAX);
+        if ((size_t)(*pend - *pp) >= ps->line_max) /* a blank or comment line that fills the window */
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %zu bytes", ps->name, *line,
+                               ps->line_max);
     }
 }
 
@@ -112,7 +122,7 @@ int spk_mm_open(const char *path, mm_parser *ps, spk_err *e)
     ps->name = path;
     ps->line = 1;
     mm_source *s = calloc(1, sizeof *s);
-    char *buf = malloc(MM_WINDOW);
+    char *buf = malloc(window_next);
     if (!s || !buf) {
         free(s);
         free(buf);
@@ -120,6 +130,8 @@ int spk_mm_open(const char *path, mm_parser *ps, spk_err *e)
     }
     s->path = path;
     s->buf = buf;
+    s->cap = window_next;
+    ps->line_max = line_max_next;
     errno = 0;
     if (mm_ends_with(path, ".gz")) {
         s->gz = gzopen(path, "rb");

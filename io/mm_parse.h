@@ -18,11 +18,14 @@
 enum { MM_NUM_OK = 0, MM_NUM_BAD = 1, MM_NUM_NONFINITE = 2 };
 
 /* A file read through a window (mm_file.c): the parser holds only the
- * window's bytes, never the whole text.  Lines are at most MM_LINE_MAX
- * bytes; the window is refilled when less than that is left after the line
- * being parsed. */
+ * window's bytes, never the whole text.  Lines are at most line_max bytes
+ * (MM_LINE_MAX unless a test set others); the window is refilled when less
+ * than that is left after the line being parsed. */
 typedef struct mm_source mm_source;
 enum { MM_LINE_MAX = 1 << 16, MM_WINDOW = 1 << 20 };
+/* Tests: the window and line limit of the files opened next (line_max at
+ * most window / 2; 0, 0: the defaults), to cross windows on small files. */
+void spk_mm_set_window(size_t window, size_t line_max);
 
 /* The input being parsed: the whole text, or (src) the window [begin, end)
  * of a file, more of which follows while `more` is set. */
@@ -32,6 +35,7 @@ typedef struct mm_parser {
     long long line; /* 1-based number of the line p is on */
     mm_source *src; /* NULL: [begin, end) is the whole text */
     int more;       /* 1: the file goes on after end */
+    size_t line_max; /* with src: the longest line the window holds whole */
 } mm_parser;
 
 /* What a file holds once parsed: the header, and either coordinate entries
@@ -139,11 +143,11 @@ int spk_mm_scan_real(const char **pp, const char *end, double *v, int *integral)
  * end of the file. */
 int spk_mm_refill(mm_parser *ps, const char **p, const char **end, spk_err *e);
 /* mm_next_line through the window: *found 1 at a content line, whole in the
- * window (up to MM_LINE_MAX bytes), 0 at the end of the input; an error
- * for a line longer than MM_LINE_MAX. */
+ * window (up to line_max bytes), 0 at the end of the input; an error
+ * for a line longer than line_max. */
 int spk_mm_next_content(mm_parser *ps, const char **p, const char **end, long long *line, int *found, spk_err *e);
 /* After a content line was parsed up to *p: reaching the window's end with
- * more input means the line was longer than MM_LINE_MAX (an error). */
+ * more input means the line was longer than line_max (an error). */
 static inline int mm_line_fit(const mm_parser *ps, const char *p, const char *end)
 {
     return !(ps->more && p == end);

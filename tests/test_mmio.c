@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "io/gen.h"
+#include "io/mm_parse.h" /* spk_mm_set_window */
 #include "io/mmio.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -1024,6 +1025,61 @@ static void test_window(const char *dir)
     spk_csr_free(&A);
 }
 
+/* Every file of tests/mm and data/ read through tiny windows (lines of up to
+ * 128 bytes in windows of 256, and of up to 40 in windows of 96: thousands
+ * of refills a file, lines cut at every offset) gives what the default
+ * window gives: the same status, message and matrix, bit for bit. */
+static int same_csr(const spk_csr *A, const spk_csr *B)
+{
+    return A->nrows == B->nrows && A->ncols == B->ncols && A->nnz == B->nnz &&
+           (!A->rowptr || memcmp(A->rowptr, B->rowptr, ((size_t)A->nrows + 1) * sizeof(int)) == 0) &&
+           (!A->nnz || (memcmp(A->colind, B->colind, (size_t)A->nnz * sizeof(int)) == 0 &&
+                        memcmp(A->val, B->val, (size_t)A->nnz * sizeof(double)) == 0));
+}
+
+static void small_windows_in(const char *folder, int *files, int *compared)
+{
+    DIR *dr = opendir(folder);
+    for (struct dirent *de; dr && (de = readdir(dr));) {
+        if (!strstr(de->d_name, ".mtx")) continue;
+        char path[1024];
+        join(path, sizeof path, folder, de->d_name);
+        spk_csr W = {0}, A = {0};
+        spk_err ew = {0}, e = {0};
+        spk_mm_set_window(0, 0);
+        const int sw = spk_mm_read_csr(path, &W, NULL, &ew);
+        const size_t win[2][2] = {{256, 128}, {96, 40}};
+        for (int k = 0; k < 2; k++) {
+            spk_mm_set_window(win[k][0], win[k][1]);
+            const int st = spk_mm_read_csr(path, &A, NULL, &e);
+            /* a line longer than the tiny window's limit is refused there: the only difference allowed */
+            if (st == SPK_ERR_PARSE && check_contains(e.msg, "a line longer than")) {
+                spk_csr_free(&A);
+                continue;
+            }
+            (*compared)++;
+            CHECK(st == sw && strcmp(e.msg, ew.msg) == 0 && (st || same_csr(&A, &W)),
+                  "%s, window %zu: status %d '%s', default window %d '%s'", de->d_name, win[k][0], st, e.msg, sw,
+                  ew.msg);
+            spk_csr_free(&A);
+        }
+        spk_csr_free(&W);
+        (*files)++;
+    }
+    if (dr) closedir(dr);
+    spk_mm_set_window(0, 0);
+}
+
+static void test_small_windows(void)
+{
+    int files = 0, compared = 0;
+    small_windows_in(SPK_TEST_FILES, &files, &compared);
+    small_windows_in(SPK_TEST_DATA, &files, &compared);
+    CHECK(files >= 60 && compared >= 2 * files - 8, "%d files read through small windows, %d readings compared",
+          files, compared);
+    printf("small windows: %d files, %d readings compared with the default window's\n", files, compared);
+}
+
 /* ---- writing ------------------------------------------------------------------------ */
 
 /* A canonical 5 x 4 matrix with awkward values (an empty row, -0, DBL_MAX, denormals). */
@@ -1395,6 +1451,7 @@ int main(void)
     test_huge_header();
     test_gzip(dir);
     test_window(dir);
+    test_small_windows();
     test_write_roundtrip(dir);
     test_dense_roundtrip(dir);
     test_write_keeps_old_file(dir);
