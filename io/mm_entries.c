@@ -143,6 +143,7 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
         if (!found)
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: file ends after %zu of %lld entries",
                                ps->name, mm_last_line(ps, line), k, in->entries);
+        if (!mm_line_whole(ps, p, end)) goto too_long;
         if (!(q = spk_mm_scan_int(p, end, &r)))
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: bad row index '%s'", ps->name, line,
                                spk_mm_token(p, end, tok, sizeof tok));
@@ -229,6 +230,9 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
         if (!found)
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: file ends after %zu of %lld values",
                                ps->name, mm_last_line(ps, line), k, d->info.entries);
+        if (!mm_line_whole(ps, p, end))
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %zu bytes", ps->name, line,
+                               ps->line_max);
         const char *t0 = p;
         st = spk_mm_scan_real(&p, end, &v, &intg);
         if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);

@@ -95,6 +95,7 @@ int spk_mm_refill(mm_parser *ps, const char **pp, const char **pend, spk_err *e)
     ps->begin = *pp = s->buf;
     ps->end = *pend = s->buf + len;
     ps->more = !s->eof;
+    if (len > 0) ps->last_nl = s->buf[len - 1] == '\n'; /* the window ends with the last byte read */
     return SPK_OK;
 }
 

@@ -4,6 +4,18 @@
 #include <limits.h>
 #include <string.h>
 
+/* Are the n bytes at w the start of lit, ignoring case? */
+static int mm_prefix_ci(const char *w, size_t n, const char *lit)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!lit[i]) return 0;
+        const char a = w[i] >= 'A' && w[i] <= 'Z' ? (char)(w[i] - 'A' + 'a') : w[i];
+        const char b = lit[i] >= 'A' && lit[i] <= 'Z' ? (char)(lit[i] - 'A' + 'a') : lit[i];
+        if (a != b) return 0;
+    }
+    return 1;
+}
+
 /* Parse line 1: %%MatrixMarket matrix FORMAT FIELD SYMMETRY. */
 int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
 {
@@ -18,6 +30,7 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
         return spk_err_set(e, SPK_ERR_PARSE, "%s:1: empty file (no %%%%MatrixMarket banner)",
                            ps->name);
     const char *eol = memchr(p, '\n', (size_t)(end - p));
+    const int cut = !eol && ps->more; /* the banner line fills the whole window */
     if (!eol) eol = end;
     while (nw < 6) {
         while (p < eol && mm_blank(*p)) p++;
@@ -27,6 +40,9 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
         wn[nw] = (size_t)(p - w[nw]);
         nw++;
     }
+    /* the window ends before the first word does, and what it holds may still be the banner's */
+    if (cut && (nw == 0 || (w[0] + wn[0] == end && wn[0] < 14 && mm_prefix_ci(w[0], wn[0], "%%MatrixMarket"))))
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:1: a line longer than %zu bytes", ps->name, ps->line_max);
     if (nw == 0 || !spk_mm_word_is(w[0], wn[0], "%%MatrixMarket")) {
         if (end - ps->p >= 2 && (unsigned char)ps->p[0] == 0x1f && (unsigned char)ps->p[1] == 0x8b)
             return spk_err_set(e, SPK_ERR_PARSE,
@@ -35,6 +51,7 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
                                ps->name);
         return spk_err_set(e, SPK_ERR_PARSE, "%s:1: missing %%%%MatrixMarket banner", ps->name);
     }
+    if (cut) return spk_err_set(e, SPK_ERR_PARSE, "%s:1: a line longer than %zu bytes", ps->name, ps->line_max);
     if (nw < 2)
         return spk_err_set(e, SPK_ERR_PARSE, "%s:1: banner is missing the object ('matrix')",
                            ps->name);
@@ -117,6 +134,9 @@ int spk_mm_parse_size(mm_parser *ps, spk_mm_info *info, spk_err *e)
     if (!found)
         return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: missing size line (%s)", ps->name,
                            mm_last_line(ps, ps->line), what);
+    if (!mm_line_whole(ps, p, end))
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %zu bytes", ps->name, ps->line,
+                           ps->line_max);
     for (int k = 0;; k++) {
         if (k == want)
             return spk_err_set(

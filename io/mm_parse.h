@@ -36,6 +36,7 @@ typedef struct mm_parser {
     mm_source *src; /* NULL: [begin, end) is the whole text */
     int more;       /* 1: the file goes on after end */
     size_t line_max; /* with src: the longest line the window holds whole */
+    int last_nl;     /* with src: the last byte read from the file is a newline */
 } mm_parser;
 
 /* What a file holds once parsed: the header, and either coordinate entries
@@ -118,7 +119,8 @@ static inline int mm_next_line(const char **pp, const char *end, long long *line
 /* The line to name when the input ended: the last line that has content. */
 static inline long long mm_last_line(const mm_parser *ps, long long line)
 {
-    if (ps->end > ps->begin && ps->end[-1] == '\n' && line > 1) return line - 1;
+    const int nl = ps->src ? ps->last_nl : ps->end > ps->begin && ps->end[-1] == '\n';
+    if (nl && line > 1) return line - 1;
     return line;
 }
 
@@ -146,6 +148,15 @@ int spk_mm_refill(mm_parser *ps, const char **p, const char **end, spk_err *e);
  * window (up to line_max bytes), 0 at the end of the input; an error
  * for a line longer than line_max. */
 int spk_mm_next_content(mm_parser *ps, const char **p, const char **end, long long *line, int *found, spk_err *e);
+/* A content line read from a file ends within line_max bytes of p (checked
+ * before it is parsed, so that no message names a token cut by the window's
+ * end; the same limit wherever the line falls in the window). */
+static inline int mm_line_whole(const mm_parser *ps, const char *p, const char *end)
+{
+    if (!ps->more) return 1;
+    const size_t n = (size_t)(end - p) < ps->line_max ? (size_t)(end - p) : ps->line_max;
+    return memchr(p, '\n', n) != NULL;
+}
 /* After a content line was parsed up to *p: reaching the window's end with
  * more input means the line was longer than line_max (an error). */
 static inline int mm_line_fit(const mm_parser *ps, const char *p, const char *end)

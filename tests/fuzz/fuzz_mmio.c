@@ -15,7 +15,11 @@
  *   - the dense reader likewise fails with a named message, or returns
  *     nrows x ncols finite values;
  *   - what the reader returns (up to 2^22 rows + columns) can be transposed,
- *     checked for symmetry and multiplied without a sanitizer report. */
+ *     checked for symmetry and multiplied without a sanitizer report;
+ *   - the input written to a file and read through a window of 64 bytes
+ *     (lines of up to 24) gives what the text in memory gives: the same
+ *     status, message and matrix, unless a line is longer than 24 bytes
+ *     (then refused as such). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "core/csr.h"
+#include "io/mm_parse.h" /* spk_mm_set_window */
 #include "io/mmio.h"
 
 #define NAME "fuzz-input"
@@ -103,10 +110,56 @@ static void check_dense(const uint8_t *data, size_t size)
     free(v);
 }
 
+/* The file reader through a tiny window against the text in memory (one
+ * temporary file a process, removed at exit). */
+static char window_path[64];
+
+static void remove_window_file(void)
+{
+    if (window_path[0]) unlink(window_path);
+}
+
+static void check_window(const uint8_t *data, size_t size)
+{
+    char *path = window_path;
+    if (!path[0]) {
+        snprintf(window_path, sizeof window_path, "/tmp/spk-fuzz-XXXXXX");
+        const int fd = mkstemp(window_path);
+        if (fd < 0) finding("cannot make a temporary file", window_path);
+        close(fd);
+        atexit(remove_window_file);
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) finding("cannot write the temporary file", path);
+    spk_err em, ef;
+    spk_err_clear(&em);
+    spk_err_clear(&ef);
+    spk_csr M = {0}, F = {0};
+    const int sm = spk_mm_read_csr_mem(NAME, (const char *)data, size, &M, NULL, &em);
+    spk_mm_set_window(64, 24);
+    const int sf = spk_mm_read_csr(path, &F, NULL, &ef);
+    spk_mm_set_window(0, 0);
+    const size_t np = strlen(path), nn = strlen(NAME);
+    const int long_line = sf == SPK_ERR_PARSE && strstr(ef.msg, "a line longer than");
+    if (!long_line) {
+        if (sf != sm) finding("the windowed file's status differs from the text's", ef.msg);
+        if (sf && (strncmp(ef.msg, path, np) != 0 || strncmp(em.msg, NAME, nn) != 0 || strcmp(ef.msg + np, em.msg + nn)))
+            finding("the windowed file's message differs from the text's", ef.msg);
+        if (!sf && (F.nrows != M.nrows || F.ncols != M.ncols || F.nnz != M.nnz ||
+                    memcmp(F.rowptr, M.rowptr, ((size_t)M.nrows + 1) * sizeof(int)) != 0 ||
+                    (M.nnz && (memcmp(F.colind, M.colind, (size_t)M.nnz * sizeof(int)) != 0 ||
+                               memcmp(F.val, M.val, (size_t)M.nnz * sizeof(double)) != 0))))
+            finding("the windowed file's matrix differs from the text's", NULL);
+    }
+    spk_csr_free(&M);
+    spk_csr_free(&F);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check_sparse(data, size);
     check_dense(data, size);
+    check_window(data, size);
     return 0;
 }
 
