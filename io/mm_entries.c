@@ -178,7 +178,6 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
         } else if (k == d->cap) {
             SPK_TRY(mm_grow(d, ps->name, e));
         }
-        if (!mm_line_fit(ps, p, end)) goto too_long;
         if (p < end && *p != '\n')
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too many tokens, expected %s", ps->name,
                                line, expect);
@@ -238,9 +237,6 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
         if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
         if (integer && fabs(v) >= 0x1p53) mm_warn(ps, d, line, "an integer of magnitude 2^53 or more, which a double may round");
         while (p < end && mm_blank(*p)) p++;
-        if (!mm_line_fit(ps, p, end))
-            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %zu bytes", ps->name, line,
-                               ps->line_max);
         if (p < end && *p != '\n')
             return spk_err_set(e, SPK_ERR_PARSE,
                                "%s:%lld: too many tokens, expected 1 value per line in an array "

@@ -157,12 +157,6 @@ static inline int mm_line_whole(const mm_parser *ps, const char *p, const char *
     const size_t n = (size_t)(end - p) < ps->line_max ? (size_t)(end - p) : ps->line_max;
     return memchr(p, '\n', n) != NULL;
 }
-/* After a content line was parsed up to *p: reaching the window's end with
- * more input means the line was longer than line_max (an error). */
-static inline int mm_line_fit(const mm_parser *ps, const char *p, const char *end)
-{
-    return !(ps->more && p == end);
-}
 /* Open path as a source for a parser (plain, or gzip when the name ends in
  * ".gz"), its first window read; spk_mm_close releases it. */
 int spk_mm_open(const char *path, mm_parser *ps, spk_err *e);

@@ -24,17 +24,33 @@
 /* Contexts and matrices are freed when destroyed and no longer used: a
  * matrix holds its context, a solver its context and matrix (refs), so
  * the caller may destroy them in any order. */
+typedef struct spk_ref {
+    int refs, closed; /* holders; destroy called */
+} spk_ref;
+
+/* One holder fewer, and destroy: 1 where the object is to be freed now. */
+static inline int spk_ref_drop(spk_ref *r)
+{
+    return --r->refs == 0 && r->closed;
+}
+static inline int spk_ref_close(spk_ref *r)
+{
+    if (r->closed) return 0;
+    r->closed = 1;
+    return r->refs == 0;
+}
+
 struct spk_context {
     spk_exec *exec;
     spk_err err;
     char note[SPK_ERR_MSG_MAX]; /* why this device (SPK_DEVICE_AUTO) */
-    int refs, closed;           /* holders; spk_context_destroy called */
+    spk_ref ref;                /* its holders (matrices, solvers) */
     size_t mem_limit;           /* bytes a file read may hold (spk_context_set_memory_limit; 0: none) */
 };
 
 struct spk_matrix {
     spk_context *ctx;
-    int refs, closed; /* holders (solvers); spk_matrix_destroy called */
+    spk_ref ref;      /* its holders (solvers) */
     spk_csr A;        /* canonical host CSR */
     int *map;         /* input entry k -> position in A (NULL: identity) */
     int nin;          /* entries in the caller's arrays (spk_matrix_update_values) */

@@ -148,19 +148,17 @@ int spk_context_set_memory_limit(spk_context *ctx, size_t bytes)
 
 void spk_context_hold(spk_context *ctx)
 {
-    ctx->refs++;
+    ctx->ref.refs++;
 }
 
 void spk_context_drop(spk_context *ctx)
 {
-    if (--ctx->refs == 0 && ctx->closed) context_free(ctx);
+    if (spk_ref_drop(&ctx->ref)) context_free(ctx);
 }
 
 void spk_context_destroy(spk_context *ctx)
 {
-    if (!ctx || ctx->closed) return;
-    ctx->closed = 1;
-    if (ctx->refs == 0) context_free(ctx);
+    if (ctx && spk_ref_close(&ctx->ref)) context_free(ctx);
 }
 
 const char *spk_context_device(const spk_context *ctx)

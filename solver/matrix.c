@@ -212,19 +212,17 @@ const char *spk_matrix_warning(const spk_matrix *A)
 
 void spk_matrix_hold(spk_matrix *A)
 {
-    A->refs++;
+    A->ref.refs++;
 }
 
 void spk_matrix_drop(spk_matrix *A)
 {
-    if (--A->refs == 0 && A->closed) matrix_free(A);
+    if (spk_ref_drop(&A->ref)) matrix_free(A);
 }
 
 void spk_matrix_destroy(spk_matrix *A)
 {
-    if (!A || A->closed) return;
-    A->closed = 1;
-    if (A->refs == 0) matrix_free(A);
+    if (A && spk_ref_close(&A->ref)) matrix_free(A);
 }
 
 /* ---- vectors -------------------------------------------------------------- */
