@@ -90,27 +90,34 @@ static int built_on_host(const spk_csr *A, const spk_precond_opts *o)
 
 /* The build's phase marks: created (make), or read into info.phase_ms and
  * destroyed.  Timing is a report only: a mark that cannot be made or read
- * leaves its phases at 0. */
+ * leaves its phases at 0.  Only pairs of recorded marks are read: a build
+ * that the race stopped never records its later marks, and an event never
+ * recorded is not one cudaEventElapsedTime may be given. */
 static void phase_events(dev_pc *p, int make)
 {
     const int last = SPK_SETUP_PHASES;
     if (make) {
+        p->marked = 0;
         for (int i = 0; i <= last; i++)
             if (cudaEventCreate(&p->mark[i]) != cudaSuccess) p->mark[i] = NULL;
         (void)cudaGetLastError();
         return;
     }
-    const int ended = p->mark[last] && cudaEventSynchronize(p->mark[last]) == cudaSuccess;
-    for (int i = 0; i < last; i++) {
+    int top = -1; /* the last recorded mark: waiting on it waits on every earlier one */
+    for (int i = 0; i <= last; i++)
+        if (p->marked & (1u << i)) top = i;
+    const int ended = top > 0 && cudaEventSynchronize(p->mark[top]) == cudaSuccess;
+    for (int i = 0; ended && i < top; i++) {
         float ms = 0;
-        if (ended && p->mark[i] && p->mark[i + 1] &&
+        if ((p->marked & (1u << i)) && (p->marked & (1u << (i + 1))) &&
             cudaEventElapsedTime(&ms, p->mark[i], p->mark[i + 1]) == cudaSuccess)
             p->info.phase_ms[i] = ms;
     }
     for (int i = 0; i <= last; i++)
         if (p->mark[i]) cudaEventDestroy(p->mark[i]);
     memset(p->mark, 0, sizeof p->mark);
-    (void)cudaGetLastError(); /* a mark never recorded: not an error of the build */
+    p->marked = 0;
+    (void)cudaGetLastError();
 }
 
 /* create_dev (precond.h): the arguments checked, the build on the host or

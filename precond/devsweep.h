@@ -70,6 +70,7 @@ typedef struct dev_pc {
     char what[64];             /* describe() */
     spk_precond_factor_info info; /* how the factor was computed (factor_info) */
     cudaEvent_t mark[SPK_SETUP_PHASES + 1]; /* the build's phase ends (info.phase_ms; NULL: not timed) */
+    unsigned marked;           /* bit i: mark[i] was recorded (a build stopped early records fewer) */
     void *ipool;               /* the iterative factorization's work space (devsweep_iter.c; freed after it) */
     int *ucp, *urow, *upos;    /* ... in ipool: ILU(0)'s F by columns (positions in F) */
     int *ichunk, nchunk, lmin; /* ... the long rows' chunks, their count, and what is long */
@@ -95,7 +96,7 @@ enum { APPLY_SWEEPS, APPLY_SMALL_SWEEPS, APPLY_SMALL_SOLVE, APPLY_SPSV };
 /* The end of the build's phase i - 1 (mark[0]: the start), in stream order. */
 static inline void phase_mark(dev_pc *p, int i)
 {
-    if (p->mark[i]) (void)cudaEventRecord(p->mark[i], p->s);
+    if (p->mark[i] && cudaEventRecord(p->mark[i], p->s) == cudaSuccess) p->marked |= 1u << i;
 }
 
 /* The host's factorization of the same kind (factor.h): its label and tests. */

@@ -237,8 +237,11 @@ def test_vector_ops_fused():
     A = (sp.kron(sp.identity(g), T) + sp.kron(T, sp.identity(g))).tocsr()
     xt = np.linspace(1.0, 2.0, g * g)
     for method in ("cg", "bicgstab"):
-        xc, infoc = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE, vector_ops="classic")
-        xf, infof = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE)  # block: the default
+        # the preconditioner named: the probe's choice, made from measured times, could differ
+        # between two solves on a loaded machine
+        xc, infoc = spk.solve(A, A @ xt, method=method, precond="none", rtol=1e-10, device=DEVICE,
+                              vector_ops="classic")
+        xf, infof = spk.solve(A, A @ xt, method=method, precond="none", rtol=1e-10, device=DEVICE)  # block
         assert infof.converged and np.allclose(xf, xt, rtol=1e-7)
         assert abs(infof.iterations - infoc.iterations) <= max(3, infoc.iterations // 10)
         assert infof.t_sync >= 0 and infoc.t_sync == 0
@@ -246,7 +249,8 @@ def test_vector_ops_fused():
         first = 1 if method == "bicgstab" else 0
         assert infof.block_iterations == (infof.iterations - first if infof.device == "cuda" else 0)
         assert infof.block_cluster == (1 if infof.device == "cuda" else 0)
-        xg, infog = spk.solve(A, A @ xt, method=method, rtol=1e-10, device=DEVICE, vector_ops="graph")
+        xg, infog = spk.solve(A, A @ xt, method=method, precond="none", rtol=1e-10, device=DEVICE,
+                              vector_ops="graph")
         assert infog.converged and np.allclose(xg, xt, rtol=1e-7) and infog.block_iterations == 0
     # more entries than one block takes: without a preconditioner, a cluster of blocks on sm_90
     h = 40
