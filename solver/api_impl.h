@@ -105,6 +105,24 @@ struct spk_solver {
     } probe;
 };
 
+/* A breakdown at the precision floor: the residual already as small as
+ * double precision allows (rtol 0 asks for more), so p'Ap, r'z, rho or
+ * omega rounded to 0 -- no sign of an indefinite or singular system (which
+ * break down with a large residual). */
+#define SPK_FLOOR_RELRES 1e-13
+
+static inline int spk_result_at_floor(const spk_result *r)
+{
+    switch (r->reason) {
+    case SPK_BREAKDOWN_INDEFINITE:
+    case SPK_BREAKDOWN_PRECOND:
+    case SPK_BREAKDOWN_RHO:
+    case SPK_BREAKDOWN_R0V:
+    case SPK_BREAKDOWN_OMEGA: return r->relres <= SPK_FLOOR_RELRES || r->true_relres <= SPK_FLOOR_RELRES;
+    default: return 0;
+    }
+}
+
 /* rows per block of SPK_REORDER_BLOCK_MULTICOLOR when reorder_block is 0 */
 #define SPK_REORDER_BLOCK_DEFAULT 16
 

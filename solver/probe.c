@@ -521,10 +521,61 @@ static int settle(spk_solver *s, const double *b, double *x, spk_result *r)
     return SPK_OK;
 }
 
+/* Did the default's choice fail: a breakdown or a divergence, away from
+ * the precision floor?  (CG's p'Ap <= 0 is not one: spk_solve's switch to
+ * BiCGStab answers it.) */
+static int choice_failed(const spk_result *r)
+{
+    switch (r->reason) {
+    case SPK_BREAKDOWN_RHO:
+    case SPK_BREAKDOWN_R0V:
+    case SPK_BREAKDOWN_OMEGA:
+    case SPK_BREAKDOWN_PRECOND:
+    case SPK_DIVERGED_NAN:
+    case SPK_DIVERGED_DTOL: return !spk_result_at_floor(r);
+    default: return 0;
+    }
+}
+
+/* The last resort: where the preconditioner the default chose broke down
+ * or diverged with iterations left, the same method runs on without one
+ * (the preconditioner is what failed: on such matrices a factor or a
+ * diagonal scaling can make the iteration diverge where none converges).
+ * After a breakdown from the iterate (the last good one), after a
+ * divergence from the one kept before the failed run (xs).  The solver
+ * keeps none for its later solves.  No constant: it acts only after a
+ * failure, so a solve that converged never takes this path. */
+static int last_resort(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+{
+    if (s->pkind == SPK_PRECOND_NONE || !choice_failed(r) || r->iterations >= s->opts.maxit) return SPK_OK;
+    const int diverged = r->reason == SPK_DIVERGED_DTOL || r->reason == SPK_DIVERGED_NAN;
+    if (diverged) SPK_TRY(restore(s, x));
+    char was[96];
+    snprintf(was, sizeof was, "%s %s at iteration %d", spk_solver_precond(s),
+             diverged ? "diverged" : "broke down", r->iterations);
+    double secs = 0;
+    SPK_TRY(spk_solver_use_precond(s, s->kind, SPK_PRECOND_NONE, &secs));
+    add_setup(s, t_setup, secs);
+    s->probe.decided = 1;
+    const size_t len = strlen(s->probe.why);
+    snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then none, the last resort: %s", was);
+    spk_result more;
+    probe_run m;
+    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, &m));
+    add_run(r, &more);
+    return SPK_OK;
+}
+
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
 {
-    if (!s->probe.on || s->probe.decided) return spk_solver_run(s, b, x, &s->opts, r);
-    SPK_TRY(choose(s, b, x, r, t_setup));
+    if (!s->probe.on) return spk_solver_run(s, b, x, &s->opts, r);
+    if (s->probe.decided) { /* a later solve: its start kept for the last resort */
+        if (s->pkind != SPK_PRECOND_NONE) SPK_TRY(s->ctx->exec->ops->copy(s->ctx->exec, s->k.n, x, s->probe.xs));
+        SPK_TRY(spk_solver_run(s, b, x, &s->opts, r));
+    } else {
+        SPK_TRY(choose(s, b, x, r, t_setup));
+    }
+    SPK_TRY(last_resort(s, b, x, r, t_setup));
     return settle(s, b, x, r);
 }
 

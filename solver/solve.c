@@ -12,30 +12,12 @@
 #include "core/exec_cuda.h"
 #endif
 
-/* A breakdown at the precision floor: the residual already as small as
- * double precision allows (rtol 0 asks for more), so p'Ap, r'z, rho or
- * omega rounded to 0 -- no sign of an indefinite or singular system (which
- * break down with a large residual). */
-#define SPK_FLOOR_RELRES 1e-13
-
-static int at_floor(const spk_result *r)
-{
-    switch (r->reason) {
-    case SPK_BREAKDOWN_INDEFINITE:
-    case SPK_BREAKDOWN_PRECOND:
-    case SPK_BREAKDOWN_RHO:
-    case SPK_BREAKDOWN_R0V:
-    case SPK_BREAKDOWN_OMEGA: return r->relres <= SPK_FLOOR_RELRES || r->true_relres <= SPK_FLOOR_RELRES;
-    default: return 0;
-    }
-}
-
 /* Status and message for a finished solve. */
 static int outcome(spk_solver *s, const spk_result *r)
 {
     spk_err *e = &s->ctx->err;
     const char *m = spk_solver_method(s);
-    if (at_floor(r))
+    if (spk_result_at_floor(r))
         return spk_err_set(e, SPK_ERR_NOT_CONVERGED,
                            "%s reached the precision floor at iteration %d: relative residual %.1e (true %.1e), "
                            "rtol %.1e; double precision allows no further reduction (%s)",
@@ -146,7 +128,7 @@ static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const
     *t_setup += spk_time_now() - t1;
     SPK_TRY(ex->ops->upload(ex, dx, x0, (size_t)s->M->A.nrows * sizeof(double)));
     memset(r, 0, sizeof *r);
-    SPK_TRY(spk_solver_run(s, db, dx, &s->opts, r));
+    SPK_TRY(spk_solver_iterate(s, db, dx, r, t_setup)); /* with the default's last resort */
     *alongside = rc && rc->winner >= 0;
     r->switched = !*alongside;
     r->t_spmv += first.t_spmv;
@@ -205,7 +187,7 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     if (!alongside) SPK_CHECK(st, spk_solver_iterate(s, db, dx, &r, &t_setup));
     alongside = rc && rc->winner >= 0;
     if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND) &&
-        !at_floor(&r))
+        !spk_result_at_floor(&r))
         SPK_CHECK(st, switch_to_bicgstab(s, db, dx, x0, rc, &r, &t_setup, &alongside));
     s->k.race = NULL;
     int on_host = 0; /* the answer alongside is in x already */
@@ -228,7 +210,7 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     r.t_setup_precond = s->t_split[3];
     r.t_total = spk_time_now() - t0;
     st = outcome(s, &r);
-    if (at_floor(&r)) r.reason = SPK_PRECISION_FLOOR;
+    if (spk_result_at_floor(&r)) r.reason = SPK_PRECISION_FLOOR;
 cleanup:
     s->k.race = NULL;
     s->k.begun.on = 0; /* a start made for the race and not taken (the CG alongside answered first) */

@@ -1169,6 +1169,34 @@ static void extreme_rhs(void)
         spk_solver_destroy(s);
     }
     spk_matrix_destroy(A);
+    /* the same with the default's choice measured (probe on) on an 8 x 8 SPD matrix whose
+     * diagonal varies (its cheap preconditioner is Jacobi): the breakdown at the floor is no
+     * failure of that choice, so the last resort (none after a failed preconditioner) stays out */
+    int rp8[9], ci8[22];
+    double v8[22];
+    int q = 0;
+    for (int i = 0; i < 8; i++) {
+        rp8[i] = q;
+        for (int j = i - 1; j <= i + 1; j++)
+            if (j >= 0 && j < 8) ci8[q] = j, v8[q++] = j == i ? 2.0 + i : -1.0;
+    }
+    rp8[8] = q;
+    CHECK_OK(spk_matrix_from_csr(ctx, 8, 8, rp8, ci8, v8, &A), spk_last_error(ctx));
+    spk_options o;
+    spk_options_default(&o);
+    o.race = 0;
+    o.rtol = 0;
+    o.maxit = 300;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+    double b8[8] = {1, 2, 3, 4, 5, 6, 7, 8}, x8[8] = {0};
+    const int st8 = spk_solve(s, b8, x8, &r);
+    CHECK(st8 == SPK_ERR_NOT_CONVERGED && r.true_relres < 1e-14 && !r.switched &&
+              (r.reason == SPK_PRECISION_FLOOR || r.reason == SPK_DIVERGED_MAXIT) &&
+              !check_contains(spk_solver_choice(s), "last resort") && strcmp(spk_solver_precond(s), "none") != 0,
+          "rtol 0 with the probe: status %d, reason %s, true %g, precond %s, choice: %s", st8,
+          spk_reason_name(r.reason), r.true_relres, spk_solver_precond(s), spk_solver_choice(s));
+    spk_solver_destroy(s);
+    spk_matrix_destroy(A);
     spk_context_destroy(ctx);
 }
 
