@@ -222,9 +222,8 @@ typedef struct spk_options {
     int factorization;         /* "factorization": how IC(0)/ILU(0) compute their factor:
                                   SPK_FACTORIZATION_EXACT in dependency order (row by row),
                                   SPK_FACTORIZATION_ITERATIVE by fixed-point sweeps over all entries
-                                  at once (Chow and Patel), SPK_FACTORIZATION_AUTO: iterative on the
-                                  GPU where the dependency chains are long, else exact (the
-                                  default) */
+                                  at once (Chow and Patel), SPK_FACTORIZATION_AUTO: iterative where
+                                  the GPU builds the factor, else exact (the default) */
     int factor_sweeps;         /* "factor-sweeps": the most sweeps of the iterative factorization */
     double factor_tol;         /* "factor-tol": ... which stops once its relative residual
                                   ||A - LU|| on the pattern (diagonally scaled) is at most this */

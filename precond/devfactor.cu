@@ -3,7 +3,7 @@
  *   devfactor_common.cuh   block size and grids, shared by the parts;
  *   devfactor_pattern.cuh  F's pattern, the rows' dependencies and order;
  *   devfactor_numeric.cuh  the numeric IC(0) / ILU(0);
- *   devfactor_iter.cuh     ... by fixed-point sweeps, and the chain of auto;
+ *   devfactor_iter.cuh     ... by fixed-point sweeps;
  *   devfactor_sweep.cuh    the sweeps, and the copies of the triangles they read;
  *   devfactor_check.cuh    the probe, differences and norms of the sweeps' check;
  *   devfactor_small.cuh    a small system's apply in one thread block.

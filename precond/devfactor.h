@@ -186,9 +186,6 @@ cudaError_t spk_dev_iter_long(cudaStream_t s, int n, const int *rp, int lmin, in
 /* upos from cusparseCsr2cscEx2 of positions: stage 0 writes tmp[q] = q
  * (to transpose as values); stage 1 upos[q] = pos[q] (the transposed ones). */
 cudaError_t spk_dev_iter_index(cudaStream_t s, int nnz, double *tmp, const double *pos, int *upos, int stage);
-/* *out = the chain of factorization = auto (parfactor.h,
- * spk_parfactor_chain) of F's pattern, by pointer jumping (work: 4 n ints). */
-cudaError_t spk_dev_chain(cudaStream_t s, int n, const int *frp, const int *fci, const int *dpos, int *work, int *out);
 
 /* A kernel of devfactor.cu, whose module a build may launch first while a
  * race runs alongside (core/cuda_module.h, spk_module_preload). */

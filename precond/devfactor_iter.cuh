@@ -1,7 +1,6 @@
 /* devfactor_iter.cuh -- IC(0) / ILU(0) by fixed-point sweeps on the device:
  * the host reference's sweeps (parfactor.c), Jacobi style with two value
- * buffers, and the dependency chain that factorization = auto measures
- * (devfactor.h).  Part of devfactor.cu's module: included there once.
+ * buffers (devfactor.h).  Part of devfactor.cu's module: included there once.
  *
  * Jacobi, not in place: each sweep reads only the last one's values, so
  * the result is the host's to rounding at every sweep count (not only at
@@ -345,37 +344,6 @@ __global__ void __launch_bounds__(kIterBlock)
     }
 }
 
-/* The chain of auto: par[i] = the largest column below the diagonal of row
- * i (-1: none), len[i] = 1; then pointer jumping, len[i] += len[par[i]],
- * par[i] = par[par[i]], from one buffer into the other; then the max. */
-__global__ void chain_init(int n, const int *__restrict__ rp, const int *__restrict__ ci,
-                           const int *__restrict__ dpos, int *par, int *len)
-{
-    const int i = blockIdx.x * kBlock + threadIdx.x;
-    if (i >= n) return;
-    par[i] = dpos[i] > rp[i] ? ci[dpos[i] - 1] : -1;
-    len[i] = 1;
-}
-
-__global__ void chain_jump(int n, const int *par, const int *len, int *par2, int *len2)
-{
-    const int i = blockIdx.x * kBlock + threadIdx.x;
-    if (i >= n) return;
-    const int p = par[i];
-    len2[i] = p >= 0 ? len[i] + len[p] : len[i];
-    par2[i] = p >= 0 ? par[p] : -1;
-}
-
-/* The longest chain: a warp's max by shuffles, one atomic per warp (one
- * word updated by every thread serializes). */
-__global__ void chain_max(int n, const int *len, int *out)
-{
-    const int i = blockIdx.x * kBlock + threadIdx.x;
-    int m = i < n ? len[i] : 0;
-    for (int o = 16; o > 0; o >>= 1) m = max(m, __shfl_xor_sync(FULL_MASK, m, o));
-    if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(out, m);
-}
-
 __global__ void iota_kernel(int m, double *x)
 {
     const int q = blockIdx.x * kBlock + threadIdx.x;
@@ -496,23 +464,6 @@ extern "C" cudaError_t spk_dev_iter_factor(cudaStream_t s, const spk_dev_iter *i
     iter_copy<<<blocks_for(it->nnz), kBlock, 0, s>>>(it->nnz, it->v1, it->v, it->ctl);
     st = cudaGetLastError();
     return st == cudaSuccess ? queue(s, it, alpha, 0, tol, 2) : st;
-}
-
-extern "C" cudaError_t spk_dev_chain(cudaStream_t s, int n, const int *frp, const int *fci, const int *dpos, int *work,
-                                     int *out)
-{
-    if (n == 0) return cudaMemsetAsync(out, 0, sizeof(int), s);
-    int *par = work, *len = work + n, *par2 = work + 2 * (size_t)n, *len2 = work + 3 * (size_t)n;
-    chain_init<<<blocks_for(n), kBlock, 0, s>>>(n, frp, fci, dpos, par, len);
-    for (long long span = 1; span < n; span *= 2) { /* after r rounds, par skips 2^r rows of the chain */
-        chain_jump<<<blocks_for(n), kBlock, 0, s>>>(n, par, len, par2, len2);
-        int *t = par;
-        par = par2, par2 = t;
-        t = len, len = len2, len2 = t;
-    }
-    cudaError_t st = cudaMemsetAsync(out, 0, sizeof(int), s);
-    if (st == cudaSuccess) chain_max<<<blocks_for(n), kBlock, 0, s>>>(n, len, out);
-    return st == cudaSuccess ? cudaGetLastError() : st;
 }
 
 #endif

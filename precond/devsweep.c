@@ -171,7 +171,6 @@ static int dev_create_dev(spk_exec *e, const spk_csr *A, const spk_csr *dA, cons
     p->k = o->sweeps;
     p->single = o->sweeps_float;
     p->opts = *o;
-    p->info.chain = -1;
     spk_exec_cuda_handles(e, &p->s, NULL, &p->h);
     /* small: the host builds it (a refactor comes here again with the new values) */
     const int host = built_on_host(A, o);

@@ -106,7 +106,7 @@ int spk_devsweep_build(dev_pc *p, const spk_csr *dA)
     SPK_CUDA_TRY(err, spk_dev_pattern_fill(p->s, n, p->ic, dA->rowptr, dA->colind, dA->val, p->frp, p->fci, p->v0,
                                            p->dpos, p->adiag, p->missing));
     phase_mark(p, 1);
-    SPK_TRY(spk_devsweep_iter_prepare(p)); /* exact or by sweeps (auto: by F's chain) */
+    SPK_TRY(spk_devsweep_iter_prepare(p)); /* exact or by sweeps (auto: sweeps) */
     if (ordered) {
         p->dptr = (int *)(tp + o_dptr), p->dep = (int *)(tp + o_dep), p->indeg = (int *)(tp + o_indeg);
         p->order_buf = (int *)(tp + o_order);

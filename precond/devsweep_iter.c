@@ -1,24 +1,14 @@
 /* devsweep_iter.c -- the GPU sweeps' factorization by fixed-point sweeps
  * (parfactor.h; kernels in devfactor_iter.cuh), the alternative to the
  * dependency-order kernel of devsweep_build.c: the choice (factorization:
- * exact, iterative, or auto by the dependency chain of F measured on the
- * device), its work space in one allocation (ipool, freed after the
- * factorization), and one factorization of A + alpha*diag(A) with the
- * outcome of devsweep_build.c's numeric (a bad pivot's row and value). */
+ * exact, or iterative, which auto is on the device), its work space in one
+ * allocation (ipool, freed after the factorization), and one factorization
+ * of A + alpha*diag(A) with the outcome of devsweep_build.c's numeric (a
+ * bad pivot's row and value). */
 #include <limits.h>
 
 #include "devsweep.h"
 #include "parfactor.h"
-
-/* The chain of F (spk_parfactor_chain) on the device; one wait. */
-static int measure_chain(dev_pc *p, int *chain)
-{
-    spk_err *err = p->e->err;
-    SPK_CUDA_TRY(err, spk_dev_chain(p->s, p->n, p->frp, p->fci, p->dpos, (int *)p->sw[0], p->ctl));
-    SPK_CUDA_TRY(err, cudaMemcpyAsync(chain, p->ctl, sizeof(int), cudaMemcpyDeviceToHost, p->s));
-    SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
-    return SPK_OK;
-}
 
 /* ILU(0)'s F by columns with each entry's position in F: cuSPARSE's
  * transpose of the positions as values (exact in double), in v and v1
@@ -88,12 +78,10 @@ static int long_rows(dev_pc *p)
 
 int spk_devsweep_iter_prepare(dev_pc *p)
 {
-    p->info.chain = -1;
-    p->info.iterative = p->opts.factorization == SPK_FACTORIZATION_ITERATIVE;
-    if (p->opts.factorization == SPK_FACTORIZATION_AUTO && p->n > 0) {
-        SPK_TRY(measure_chain(p, &p->info.chain));
-        p->info.iterative = spk_parfactor_deep(p->n, p->info.chain);
-    }
+    /* auto is the sweeps on the device: their setup was below the exact factorization's, or
+     * within a few per cent where they miss factor-tol and the exact one follows, at any depth
+     * (decided on the train half of bench/corpus.txt; docs/notes/default-choice.md) */
+    p->info.iterative = p->opts.factorization != SPK_FACTORIZATION_EXACT;
     if (!p->info.iterative || p->n == 0) return SPK_OK;
     p->lmin = long_min(p);
     p->nchunk = 0;

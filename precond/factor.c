@@ -59,8 +59,8 @@ static const spk_opt shift_keys[] = {
      .flags = SPK_OPT_MIN_OPEN, .def = 1.0, .meta = "A", .help = "IC(0)/ILU(0): the largest alpha tried"},
     {.key = "factorization", SPK_PRECOND_KNOB(factorization), .type = SPK_OPT_ENUM, .names = factorization_names,
      .def = SPK_FACTORIZATION_AUTO, .meta = "F",
-     .help = "IC(0)/ILU(0): auto (the default: iterative on the GPU where the dependency chains are long, "
-             "else exact), exact (row by row in dependency order), iterative (fixed-point sweeps over all "
+     .help = "IC(0)/ILU(0): auto (the default: iterative where the GPU builds the factor, exact on the "
+             "host), exact (row by row in dependency order), iterative (fixed-point sweeps over all "
              "entries at once)"},
     {.key = "factor-sweeps", SPK_PRECOND_KNOB(factor_sweeps), .type = SPK_OPT_INT, .min = 1,
      .max = SPK_FACTOR_SWEEPS_MAX, .def = SPK_FACTOR_SWEEPS_DEFAULT, .meta = "N",
@@ -163,9 +163,8 @@ int spk_factor_setup(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
         spk_csr_diag_pos(&f->F, f->diag);
     for (int i = 0; i < n; i++) f->mark[i] = -1;
     /* the host factorization is sequential either way, so auto takes the
-     * exact one (its cost does not grow with the dependency chains);
+     * exact one (its cost does not grow with the dependency chains, as on the GPU);
      * cuSPARSE's kinds factorize their own way */
-    f->info.chain = -1;
     if (!kind->device && o->factorization == SPK_FACTORIZATION_ITERATIVE && (st = spk_parfactor_create(f)) != SPK_OK)
         goto cleanup;
     *out = f;

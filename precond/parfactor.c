@@ -81,20 +81,6 @@ int spk_parfactor_create(spk_factor *f)
     return SPK_OK;
 }
 
-int spk_parfactor_chain(const spk_csr *F, const int *diag)
-{
-    const int n = F->nrows;
-    int *depth = malloc(((size_t)n + 1) * sizeof(int)), best = 0;
-    if (!depth) return -1;
-    for (int i = 0; i < n; i++) {
-        const int d = diag[i];
-        depth[i] = d > F->rowptr[i] ? depth[F->colind[d - 1]] + 1 : 1;
-        if (depth[i] > best) best = depth[i];
-    }
-    free(depth);
-    return best;
-}
-
 /* a = P's values with a_ii * (1 + alpha), w = |a_ii|^-1/2; ||W A W||_F^2. */
 static double load_input(spk_factor *f, double alpha)
 {

@@ -49,29 +49,6 @@
 #define SPK_FACTOR_SWEEPS_DEFAULT 6
 #define SPK_FACTOR_TOL_DEFAULT 1e-3
 
-/* factorization = auto: iterative where the dependency chain of F
- * (spk_parfactor_chain) is longer than max(DEEP_MIN, n / DEEP_DIV) rows,
- * exact below.  Provisional, from first principles: the exact device
- * factorization pays a dependent step per level, a sweep about two SpMVs,
- * so a few dozen levels cost less than the sweeps; and on large systems the
- * rows of one level already fill the device.  To be decided on the training
- * half of a generated corpus. */
-#define SPK_FACTOR_DEEP_MIN 64
-#define SPK_FACTOR_DEEP_DIV 1024
-
-/* Is a chain of `chain` rows in an n-row factor deep enough for the sweeps? */
-static inline int spk_parfactor_deep(int n, int chain)
-{
-    const int lim = n / SPK_FACTOR_DEEP_DIV > SPK_FACTOR_DEEP_MIN ? n / SPK_FACTOR_DEEP_DIV : SPK_FACTOR_DEEP_MIN;
-    return chain > lim;
-}
-
-/* The longest chain i -> p(i) -> p(p(i)) ... with p(i) the largest column
- * below the diagonal in row i of F (diag: the diagonal's positions): a path
- * of the rows' dependency graph, so at most its depth, and equal to it on
- * bands and grids in natural order.  O(n) after the diagonal positions. */
-int spk_parfactor_chain(const spk_csr *F, const int *diag);
-
 typedef struct spk_parfactor spk_parfactor;
 
 /* The sweeps' buffers for f (after spk_factor_setup): f->iter. */

@@ -60,7 +60,7 @@ typedef struct spk_precond_opts {
 } spk_precond_opts;
 
 /* The phases of spk_precond_factor_info.phase_ms: F's pattern; the factorization's preparation (the
- * chain, the order, the column index); the numeric factorization with its
+ * order, the column index); the numeric factorization with its
  * shifts; the transpose and the sliced copies; the sweeps' check; the timed
  * choice of how apply runs. */
 #define SPK_SETUP_PHASES 6
@@ -72,7 +72,6 @@ typedef struct spk_precond_factor_info {
     int sweeps;      /* iterative: the sweeps the last factorization took */
     double residual; /* iterative: its relative residual, measured on the iterate the last sweep
                         started from (the factor returned is one sweep further) */
-    int chain;       /* factorization = auto: the dependency chain measured (parfactor.h); -1: none */
     int fallback;    /* 1: the sweeps stopped at factor_sweeps with the residual above factor_tol,
                         so the factor in use was computed exactly (iterative 0) */
     /* the build's phases on the device, ms in stream order (0 where built on

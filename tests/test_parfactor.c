@@ -11,7 +11,7 @@
  *   - a bad pivot fails at the exact factorization's row with its report,
  *     and the shift policy picks the same alpha;
  *   - the keys are parsed, and refused out of range;
- *   - the dependency chain of auto (spk_parfactor_chain) on known patterns. */
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +107,7 @@ static void limit_case(const char *what, const spk_csr *A, int ic)
               "%s: info %d/%d, %d sweeps, residual %g", what, in.iterative, ex.iterative, in.sweeps, in.residual);
         CHECK(spk_precond_ic0_host.shift(X) == spk_precond_ic0_host.shift(I), "%s: shifts %g and %g", what,
               spk_precond_ic0_host.shift(X), spk_precond_ic0_host.shift(I));
-        printf("  %-22s %s: exact after %d sweeps (chain %d)\n", what, ic ? "IC(0) " : "ILU(0)", in.sweeps,
-               spk_parfactor_chain(&((const spk_factor *)I)->F, ((const spk_factor *)I)->diag));
+        printf("  %-22s %s: exact after %d sweeps\n", what, ic ? "IC(0) " : "ILU(0)", in.sweeps);
     }
     spk_precond_ic0_host.destroy(X);
     spk_precond_ic0_host.destroy(I);
@@ -336,33 +335,6 @@ static void test_keys(void)
     spk_csr_free(&A);
 }
 
-/* The chain of auto: n on a band, 3(m - 1) + 1 on an m^3 grid, 1 where L is empty. */
-static void test_chain(void)
-{
-    spk_err e = {0, ""};
-    spk_csr A = {0}, F = {0};
-    int added = 0;
-    band(500, 3, 8.0, 0, 0, 71, &A);
-    int *dg = malloc(500 * sizeof(int));
-    CHECK_OK(spk_csr_with_diagonal(&A, &F, &added, &e), e.msg);
-    spk_csr_diag_pos(&F, dg);
-    CHECK(spk_parfactor_chain(&F, dg) == 500, "band: chain %d", spk_parfactor_chain(&F, dg));
-    CHECK(spk_parfactor_deep(500, 500) && !spk_parfactor_deep(500, SPK_FACTOR_DEEP_MIN), "deep");
-    CHECK(spk_parfactor_deep(1 << 20, 1025) && !spk_parfactor_deep(1 << 20, 1024), "deep, large n");
-    spk_csr_free(&A);
-    spk_csr_free(&F);
-    free(dg);
-    CHECK_OK(spk_gen_poisson3d7(10, &A, &e), e.msg);
-    dg = malloc(1000 * sizeof(int));
-    spk_csr_diag_pos(&A, dg);
-    CHECK(spk_parfactor_chain(&A, dg) == 28, "poisson3d-7:10: chain %d", spk_parfactor_chain(&A, dg));
-    spk_csr_free(&A);
-    band(40, 0, 3.0, 0, 0, 72, &A);
-    spk_csr_diag_pos(&A, dg);
-    CHECK(spk_parfactor_chain(&A, dg) == 1, "diagonal: chain %d", spk_parfactor_chain(&A, dg));
-    spk_csr_free(&A);
-    free(dg);
-}
 
 /* Sweeps that have not met factor_tol after factor_sweeps: the exact factor
  * instead, and factor_info says so; with factor_tol 0 the sweeps' factor is
@@ -439,7 +411,6 @@ int main(void)
     static spk_err err;
     if (spk_exec_host_create(&err, &g_host)) return 1;
     test_keys();
-    test_chain();
     test_limit();
     test_few_sweeps();
     test_refactor();

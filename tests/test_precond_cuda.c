@@ -433,7 +433,6 @@ static spk_precond_factor_info dev_info(const spk_csr *A, int ic, int how, int *
 {
     spk_precond_factor_info in;
     memset(&in, 0, sizeof in);
-    in.chain = -1;
     spk_precond_opts o;
     spk_precond_opts_default(&o);
     o.build = g_build;
@@ -476,9 +475,8 @@ static void iterative(const char *what, const spk_csr *A, int ic, int allow_shif
               "%s: factor_info %d, %d sweeps, residual %g", what, in.iterative, in.sweeps, in.residual);
 }
 
-/* factorization = auto: on the device the sweeps where F's chain is deep
- * (the chain measured there equals the host's), else exact; on the host,
- * exact. */
+/* factorization = auto: on the device the sweeps (the exact factor where
+ * they missed factor-tol: fallback), on the host exact. */
 static void auto_choice(const char *what, const spk_csr *A, int ic)
 {
     int st = 0;
@@ -486,27 +484,19 @@ static void auto_choice(const char *what, const spk_csr *A, int ic)
     CHECK_OK(st, g_dev->err->msg);
     if (st) return;
     if (g_build == 1) {
-        CHECK(in.iterative == 0 && in.chain == -1, "%s: auto built on the host: %d, chain %d", what, in.iterative,
-              in.chain);
+        CHECK(in.iterative == 0 && in.fallback == 0, "%s: auto built on the host: iterative %d, fallback %d", what,
+              in.iterative, in.fallback);
         return;
     }
-    spk_csr F = {0};
-    spk_err e;
-    int added = 0, *dg = malloc(((size_t)A->nrows + 1) * sizeof(int));
-    CHECK_OK(spk_csr_with_diagonal(A, &F, &added, &e), e.msg);
-    spk_csr_diag_pos(&F, dg);
-    const int chain = spk_parfactor_chain(&F, dg);
-    CHECK(in.chain == chain && in.iterative == spk_parfactor_deep(A->nrows, chain),
-          "%s: auto on the device: chain %d (host %d), iterative %d", what, in.chain, chain, in.iterative);
+    CHECK(in.iterative == 1 || in.fallback == 1, "%s: auto on the device: iterative %d, fallback %d", what,
+          in.iterative, in.fallback);
     /* built on the device, each phase is timed (the factor and the mode
      * at least take a launch) */
     double sum = 0;
     for (int i = 0; i < SPK_SETUP_PHASES; i++) sum += in.phase_ms[i];
     CHECK(in.phase_ms[2] > 0 && in.phase_ms[5] > 0 && sum < 6e4, "%s: build phases factor %g ms, mode %g ms, sum %g",
           what, in.phase_ms[2], in.phase_ms[5], sum);
-    printf("%-22s auto: chain %d of %d rows, %s\n", what, in.chain, A->nrows, in.iterative ? "iterative" : "exact");
-    free(dg);
-    spk_csr_free(&F);
+    printf("%-22s auto: %d rows, %s\n", what, A->nrows, in.iterative ? "iterative" : "exact (the sweeps missed)");
 }
 
 /* A nonsymmetric band of half-width w, diagonally dominant: the deep case. */
