@@ -17,7 +17,11 @@
 # Environment: SPK_SHARED_MATRICES (the SuiteSparse folder for the "shared"
 # tests), CUDA_ARCH (default 90), JOBS (default: all cores), LOG_DIR (where
 # logs are copied; default BUILD_DIR/logs), MEMCHECK_SHARED=1 (memcheck also
-# every format on the whole shared set: slow), BENCH_SOLVE=1 (the bench step
+# every format on the whole shared set: slow), MEMCHECK_TESTS (the memcheck
+# runs instead of the default list: space-separated, each a test and its
+# arguments joined by colons, e.g. "test_precond_cuda:device:2/4
+# test_solver_cuda:0/3": the long tests take I/N, every N-th case from the
+# I-th, so each part fits a time limit), BENCH_SOLVE=1 (the bench step
 # also solves with every format), SYNC_TESTS, SYNC_TOOLS and SYNC_JOBS (the
 # sync step's test runs, tools and how many run at once), SYNC_TIMEOUT (seconds
 # one sanitizer run may take; a run stopped by it fails the step).
@@ -78,12 +82,14 @@ grep -A30 "^summary" "$logs/bench.txt"
 fi
 if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
-for t in test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda test_api_cuda test_data_cuda \
-         "test_precond_cuda host" "test_precond_cuda device" ${MEMCHECK_SHARED:+test_spmv_shared_cuda} \
-         "test_shared_cuda bcsstk21" "test_shared_cuda sherman3"; do
-  set -- $t
+default_tests="test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda
+  test_api_cuda test_data_cuda test_precond_cuda:host test_precond_cuda:device ${MEMCHECK_SHARED:+test_spmv_shared_cuda}
+  test_shared_cuda:bcsstk21 test_shared_cuda:sherman3"
+for t in ${MEMCHECK_TESTS:-$default_tests}; do
+  set -- ${t//:/ }
   name=$1; shift
-  log="$logs/memcheck_${name}${1:+_$1}.log"
+  tag=$(printf '%s' "$*" | tr ' /' '_-')
+  log="$logs/memcheck_${name}${tag:+_$tag}.log"
   SPK_UNDER_SANITIZER=1 "$san" --tool memcheck --leak-check full --error-exitcode 3 "$build/tests/$name" "$@" > "$log" 2>&1
   rc=$?
   summary=$(grep -E "ERROR SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')

@@ -3,7 +3,8 @@
  * CHECK(cond, fmt, ...) counts a failure and prints where and why, and the
  * test goes on; CHECK_OK(call) checks for status 0; main returns
  * check_exit() which is 1 when anything failed.  SKIP() exits 77, which CTest
- * reports as skipped (SKIP_RETURN_CODE). */
+ * reports as skipped (SKIP_RETURN_CODE).  CASE() selects a part of a long
+ * test's cases (check_parts). */
 #ifndef SPK_TESTS_CHECK_H
 #define SPK_TESTS_CHECK_H
 
@@ -55,6 +56,39 @@ static inline int check_exit(void)
     else
         printf("all %d checks passed\n", check_count_);
     return check_failures_ ? 1 : 0;
+}
+
+/* A long test in parts (a sanitizer run of each part in its own call):
+ * with "I/N" given to check_parts, CASE() is true for every N-th case from
+ * the I-th (cases counted in the order of the CASE() calls, which must not
+ * depend on the selection); without it, for every case. */
+typedef struct check_sel {
+    int part, nparts, next;
+} check_sel;
+
+static inline check_sel *check_sel_(void)
+{
+    static check_sel sel = {0, 1, 0};
+    return &sel;
+}
+
+static inline int check_case(void)
+{
+    check_sel *s = check_sel_();
+    return s->next++ % s->nparts == s->part;
+}
+
+#define CASE() check_case()
+
+/* Parse "I/N" (0 <= I < N): 0, or -1 for anything else. */
+static inline int check_parts(const char *arg)
+{
+    int i = -1, n = 0;
+    char tail;
+    if (!arg || sscanf(arg, "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n) return -1;
+    check_sel_()->part = i;
+    check_sel_()->nparts = n;
+    return 0;
 }
 
 /* Does a message contain a substring? (for asserting error texts) */

@@ -662,35 +662,36 @@ static void all_cases(void)
     CHECK_OK(spk_gen_poisson3d7(12, &P, &e), e.msg);
     CHECK_OK(spk_gen_convdiff3d7(12, 100.0, &C, &e), e.msg);
     const char *all[] = {"jacobi", "ilu0", "ic0", "none"};
-    for (int i = 0; i < 4; i++) compare("poisson3d-7:12", &P, all[i], 1);
-    compare("convdiff3d-7:12", &C, "ilu0", 1);
-    compare("convdiff3d-7:12", &C, "jacobi", 1);
+    for (int i = 0; i < 4; i++)
+        if (CASE()) compare("poisson3d-7:12", &P, all[i], 1);
+    if (CASE()) compare("convdiff3d-7:12", &C, "ilu0", 1);
+    if (CASE()) compare("convdiff3d-7:12", &C, "jacobi", 1);
     /* Jacobi from A's arrays on the device: the same reciprocals; a zero
      * diagonal (west0479) fails at the host's row with its message */
-    compare_with("convdiff3d-7:12", &C, "jacobi", "jacobi", 1, 3, 1, 0);
+    if (CASE()) compare_with("convdiff3d-7:12", &C, "jacobi", "jacobi", 1, 3, 1, 0);
     {
         char path[1024];
         spk_csr W = {0};
         snprintf(path, sizeof path, "%s/%s", SPK_TEST_DATA, "west0479.mtx.gz");
         CHECK_OK(spk_mm_read_csr(path, &W, NULL, &e), e.msg);
-        compare_with("west0479.mtx.gz", &W, "jacobi", "jacobi", 1, 3, 1, 0);
+        if (CASE()) compare_with("west0479.mtx.gz", &W, "jacobi", "jacobi", 1, 3, 1, 0);
         spk_csr_free(&W);
     }
-    sweeps("poisson3d-7:12", &P, 1, 1);
-    sweeps("poisson3d-7:12", &P, 0, 1);
-    sweeps("convdiff3d-7:12", &C, 0, 1);
+    if (CASE()) sweeps("poisson3d-7:12", &P, 1, 1);
+    if (CASE()) sweeps("poisson3d-7:12", &P, 0, 1);
+    if (CASE()) sweeps("convdiff3d-7:12", &C, 0, 1);
     /* more rows than one block's sweeps take (SPK_DEV_SMALL_ROWS): a kernel per sweep */
     spk_csr P24 = {0};
     CHECK_OK(spk_gen_poisson3d7(24, &P24, &e), e.msg);
-    sweeps("poisson3d-7:24", &P24, 1, 1);
-    sweeps("poisson3d-7:24", &P24, 0, 1);
+    if (CASE()) sweeps("poisson3d-7:24", &P24, 1, 1);
+    if (CASE()) sweeps("poisson3d-7:24", &P24, 0, 1);
     spk_csr_free(&P24);
     /* more rows than the factorization takes in row order (devsweep_build.c's
      * ROW_ORDER_ROWS): the computed dependency order */
     spk_csr P42 = {0};
     CHECK_OK(spk_gen_poisson3d7(42, &P42, &e), e.msg);
-    sweeps("poisson3d-7:42", &P42, 1, 1);
-    sweeps("poisson3d-7:42", &P42, 0, 1);
+    if (CASE()) sweeps("poisson3d-7:42", &P42, 1, 1);
+    if (CASE()) sweeps("poisson3d-7:42", &P42, 0, 1);
     spk_csr_free(&P42);
     /* couplings 35,000 rows apart (beyond 16-bit column offsets): 40,000
      * rows, a tridiagonal and -0.5 between rows i and i + 35000 */
@@ -709,25 +710,25 @@ static void all_cases(void)
                 }
             W.rowptr[i + 1] = q;
         }
-        sweeps("far couplings", &W, 1, 1);
-        sweeps("far couplings", &W, 0, 1);
+        if (CASE()) sweeps("far couplings", &W, 1, 1);
+        if (CASE()) sweeps("far couplings", &W, 0, 1);
         spk_csr_free(&W);
     }
-    sweeps_k("poisson3d-7:12", &P, 1);
-    sweeps_k("convdiff3d-7:12", &C, 0);
+    if (CASE()) sweeps_k("poisson3d-7:12", &P, 1);
+    if (CASE()) sweeps_k("convdiff3d-7:12", &C, 0);
     /* rows long enough for 8, 16 and 32 threads per row in the sweeps: the
      * 27-point stencil and two dense SPD matrices (4 on the diagonal, 1/n
      * elsewhere) */
     spk_csr P27 = {0};
     CHECK_OK(spk_gen_poisson3d27(6, &P27, &e), e.msg);
-    sweeps("poisson3d-27:6", &P27, 1, 1);
-    sweeps("poisson3d-27:6", &P27, 0, 1);
+    if (CASE()) sweeps("poisson3d-27:6", &P27, 1, 1);
+    if (CASE()) sweeps("poisson3d-27:6", &P27, 0, 1);
     spk_csr_free(&P27);
     /* ... and beyond the block rows: the lean sweeps' thread per row (13
      * entries a row in each triangle) */
     CHECK_OK(spk_gen_poisson3d27(24, &P27, &e), e.msg);
-    sweeps("poisson3d-27:24", &P27, 1, 1);
-    sweeps("poisson3d-27:24", &P27, 0, 1);
+    if (CASE()) sweeps("poisson3d-27:24", &P27, 1, 1);
+    if (CASE()) sweeps("poisson3d-27:24", &P27, 0, 1);
     spk_csr_free(&P27);
     const int dn[] = {40, 80};
     for (int t = 0; t < 2; t++) {
@@ -743,105 +744,109 @@ static void all_cases(void)
         }
         char nm[32];
         snprintf(nm, sizeof nm, "dense %d", m);
-        sweeps(nm, &D, 1, 1);
-        sweeps(nm, &D, 0, 1);
+        if (CASE()) sweeps(nm, &D, 1, 1);
+        if (CASE()) sweeps(nm, &D, 0, 1);
         spk_csr_free(&D);
     }
-    sweeps_check("poisson3d-7:12", &P, 1);
-    sweeps_check("convdiff3d-7:12", &C, 0);
+    if (CASE()) sweeps_check("poisson3d-7:12", &P, 1);
+    if (CASE()) sweeps_check("convdiff3d-7:12", &C, 0);
     /* more rows than one block's exact solves take (SPK_DEV_SOLVE_ROWS): cusparseSpSV */
     spk_csr P32 = {0}, C32 = {0};
     CHECK_OK(spk_gen_poisson3d7(32, &P32, &e), e.msg);
     CHECK_OK(spk_gen_convdiff3d7(32, 100.0, &C32, &e), e.msg);
-    sweeps_check("poisson3d-7:32", &P32, 1);
-    sweeps_check("convdiff3d-7:32", &C32, 0);
-    sweeps_rho("poisson3d-7:32", &P32, 1);
-    sweeps_rho("convdiff3d-7:32", &C32, 0);
+    if (CASE()) sweeps_check("poisson3d-7:32", &P32, 1);
+    if (CASE()) sweeps_check("convdiff3d-7:32", &C32, 0);
+    if (CASE()) sweeps_rho("poisson3d-7:32", &P32, 1);
+    if (CASE()) sweeps_rho("convdiff3d-7:32", &C32, 0);
     spk_csr_free(&P32);
     spk_csr_free(&C32);
     /* 0 x 0 and 1 x 1 */
     CHECK_OK(spk_csr_alloc(&Z, 0, 0, 0, &e), e.msg);
-    for (int i = 0; i < 4; i++) compare("0x0", &Z, all[i], 1);
-    sweeps("0x0", &Z, 1, 1);
-    sweeps("0x0", &Z, 0, 1);
+    for (int i = 0; i < 4; i++)
+        if (CASE()) compare("0x0", &Z, all[i], 1);
+    if (CASE()) sweeps("0x0", &Z, 1, 1);
+    if (CASE()) sweeps("0x0", &Z, 0, 1);
     CHECK_OK(spk_csr_alloc(&O, 1, 1, 1, &e), e.msg);
     O.rowptr[1] = 1;
     O.colind[0] = 0;
     O.val[0] = 4;
-    for (int i = 0; i < 4; i++) compare("1x1", &O, all[i], 1);
-    sweeps("1x1", &O, 1, 1);
-    sweeps("1x1", &O, 0, 1);
+    for (int i = 0; i < 4; i++)
+        if (CASE()) compare("1x1", &O, all[i], 1);
+    if (CASE()) sweeps("1x1", &O, 1, 1);
+    if (CASE()) sweeps("1x1", &O, 0, 1);
     /* real matrices: plain, shifted, failing */
-    with_file("nos3.mtx.gz", "ic0", 1);
-    with_file("plat362.mtx.gz", "ic0", 1);  /* needs alpha > 0 */
-    with_file("bcsstk21.mtx.gz", "ic0", 1); /* needs alpha > 0 */
-    with_file("plat362.mtx.gz", "ic0", 0);  /* fails at the same row */
-    with_file("sherman3.mtx.gz", "ilu0", 1);
-    with_file("orsirr_1.mtx.gz", "ilu0", 1);
-    with_file("west0479.mtx.gz", "ilu0", 1); /* zero diagonal: fails at the same row */
-    with_file("west0479.mtx.gz", "jacobi", 1);
+    if (CASE()) with_file("nos3.mtx.gz", "ic0", 1);
+    if (CASE()) with_file("plat362.mtx.gz", "ic0", 1);  /* needs alpha > 0 */
+    if (CASE()) with_file("bcsstk21.mtx.gz", "ic0", 1); /* needs alpha > 0 */
+    if (CASE()) with_file("plat362.mtx.gz", "ic0", 0);  /* fails at the same row */
+    if (CASE()) with_file("sherman3.mtx.gz", "ilu0", 1);
+    if (CASE()) with_file("orsirr_1.mtx.gz", "ilu0", 1);
+    if (CASE()) with_file("west0479.mtx.gz", "ilu0", 1); /* zero diagonal: fails at the same row */
+    if (CASE()) with_file("west0479.mtx.gz", "jacobi", 1);
     /* the device-resident sweeps: plain, shifted, failing at the host's row */
-    with_file("nos3.mtx.gz", "ic0-sweeps", 1);
-    with_file("plat362.mtx.gz", "ic0-sweeps", 1);
-    with_file("bcsstk21.mtx.gz", "ic0-sweeps", 1);
-    with_file("plat362.mtx.gz", "ic0-sweeps", 0);
-    with_file("sherman3.mtx.gz", "ilu0-sweeps", 1);
-    with_file("orsirr_1.mtx.gz", "ilu0-sweeps", 1);
-    with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
+    if (CASE()) with_file("nos3.mtx.gz", "ic0-sweeps", 1);
+    if (CASE()) with_file("plat362.mtx.gz", "ic0-sweeps", 1);
+    if (CASE()) with_file("bcsstk21.mtx.gz", "ic0-sweeps", 1);
+    if (CASE()) with_file("plat362.mtx.gz", "ic0-sweeps", 0);
+    if (CASE()) with_file("sherman3.mtx.gz", "ilu0-sweeps", 1);
+    if (CASE()) with_file("orsirr_1.mtx.gz", "ilu0-sweeps", 1);
+    if (CASE()) with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
     /* the factor by sweeps: grids, a deep band of 50,000 rows, failures at the host's row */
-    iterative("poisson3d-7:12", &P, 1, 1);
-    iterative("convdiff3d-7:12", &C, 0, 1);
-    auto_choice("poisson3d-7:12", &P, 1);
+    if (CASE()) iterative("poisson3d-7:12", &P, 1, 1);
+    if (CASE()) iterative("convdiff3d-7:12", &C, 0, 1);
+    if (CASE()) auto_choice("poisson3d-7:12", &P, 1);
     {
         spk_csr Bd = {0}, Bs = {0};
         band_matrix(50000, 40, &Bd);
-        iterative("band 50000/40", &Bd, 0, 1);
-        auto_choice("band 50000/40", &Bd, 0);
+        if (CASE()) iterative("band 50000/40", &Bd, 0, 1);
+        if (CASE()) auto_choice("band 50000/40", &Bd, 0);
         spk_csr_free(&Bd);
         CHECK_OK(spk_gen_poisson2d5(120, &Bs, &e), e.msg);
-        iterative("poisson2d-5:120", &Bs, 1, 1);
-        auto_choice("poisson2d-5:120", &Bs, 1);
+        if (CASE()) iterative("poisson2d-5:120", &Bs, 1, 1);
+        if (CASE()) auto_choice("poisson2d-5:120", &Bs, 1);
         spk_csr_free(&Bs);
         /* long rows of F, a thread per entry (devsweep_iter.c's long_min):
          * an arrow (IC and ILU), power-law degrees (IC and ILU), a circuit
          * with three supply nets (ILU) */
         arrow_matrix(3000, &Bs);
-        iterative("arrow 3000", &Bs, 1, 1);
-        iterative("arrow 3000", &Bs, 0, 1);
+        if (CASE()) iterative("arrow 3000", &Bs, 1, 1);
+        if (CASE()) iterative("arrow 3000", &Bs, 0, 1);
         spk_csr_free(&Bs);
         CHECK_OK(spk_gen_spec("powerlaw-sym:5000", &Bs, &e), e.msg);
-        iterative("powerlaw-sym:5000", &Bs, 1, 1);
-        iterative("powerlaw-sym:5000", &Bs, 0, 1);
+        if (CASE()) iterative("powerlaw-sym:5000", &Bs, 1, 1);
+        if (CASE()) iterative("powerlaw-sym:5000", &Bs, 0, 1);
         spk_csr_free(&Bs);
         CHECK_OK(spk_gen_spec("circuit:3000:3", &Bs, &e), e.msg);
-        iterative("circuit:3000:3", &Bs, 0, 1);
+        if (CASE()) iterative("circuit:3000:3", &Bs, 0, 1);
         spk_csr_free(&Bs);
     }
     g_fact = SPK_FACTORIZATION_ITERATIVE, g_fsweeps = 2000, g_ftol = 0;
-    with_file("plat362.mtx.gz", "ic0-sweeps", 1);
-    with_file("plat362.mtx.gz", "ic0-sweeps", 0);
-    with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
+    if (CASE()) with_file("plat362.mtx.gz", "ic0-sweeps", 1);
+    if (CASE()) with_file("plat362.mtx.gz", "ic0-sweeps", 0);
+    if (CASE()) with_file("west0479.mtx.gz", "ilu0-sweeps", 1);
     g_fact = SPK_FACTORIZATION_EXACT, g_fsweeps = SPK_FACTOR_SWEEPS_DEFAULT, g_ftol = SPK_FACTOR_TOL_DEFAULT;
-    stops("poisson3d-7:12", &P, "ic0-sweeps");
-    stops("convdiff3d-7:12", &C, "ilu0-sweeps");
+    if (CASE()) stops("poisson3d-7:12", &P, "ic0-sweeps");
+    if (CASE()) stops("convdiff3d-7:12", &C, "ilu0-sweeps");
     spk_csr_free(&P);
     spk_csr_free(&C);
     spk_csr_free(&Z);
     spk_csr_free(&O);
 }
 
-/* test_precond_cuda [host|device]: all cases with the sweeps' factor built
- * there; without an argument, both (a sanitizer run can split them). */
+/* test_precond_cuda [host|device] [I/N]: all cases with the sweeps' factor
+ * built there; without host or device, both; with I/N every N-th case from
+ * the I-th (a sanitizer run can split them). */
 int main(int argc, char **argv)
 {
     static spk_err herr, derr;
     int first = 1, last = 2;
-    if (argc > 1) {
-        if (argc > 2 || (strcmp(argv[1], "host") != 0 && strcmp(argv[1], "device") != 0)) {
-            fprintf(stderr, "usage: %s [host|device]\n", argv[0]);
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "host") == 0 || strcmp(argv[a], "device") == 0) {
+            first = last = strcmp(argv[a], "host") == 0 ? 1 : 2;
+        } else if (check_parts(argv[a]) != 0) {
+            fprintf(stderr, "usage: %s [host|device] [I/N]\n", argv[0]);
             return 2;
         }
-        first = last = strcmp(argv[1], "host") == 0 ? 1 : 2;
     }
     if (spk_exec_host_create(&herr, &g_host)) return 1;
     g_dev = test_exec(&derr);
