@@ -382,6 +382,49 @@ static int measure_factor(spk_solver *s, const double *b, double *x, double dead
     return rs;
 }
 
+/* Neither measured preconditioner converges at its rate: the factor's
+ * rest is infinite, Jacobi's long.  The third candidate, none, is measured
+ * from the same iterate (probe-iters iterations) and takes over as the
+ * cheap one where its predicted rest is the shorter (a diagonal scaling
+ * can slow an iteration as the factor does, on matrices far from
+ * diagonally dominant).  No constant: it acts only after the factor was
+ * measured not to converge.  pc: Jacobi's measurement, replaced by none's
+ * where none wins (*none_won). */
+static int measure_none(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc,
+                        const probe_run *pf, double target, double *t_setup, int *none_won)
+{
+    double secs = 0;
+    SPK_TRY(spk_solver_use_precond(s, s->probe.cheap_kind, SPK_PRECOND_NONE, &secs));
+    add_setup(s, t_setup, secs);
+    const double t_c = remaining(pc->rate, r->rnorm, target) * pc->per_it;
+    const int its = s->opts.probe_iters < s->opts.maxit - r->iterations ? s->opts.probe_iters
+                                                                         : s->opts.maxit - r->iterations;
+    spk_result more;
+    probe_run pn;
+    SPK_TRY(run_some(s, b, x, its, &more, &pn));
+    const double before = r->rnorm;
+    add_run(r, &more);
+    const double t_n = converged(r) ? 0 : remaining(pn.rate, r->rnorm, target) * pn.per_it;
+    const int none_wins = converged(r) || (!ended(r) && t_n < t_c);
+    snprintf(s->probe.why, sizeof s->probe.why,
+             "%s: %s %.3g per iteration in %.3g ms, the factor (%s) %.3g, not converging; none %.3g in %.3g ms; "
+             "predicted rest %.3g ms against %.3g ms",
+             none_wins ? "none" : "jacobi", "jacobi", pc->rate, 1e3 * pc->per_it, spk_precond_kind_name(s->probe.strong),
+             pf->rate, pn.rate, 1e3 * pn.per_it, 1e3 * (none_wins ? t_n : t_c), 1e3 * (none_wins ? t_c : t_n));
+    *none_won = none_wins;
+    if (none_wins) {
+        s->probe.cheap = SPK_PRECOND_NONE;
+        *pc = pn;
+        return SPK_OK;
+    }
+    if (ended(r) || !(r->rnorm < before)) { /* none broke down or lost ground: Jacobi from its iterate */
+        SPK_TRY(restore(s, x));
+        r->reason = SPK_DIVERGED_MAXIT;
+        r->rnorm = before;
+    }
+    return back_to_cheap(s, t_setup);
+}
+
 /* The factor measured and compared (r: the solve so far, at the iterate
  * the factor starts from; pc: the cheap run's measurement; secs: the
  * build's): the one predicted faster finishes. */
@@ -413,13 +456,19 @@ static int decide(spk_solver *s, const double *b, double *x, spk_result *r, cons
     if (!keep) {
         SPK_TRY(back_to_cheap(s, t_setup));
         const int factor_broke = ended(r);
-        if (factor_broke) { /* the factor's iterations broke down: from the cheap run's iterate */
+        /* the factor not converging at its measured rate, Jacobi slow: none is measured too */
+        const int try_none = !factor_broke && !(t_f < HUGE_VAL) && s->probe.cheap == SPK_PRECOND_JACOBI &&
+                             r->iterations < maxit;
+        if (factor_broke || try_none) { /* from the cheap run's iterate */
             SPK_TRY(restore(s, x));
             const int its = r->iterations;
             *r = *cheap_r;
             r->iterations = its;
         }
-        return run_cheap(s, b, x, r, pc, factor_broke ? NULL : pf, t_setup);
+        int none_won = 0;
+        if (try_none) SPK_TRY(measure_none(s, b, x, r, pc, pf, target, t_setup, &none_won));
+        /* none, chosen over a factor measured not to converge, is not handed back to it */
+        return run_cheap(s, b, x, r, pc, factor_broke || none_won ? NULL : pf, t_setup);
     }
     if (!converged(r) && !ended(r) && r->iterations < maxit) {
         spk_result more;
