@@ -1,6 +1,6 @@
 /* gen.c -- the generator specs: NAME:N[:P1[:P2]][:seed=S] parsed against a
  * table of families and dispatched to gen_stencil.c, gen_graph.c,
- * gen_random.c and gen_block.c; the help text. */
+ * gen_random.c, gen_block.c and gen_brusselator.c; the help text. */
 #include "io/gen.h"
 
 #include <limits.h>
@@ -20,7 +20,7 @@ typedef struct gen_param {
     int lo_incl, hi_incl, integer, word;
 } gen_param;
 
-enum { G_P2, G_P3, G_P27, G_CD3, G_PL, G_CD2, G_AN2, G_AN3, G_PLS, G_RGG, G_RGG3, G_BAND, G_CIRC, G_EL3, G_SAD };
+enum { G_P2, G_P3, G_P27, G_CD3, G_PL, G_CD2, G_AN2, G_AN3, G_PLS, G_RGG, G_RGG3, G_BAND, G_CIRC, G_EL3, G_SAD, G_BRU };
 
 typedef struct gen_family {
     int kind;
@@ -59,6 +59,8 @@ static const gen_family families[] = {
     {G_EL3, "elasticity3d", NULL, "elasticity3d:N[:NU]", 0, 1,
      {{"Poisson ratio", "NU", "a number in [0, 0.5)", 0.3, 0, 0.5, 1, 0, 0, 0}, P_NONE}},
     {G_SAD, "saddle", NULL, "saddle:N", 0, 0, {P_NONE, P_NONE}},
+    {G_BRU, "brusselator", NULL, "brusselator:N[:L]", 0, 1,
+     {{"length", "L", "a finite number > 0", 0.5, 0, INFINITY, 0, 0, 0, 0}, P_NONE}},
 };
 #define NFAM ((int)(sizeof families / sizeof families[0]))
 
@@ -78,7 +80,7 @@ static int gen_name_is(const char *a, size_t n, const char *b)
     "valid: poisson2d-5:N, poisson3d-7:N, poisson3d-27:N, convdiff3d-7:N[:W], convdiff2d-5:N[:W], " \
     "aniso2d:N[:EPS[:THETA]], aniso3d:N[:EPS], powerlaw:N[:G], powerlaw-sym:N[:G], "               \
     "rgg:N[:K[:ORDER]], rgg3d:N[:K[:ORDER]], band:N[:W[:F]], circuit:N[:D], elasticity3d:N[:NU], " \
-    "saddle:N; aliases poisson5, poisson7, poisson27, convdiff7, convdiff5"
+    "saddle:N, brusselator:N[:L]; aliases poisson5, poisson7, poisson27, convdiff7, convdiff5"
 
 /* Parse the field [s, end) as parameter p of f into *v. */
 static int parse_param(const char *spec, const gen_family *f, const gen_param *p, const char *s, size_t len,
@@ -180,6 +182,7 @@ static int generate(const gen_family *f, int n, const double *v, uint64_t seed, 
     case G_BAND: return spk_gen_band(n, (int)v[0], v[1], seed, A, e);
     case G_CIRC: return spk_gen_circuit(n, (int)v[0], seed, A, e);
     case G_EL3: return spk_gen_elasticity3d(n, v[0], A, e);
+    case G_BRU: return spk_gen_brusselator(n, v[0], A, e);
     default: return spk_gen_saddle(n, A, e);
     }
 }
@@ -239,6 +242,12 @@ const char *spk_gen_help(void)
            "                      difference (divergence-like) operator from each 2x2 patch to one\n"
            "                      unknown ((N/2)^2 rows), C = 1e-2 h^2 I: symmetric indefinite,\n"
            "                      nonsingular; CG does not apply (use BiCGStab)\n"
+           "  brusselator:N[:L]   Jacobian of the 2-D Brusselator reaction-diffusion model (Bai et\n"
+           "                      al.) at its steady state: u and v interleaved on N^2 nodes (2 N^2\n"
+           "                      rows), 5-point diffusion Du/(h L)^2 and Dv/(h L)^2 (Du = 0.004,\n"
+           "                      Dv = 0.008; not scaled by h^2), alpha = 2, beta = 5.45, L = 0.5\n"
+           "                      by default: N = 10, 25, 32 give SuiteSparse's rdb200, rdb1250,\n"
+           "                      rdb2048 and brusselator:20:1 its rdb800l; nonsymmetric\n"
            "Random families (the same matrix for the same spec; a last field seed=S picks\n"
            "another instance):\n"
            "  powerlaw:N[:G]      N rows, off-diagonal counts with a power-law tail L^-G (G = 2.2\n"

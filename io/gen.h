@@ -16,6 +16,8 @@
  *                   length about 17 for G = 2.2), the same for every run
  *   powerlaw-sym, rgg, rgg3d (gen_graph.c); band, circuit (gen_random.c);
  *   elasticity3d, saddle (gen_block.c): see spk_gen_help().
+ *   brusselator:N[:L]  Jacobian of the 2-D Brusselator model, 2 N^2 rows, not scaled by h^2;
+ *                   N = 10 is SuiteSparse's rdb200 (gen_brusselator.c)
  * Random families take their seed from the spec (name, N and parameters)
  * and an optional last field seed=S.
  * Aliases: poisson5, poisson7, poisson27, convdiff7 (the baseline tools' names). */
@@ -43,6 +45,8 @@ int spk_gen_band(int n, int w, double fill, uint64_t seed, spk_csr *A, spk_err *
 int spk_gen_circuit(int n, int d, uint64_t seed, spk_csr *A, spk_err *e);
 int spk_gen_elasticity3d(int n, double nu, spk_csr *A, spk_err *e);
 int spk_gen_saddle(int n, spk_csr *A, spk_err *e);
+/* len: the length L (0.5 gives rdb200, rdb1250, rdb2048; 1 gives rdb800l) */
+int spk_gen_brusselator(int n, double len, spk_csr *A, spk_err *e);
 /* Parse "NAME:N[:P1[:P2]][:seed=S]" and generate.  Unknown names and sizes whose row or
  * entry count exceeds 32-bit indices fail with SPK_ERR_INVALID_ARG. */
 int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e);

@@ -1,14 +1,16 @@
 /* test_gen_families.c -- the generator families beyond the Poisson ones:
  * canonical square CSR, the stated symmetry or nonsymmetry, SPD-ness
  * (dense Cholesky on tiny instances), the saddle's inertia (dense LDL^T),
- * determinism and seeds, row-length structure, size and spec errors; and
- * the random right-hand side b = A x*. */
+ * determinism and seeds, row-length structure, size and spec errors; the
+ * Brusselator Jacobian against SuiteSparse's rdb matrices; and the random
+ * right-hand side b = A x*. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "core/csr.h"
 #include "io/gen.h"
+#include "io/mmio.h"
 #include "io/rhs.h"
 
 static int contains(const char *s, const char *t)
@@ -130,7 +132,8 @@ static void test_nonsymmetric(void)
         int pattern; /* expected pattern symmetry */
         int dominant; /* every row strictly diagonally dominant */
     } ns[] = {{"band:300:6", 0, 1}, {"band:300:6:0.4", 0, 1}, {"circuit:3000", 0, 1},
-              {"convdiff2d-5:12", 1, 0}, {"convdiff5:12:50", 1, 0}, {"powerlaw:500", 0, 1}};
+              {"convdiff2d-5:12", 1, 0}, {"convdiff5:12:50", 1, 0}, {"powerlaw:500", 0, 1},
+              {"brusselator:12", 1, 0}, {"brusselator:12:3", 1, 0}};
     for (size_t c = 0; c < sizeof ns / sizeof *ns; c++) {
         spk_csr A;
         int pat, val;
@@ -216,7 +219,7 @@ static void test_determinism(void)
 {
     const char *specs[] = {"band:500:8:0.5", "circuit:2000", "rgg:3000", "rgg3d:3000:10:shuffled",
                            "powerlaw-sym:2000", "powerlaw:2000", "elasticity3d:4:0.2", "saddle:10",
-                           "aniso2d:12:1e-2:45", "aniso3d:6", "convdiff2d-5:10"};
+                           "aniso2d:12:1e-2:45", "aniso3d:6", "convdiff2d-5:10", "brusselator:30:2"};
     for (size_t c = 0; c < sizeof specs / sizeof *specs; c++) {
         spk_csr A, B;
         int pat, val;
@@ -229,7 +232,8 @@ static void test_determinism(void)
     const char *pairs[][2] = {{"band:500:8", "band:500:8:1:seed=2"}, {"circuit:2000", "circuit:2000:seed=1"},
                               {"rgg:3000", "rgg:3000:8:local:seed=5"}, {"powerlaw-sym:2000", "powerlaw-sym:2000:seed=9"},
                               {"powerlaw:2000", "powerlaw:2000:seed=3"}, {"band:500:8", "band:500:9"},
-                              {"elasticity3d:4", "elasticity3d:4:0.4"}, {"aniso2d:8", "aniso2d:8:1e-3:10"}};
+                              {"elasticity3d:4", "elasticity3d:4:0.4"}, {"aniso2d:8", "aniso2d:8:1e-3:10"},
+                              {"brusselator:10", "brusselator:10:1"}};
     for (size_t c = 0; c < sizeof pairs / sizeof *pairs; c++) {
         spk_csr A, B;
         int pat, val;
@@ -239,7 +243,8 @@ static void test_determinism(void)
         spk_csr_free(&B);
     }
     const char *eq[][2] = {{"band:500", "band:500:40:1:seed=0"}, {"rgg:2000", "rgg:2000:8:local"},
-                           {"circuit:900", "CIRCUIT:900:8"}, {"aniso2d:7", "aniso2d:7:1e-3:0"}};
+                           {"circuit:900", "CIRCUIT:900:8"}, {"aniso2d:7", "aniso2d:7:1e-3:0"},
+                           {"brusselator:10", "Brusselator:10:0.5"}};
     for (size_t c = 0; c < sizeof eq / sizeof *eq; c++) {
         spk_csr A, B;
         int pat, val;
@@ -304,6 +309,19 @@ static void test_errors(void)
         {"saddle:4:1", "too many fields: saddle:N"},
         {"powerlaw-sym:100:0.5", "G must be a number > 1"},
         {"convdiff2d-5:5:inf", "bad velocity"},
+        {"brusselator:0", "N must be an integer from 1"},
+        {"brusselator:10:0", "bad length in generator spec 'brusselator:10:0': L must be a finite number > 0 "
+                             "(brusselator:N[:L])"},
+        {"brusselator:10:-2", "L must be a finite number > 0"},
+        {"brusselator:10:inf", "bad length"},
+        {"brusselator:10:nan", "bad length"},
+        {"brusselator:10:0.5x", "bad length"},
+        {"brusselator:10:", "bad length"},
+        {"brusselator:10:0.5:1", "too many fields: brusselator:N[:L]"},
+        {"brusselator:10:seed=3", "brusselator is not random and takes no seed"},
+        {"brusselator:10:1e-200", "brusselator:10:1e-200: the diffusion terms D/(h L)^2 overflow"},
+        {"brusselator:32768", "brusselator:32768: its 2147483648 rows exceed 32-bit index limits"},
+        {"brusselator:13378", "brusselator:13378: its 2147543584 entries exceed 32-bit index limits"},
     };
     for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
         spk_csr A = {0};
@@ -317,9 +335,120 @@ static void test_errors(void)
     const char *help = spk_gen_help();
     const char *names[] = {"band:N[:W[:F]]", "circuit:N[:D]", "elasticity3d:N[:NU]", "rgg:N[:K[:ORDER]]",
                            "powerlaw-sym:N[:G]", "aniso2d:N[:EPS[:THETA]]", "aniso3d:N[:EPS]",
-                           "convdiff2d-5:N[:W]", "saddle:N", "CG does not apply", "seed=S"};
+                           "convdiff2d-5:N[:W]", "saddle:N", "CG does not apply", "seed=S",
+                           "brusselator:N[:L]", "rdb200"};
     for (size_t c = 0; c < sizeof names / sizeof *names; c++)
         CHECK(contains(help, names[c]), "help lacks %s", names[c]);
+}
+
+/* brusselator:10 is SuiteSparse's Bai/rdb200 (tests/mm/rdb200.mtx.gz), entry
+ * for entry: the same pattern, values equal to rounding. */
+static void test_brusselator_rdb200(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/rdb200.mtx.gz", SPK_TEST_FILES);
+    spk_csr R = {0}, A;
+    spk_err e;
+    int pat, val;
+    CHECK_OK(spk_mm_read_csr(path, &R, NULL, &e), e.msg);
+    CHECK(R.nrows == 200 && R.ncols == 200 && R.nnz == 1120, "rdb200: %d x %d, %d entries", R.nrows, R.ncols,
+          R.nnz);
+    if (R.nnz == 1120 && make("brusselator:10", &A, &pat, &val)) {
+        CHECK(A.nrows == R.nrows && A.nnz == R.nnz, "brusselator:10: %d rows, %d entries", A.nrows, A.nnz);
+        CHECK(A.nrows == R.nrows && memcmp(A.rowptr, R.rowptr, (size_t)(R.nrows + 1) * sizeof(int)) == 0,
+              "brusselator:10: row lengths differ from rdb200");
+        int cols = 0, vals = 0;
+        double worst = 0;
+        for (int k = 0; A.nnz == R.nnz && k < R.nnz; k++) {
+            const double d = fabs(A.val[k] - R.val[k]) / fabs(R.val[k]);
+            cols += A.colind[k] != R.colind[k];
+            vals += !(d <= 1e-14);
+            worst = fmax(worst, d);
+        }
+        CHECK(cols == 0 && vals == 0, "brusselator:10 vs rdb200: %d columns, %d values differ (worst %g)", cols,
+              vals, worst);
+        /* both nonsymmetric with a symmetric pattern */
+        CHECK(pat && !val, "brusselator:10: pattern symmetry %d, value symmetry %d", pat, val);
+        spk_csr_free(&A);
+    }
+    spk_csr_free(&R);
+}
+
+/* The rows of brusselator spec on n^2 nodes: the values of SuiteSparse's rdb
+ * matrix of that size (as stored there), the row lengths and columns, the
+ * entry count 12 N^2 - 8 N and the sum of all entries -N^2 - 4 N (t1 + t2). */
+static void check_brusselator(const char *spec, int n, double off_u, double diag_u, double off_v, double diag_v,
+                              double tol)
+{
+    spk_csr A;
+    int pat, val;
+    if (!make(spec, &A, &pat, &val)) return;
+    const long long rows = 2LL * n * n;
+    CHECK(A.nrows == rows && A.nnz == 12LL * n * n - 8LL * n, "%s: %d rows, %d entries", spec, A.nrows, A.nnz);
+    CHECK(pat && !val, "%s: pattern symmetry %d, value symmetry %d", spec, pat, val);
+    if (A.nrows != rows) {
+        spk_csr_free(&A);
+        return;
+    }
+    int bad = 0, len[7] = {0};
+    double sum = 0;
+    for (int r = 0; r < A.nrows; r++) {
+        const int s = r % 2, k = r / 2, x = k % n, y = k / n;
+        const int want = 2 + (x > 0) + (x < n - 1) + (y > 0) + (y < n - 1);
+        const int lo = A.rowptr[r], l = A.rowptr[r + 1] - lo;
+        len[l < 7 ? l : 6]++;
+        bad += l != want;
+        for (int q = lo; q < A.rowptr[r + 1]; q++) {
+            const int c = A.colind[q];
+            double v;
+            sum += A.val[q];
+            if (c == r) v = s ? diag_v : diag_u;
+            else if (c == (s ? r - 1 : r + 1)) v = s ? -5.45 : 4.0; /* -beta, alpha^2 */
+            else if ((c - r) % 2 == 0 && (abs(c - r) == 2 || abs(c - r) == 2 * n)) v = s ? off_v : off_u;
+            else v = NAN;
+            bad += !(fabs(A.val[q] - v) <= tol * fabs(v));
+        }
+    }
+    CHECK(bad == 0, "%s: %d rows or entries unlike the reference", spec, bad);
+    if (n >= 2)
+        CHECK(len[4] == 8 && len[5] == 8 * (n - 2) && len[6] == 2 * (n - 2) * (n - 2),
+              "%s: rows of 4, 5, 6 entries: %d, %d, %d", spec, len[4], len[5], len[6]);
+    const double want_sum = -(double)n * n - 4.0 * n * (off_u + off_v);
+    CHECK(fabs(sum - want_sum) <= 1e-9 * fabs(want_sum) + tol * 4.0 * n * (off_u + off_v),
+          "%s: entries sum to %.10g, expected %.10g", spec, sum, want_sum);
+    spk_csr_free(&A);
+}
+
+static void test_brusselator_family(void)
+{
+    /* the distinct values of rdb800l (N = 20, L = 1), rdb1250 (N = 25) and
+     * rdb2048 (N = 32; its file rounds to 5 digits: -143.39 for -143.392) */
+    check_brusselator("brusselator:20:1", 20, 1.764, -2.606, 3.528, -18.112, 1e-14);
+    check_brusselator("brusselator:25", 25, 10.816, -38.814, 21.632, -90.528, 1e-14);
+    check_brusselator("brusselator:32", 32, 17.424, -65.246, 34.848, -143.39, 5e-5);
+    check_brusselator("brusselator:32:0.5", 32, 17.424, -65.246, 34.848, -143.392, 1e-14);
+    /* a larger grid and another L: t1 = 0.004 (N+1)^2 / L^2, t2 = 2 t1 */
+    const double t = 0.004 * 301 * 301 / 9.0;
+    check_brusselator("brusselator:300:3", 300, t, 4.45 - 4 * t, 2 * t, -4 - 8 * t, 1e-13);
+    /* one node: the 2 x 2 reaction block plus -4 t on the diagonal */
+    check_brusselator("brusselator:1:2", 1, 0.004, 4.45 - 0.016, 0.008, -4.032, 1e-14);
+}
+
+static void test_brusselator_errors(void)
+{
+    spk_csr A = {0};
+    spk_err e;
+    CHECK(spk_gen_brusselator(0, 0.5, &A, &e) == SPK_ERR_INVALID_ARG && contains(e.msg, "N must be >= 1 (got 0)"),
+          "N = 0: %s", e.msg);
+    CHECK(spk_gen_brusselator(4, NAN, &A, &e) == SPK_ERR_INVALID_ARG &&
+              contains(e.msg, "brusselator: L must be a finite number > 0"),
+          "L = nan: %s", e.msg);
+    CHECK(spk_gen_brusselator(4, -1.0, &A, &e) == SPK_ERR_INVALID_ARG, "L = -1 accepted");
+    CHECK(spk_gen_brusselator(4, 0.5, NULL, &e) == SPK_ERR_INVALID_ARG, "A = NULL accepted");
+    CHECK(A.rowptr == NULL, "A written on failure");
+    CHECK(spk_gen_brusselator(4, 0.5, &A, &e) == 0 && A.nrows == 32 && A.nnz == 12 * 16 - 32, "brusselator(4): %s",
+          e.msg);
+    spk_csr_free(&A);
 }
 
 static void test_random_rhs(void)
@@ -378,6 +507,9 @@ int main(void)
     test_structure();
     test_determinism();
     test_errors();
+    test_brusselator_rdb200();
+    test_brusselator_family();
+    test_brusselator_errors();
     test_random_rhs();
     return check_exit();
 }
