@@ -4,14 +4,18 @@
  * stop at each look): every path converges to
  * the answer; a solve the cheap preconditioner ends stays with it; a failed
  * factorization falls back to it; a stagnating cheap run gets the factor;
- * later solves keep the choice; off, nothing is measured.  Which way a close
+ * where the factor does not converge and Jacobi is slow, none is measured
+ * and chosen (rdb200); where the chosen factor diverges, none finishes (the
+ * last resort); later solves keep the choice; off, nothing is measured.  Which way a close
  * call goes depends on timings, so the checks here use cases that are not
  * close, and otherwise check only what holds either way. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "io/gen.h"
 #include "spk.h"
 
 typedef struct csr {
@@ -189,6 +193,76 @@ int main(void)
     spk_solver_destroy(s);
     spk_matrix_destroy(M);
     csr_free(&L2);
+
+    /* rdb200, the Brusselator Jacobian (tests/mm): Jacobi, the cheap choice (its diagonal varies),
+     * gains little per iteration and ILU(0) is measured not to converge; none, measured then,
+     * converges fast (before: Jacobi, then ILU(0), not converged in 10,000 iterations) */
+    spk_matrix *R = NULL;
+    CHECK_OK(spk_matrix_read(ctx, SPK_TEST_FILES "/rdb200.mtx.gz", &R), spk_last_error(ctx));
+    if (R) {
+        double b[200], x[200] = {0}, one[200];
+        for (int i = 0; i < 200; i++) one[i] = 1.0;
+        CHECK_OK(spk_matrix_multiply(R, one, b), spk_last_error(ctx));
+        spk_options o;
+        spk_options_default(&o);
+        o.race = 0;
+        o.maxit = 2000;
+        CHECK_OK(spk_solver_create(ctx, R, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+        spk_result r;
+        const int st = s ? spk_solve(s, b, x, &r) : -1;
+        double err = 0;
+        for (int i = 0; i < 200; i++) err = fmax(err, fabs(x[i] - 1));
+        CHECK(st == SPK_OK && err < 1e-5, "rdb200: status %d, error %g: %s", st, err, spk_last_error(ctx));
+        CHECK(s && strcmp(spk_solver_precond(s), "none") == 0 && starts(spk_solver_choice(s), "none: jacobi") &&
+                  check_contains(spk_solver_choice(s), "not converging"),
+              "rdb200: %s (%s)", s ? spk_solver_precond(s) : "-", s ? spk_solver_choice(s) : "-");
+        printf("%-26s %3d iterations, %s + %s; choice: %s\n", "rdb200", r.iterations, spk_solver_method(s),
+               spk_solver_precond(s), spk_solver_choice(s));
+        spk_solver_destroy(s);
+        spk_matrix_destroy(R);
+    }
+
+    /* the last resort: on brusselator:24:1.5 Jacobi diverges and ILU(0), chosen, diverges after some
+     * 300 iterations; BiCGStab without a preconditioner then converges (before: not converged) */
+    spk_csr G = {0};
+    spk_err ge = {0, ""};
+    CHECK_OK(spk_gen_spec("brusselator:24:1.5", &G, &ge), ge.msg);
+    if (G.nrows > 0) {
+        const int n = G.nrows;
+        double *b = calloc((size_t)n, sizeof(double)), *x = calloc((size_t)n, sizeof(double));
+        double *one = malloc((size_t)n * sizeof(double));
+        for (int i = 0; i < n; i++) one[i] = 1.0;
+        CHECK_OK(spk_matrix_from_csr(ctx, n, n, G.rowptr, G.colind, G.val, &M), spk_last_error(ctx));
+        CHECK_OK(spk_matrix_multiply(M, one, b), spk_last_error(ctx));
+        spk_options o;
+        spk_options_default(&o);
+        o.race = 0;
+        o.maxit = 5000;
+        CHECK_OK(spk_solver_create(ctx, M, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
+        spk_result r;
+        const int st = s ? spk_solve(s, b, x, &r) : -1;
+        double err = 0;
+        for (int i = 0; i < n; i++) err = fmax(err, fabs(x[i] - 1));
+        CHECK(st == SPK_OK && err < 1e-4, "brusselator:24:1.5: status %d, error %g: %s", st, err, spk_last_error(ctx));
+        const char *ch = s ? spk_solver_choice(s) : "";
+        const int resorted = check_contains(ch, "then none, the last resort: ");
+#ifdef SPK_TEST_CUDA
+        /* the GPU applies ILU(0) its own way (sweeps): it need not diverge there */
+        CHECK(!resorted || strcmp(spk_solver_precond(s), "none") == 0, "brusselator:24:1.5: %s (%s)",
+              spk_solver_precond(s), ch);
+#else
+        CHECK(resorted && check_contains(ch, "ilu0 diverged") && strcmp(spk_solver_precond(s), "none") == 0,
+              "brusselator:24:1.5: %s (%s)", s ? spk_solver_precond(s) : "-", ch);
+#endif
+        printf("%-26s %3d iterations, %s + %s; choice: %s\n", "brusselator:24:1.5", r.iterations,
+               spk_solver_method(s), spk_solver_precond(s), ch);
+        spk_solver_destroy(s);
+        spk_matrix_destroy(M);
+        free(b);
+        free(x);
+        free(one);
+    }
+    spk_csr_free(&G);
 
     spk_context_destroy(ctx);
     return check_exit();
