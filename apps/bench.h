@@ -31,7 +31,7 @@ typedef struct fmt_result {
     int solve_status, iterations;
     int colors, levels_lower, levels_upper; /* of the matrix solved (reordered or not) */
     char method[16], precond[16], solve_note[256];
-    char choice[320];        /* spk_solver_choice: why the probe chose the preconditioner ("" none) */
+    char choice[512];        /* spk_solver_choice: why the probe chose the preconditioner ("" none) */
     char factorization[96];  /* spk_solver_factorization ("" none) */
     int phases;              /* spk_solver_factor_phases: how many, their names and ms */
     const char *phase_name[8];

@@ -100,7 +100,7 @@ struct spk_solver {
         spk_precond_kind cheap, strong;
         spk_solver_kind cheap_kind;
         double *xs;           /* executor vector: the iterate a run that broke down restarts from */
-        char why[320];        /* the choice and its numbers (spk_solver_choice) */
+        char why[512];        /* the choice and its numbers (spk_solver_choice) */
         double hist[SPK_PROBE_HIST]; /* a measured run's residuals */
     } probe;
 };

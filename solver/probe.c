@@ -9,8 +9,10 @@
  * run simply goes on (no restart); else the factor is built and a few of its
  * iterations are measured from the same iterate, and the one whose
  * predicted remaining time is smaller finishes, from the latest iterate.
- * The solver keeps the choice for its later solves; the choice and its
- * numbers are one line (spk_solver_choice). */
+ * Where the factor does not converge and Jacobi, the cheap one, stalls,
+ * none finishes; where the choice breaks down or diverges, none finishes
+ * (the last resort).  The solver keeps the choice for its later solves;
+ * the choice and its numbers are one line (spk_solver_choice). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -291,6 +293,30 @@ static int run_watched(spk_solver *s, const double *b, double *x, int maxit, spk
     return st;
 }
 
+/* Jacobi stalled (its residual above where its run began) or broke down,
+ * and the factor was measured not to converge: the third candidate, none,
+ * finishes from the iterate kept at the run's start (a diagonal scaling
+ * can stall an iteration on matrices far from diagonally dominant, where
+ * no preconditioner converges).  Handing over to the factor instead, as
+ * before, left such solves unconverged. */
+static int to_none(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double *t_setup)
+{
+    const int broke = ended(r);
+    SPK_TRY(restore(s, x));
+    double secs = 0;
+    SPK_TRY(spk_solver_use_precond(s, s->probe.cheap_kind, SPK_PRECOND_NONE, &secs));
+    add_setup(s, t_setup, secs);
+    s->probe.cheap = SPK_PRECOND_NONE;
+    s->probe.decided = 1;
+    const size_t len = strlen(s->probe.why);
+    snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then none: jacobi %s and the factor did not converge",
+             broke ? "broke down" : "stalled");
+    spk_result more;
+    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
+    add_run(r, &more);
+    return SPK_OK;
+}
+
 /* The cheap preconditioner finishes (the factor failed, pf NULL, or lost to
  * it, pf its measurement), from the latest iterate: watched against the
  * factor's measurement, which takes over where the cheap one's rate drops
@@ -315,6 +341,7 @@ static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, p
     SPK_TRY(run_watched(s, b, x, s->opts.maxit - r->iterations, &more, &w, pc));
     add_run(r, &more);
     if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    if (!(pf->rate < 1) && s->probe.cheap == SPK_PRECOND_JACOBI) return to_none(s, b, x, r, pc, t_setup);
     return to_factor(s, b, x, r, pc, "slowed down until the factor's predicted rest was the shorter", t_setup);
 }
 
@@ -382,49 +409,6 @@ static int measure_factor(spk_solver *s, const double *b, double *x, double dead
     return rs;
 }
 
-/* Neither measured preconditioner converges at its rate: the factor's
- * rest is infinite, Jacobi's long.  The third candidate, none, is measured
- * from the same iterate (probe-iters iterations) and takes over as the
- * cheap one where its predicted rest is the shorter (a diagonal scaling
- * can slow an iteration as the factor does, on matrices far from
- * diagonally dominant).  No constant: it acts only after the factor was
- * measured not to converge.  pc: Jacobi's measurement, replaced by none's
- * where none wins (*none_won). */
-static int measure_none(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc,
-                        const probe_run *pf, double target, double *t_setup, int *none_won)
-{
-    double secs = 0;
-    SPK_TRY(spk_solver_use_precond(s, s->probe.cheap_kind, SPK_PRECOND_NONE, &secs));
-    add_setup(s, t_setup, secs);
-    const double t_c = remaining(pc->rate, r->rnorm, target) * pc->per_it;
-    const int its = s->opts.probe_iters < s->opts.maxit - r->iterations ? s->opts.probe_iters
-                                                                         : s->opts.maxit - r->iterations;
-    spk_result more;
-    probe_run pn;
-    SPK_TRY(run_some(s, b, x, its, &more, &pn));
-    const double before = r->rnorm;
-    add_run(r, &more);
-    const double t_n = converged(r) ? 0 : remaining(pn.rate, r->rnorm, target) * pn.per_it;
-    const int none_wins = converged(r) || (!ended(r) && t_n < t_c);
-    snprintf(s->probe.why, sizeof s->probe.why,
-             "%s: %s %.3g per iteration in %.3g ms, the factor (%s) %.3g, not converging; none %.3g in %.3g ms; "
-             "predicted rest %.3g ms against %.3g ms",
-             none_wins ? "none" : "jacobi", "jacobi", pc->rate, 1e3 * pc->per_it, spk_precond_kind_name(s->probe.strong),
-             pf->rate, pn.rate, 1e3 * pn.per_it, 1e3 * (none_wins ? t_n : t_c), 1e3 * (none_wins ? t_c : t_n));
-    *none_won = none_wins;
-    if (none_wins) {
-        s->probe.cheap = SPK_PRECOND_NONE;
-        *pc = pn;
-        return SPK_OK;
-    }
-    if (ended(r) || !(r->rnorm < before)) { /* none broke down or lost ground: Jacobi from its iterate */
-        SPK_TRY(restore(s, x));
-        r->reason = SPK_DIVERGED_MAXIT;
-        r->rnorm = before;
-    }
-    return back_to_cheap(s, t_setup);
-}
-
 /* The factor measured and compared (r: the solve so far, at the iterate
  * the factor starts from; pc: the cheap run's measurement; secs: the
  * build's): the one predicted faster finishes. */
@@ -456,19 +440,18 @@ static int decide(spk_solver *s, const double *b, double *x, spk_result *r, cons
     if (!keep) {
         SPK_TRY(back_to_cheap(s, t_setup));
         const int factor_broke = ended(r);
-        /* the factor not converging at its measured rate, Jacobi slow: none is measured too */
-        const int try_none = !factor_broke && !(t_f < HUGE_VAL) && s->probe.cheap == SPK_PRECOND_JACOBI &&
-                             r->iterations < maxit;
-        if (factor_broke || try_none) { /* from the cheap run's iterate */
+        if (factor_broke) { /* the factor's iterations broke down: from the cheap run's iterate */
             SPK_TRY(restore(s, x));
             const int its = r->iterations;
             *r = *cheap_r;
             r->iterations = its;
         }
-        int none_won = 0;
-        if (try_none) SPK_TRY(measure_none(s, b, x, r, pc, pf, target, t_setup, &none_won));
-        /* none, chosen over a factor measured not to converge, is not handed back to it */
-        return run_cheap(s, b, x, r, pc, factor_broke || none_won ? NULL : pf, t_setup);
+        /* a factor that broke down is no candidate to hand over to; Jacobi is still watched for a
+         * stall, with the factor as one that does not converge (run_cheap then takes none) */
+        probe_run broke = *pf;
+        broke.rate = 1.0;
+        const probe_run *watch = !factor_broke ? pf : s->probe.cheap == SPK_PRECOND_JACOBI ? &broke : NULL;
+        return run_cheap(s, b, x, r, pc, watch, t_setup);
     }
     if (!converged(r) && !ended(r) && r->iterations < maxit) {
         spk_result more;
