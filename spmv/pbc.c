@@ -7,36 +7,143 @@
 
 #include "pbc.h"
 
+#if defined(__GNUC__)
+#define PBC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PBC_PREFETCH(p) ((void)0)
+#endif
+
 static const int targets[] = {256, 512, 1024, 2048, 4096, 8192}; /* SPK_PBC_TARGETS */
 
-typedef struct row_len {
-    int len, row;
-} row_len;
+/* The sorted row lengths as runs: len[j] (decreasing) held by cnt[j] rows. */
+typedef struct runs {
+    int n;
+    int *len, *cnt;
+} runs;
 
-/* decreasing length, ties in row order: the order is deterministic */
-static int by_length(const void *a, const void *b)
+/* Rows sorted by decreasing length, ties in row order (a stable counting
+ * sort, so the order is deterministic): pos[] and the runs of lengths. */
+static int sort_rows(const spk_csr *A, int *pos, runs *R, spk_err *err)
 {
-    const row_len *x = a, *y = b;
-    if (x->len != y->len) return x->len > y->len ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    const int m = A->nrows;
+    int maxlen = 0;
+    for (int i = 0; i < m; i++) {
+        const int l = A->rowptr[i + 1] - A->rowptr[i];
+        maxlen = l > maxlen ? l : maxlen;
+    }
+    int *start = spk_calloc((size_t)maxlen + 2, sizeof(int), "PBC row order", err);
+    if (!start) return SPK_ERR_NOMEM;
+    for (int i = 0; i < m; i++) start[maxlen - (A->rowptr[i + 1] - A->rowptr[i]) + 1]++;
+    R->n = 0;
+    for (int d = 1; d <= maxlen + 1; d++) R->n += start[d] > 0;
+    R->len = spk_malloc((size_t)R->n + 1, sizeof(int), "PBC row lengths", err);
+    R->cnt = spk_malloc((size_t)R->n + 1, sizeof(int), "PBC row lengths", err);
+    if (!R->len || !R->cnt) {
+        free(start);
+        return SPK_ERR_NOMEM;
+    }
+    for (int d = 1, j = 0; d <= maxlen + 1; d++)
+        if (start[d] > 0) R->len[j] = maxlen - (d - 1), R->cnt[j++] = start[d];
+    for (int d = 0; d <= maxlen; d++) start[d + 1] += start[d];
+    for (int i = 0; i < m; i++) pos[start[maxlen - (A->rowptr[i + 1] - A->rowptr[i])]++] = i;
+    free(start);
+    return SPK_OK;
 }
 
-/* The cut for target t over the sorted lengths len[]: block starts into
- * first[] (count + 1, NULL to count); returns the count. */
-static int cut(int m, const int *len, long long t, int *first)
+/* A block of the cut ends: its entry count into the sums, in doubles and in
+ * block order (the statistics of pick_target depend on that order). */
+static void close_block(long long total, double *sum, double *sq)
 {
-    int blocks = 0;
+    *sum += (double)total;
+    *sq += (double)total * (double)total;
+}
+
+/* The cut for target t over the sorted rows, a run of equal lengths at a
+ * time: a row joins the open block while its entries stay <= t, else starts
+ * the next one.  Block starts into first[] (count + 1) and widths into w[]
+ * (NULL: not wanted); the blocks' entry counts into *sum and *sq; returns
+ * the block count. */
+static int cut(const runs *R, int m, long long t, int *first, int *w, double *sum, double *sq)
+{
+    int blocks = 0, p = 0;
     long long total = 0;
-    for (int p = 0; p < m; p++) {
-        if (p == 0 || total + len[p] > t) {
-            if (first) first[blocks] = p;
-            blocks++;
-            total = 0;
+    *sum = *sq = 0;
+    for (int j = 0; j < R->n; j++) {
+        const long long L = R->len[j];
+        long long left = R->cnt[j];
+        if (blocks == 0) { /* the first row opens the first block */
+            if (first) first[0] = 0, w[0] = (int)L;
+            blocks = 1, total = L, p = 1, left--;
         }
-        total += len[p];
+        long long join = total + L > t ? 0 : L == 0 ? left : (t - total) / L;
+        join = join < left ? join : left;
+        total += join * L, p += (int)join, left -= join;
+        /* the rest open blocks of `per` rows each (the last one may hold fewer) */
+        const long long per = L == 0 ? left : L > t ? 1 : t / L;
+        while (left > 0) {
+            close_block(total, sum, sq);
+            const long long take = per < left ? per : left;
+            if (first) first[blocks] = p, w[blocks] = (int)L;
+            blocks++, total = take * L, p += (int)take, left -= take;
+        }
     }
+    if (blocks > 0) close_block(total, sum, sq);
     if (first) first[blocks] = m;
     return blocks;
+}
+
+/* The target whose blocks' entries vary least, relative to their mean. */
+static int pick_target(const runs *R, int m)
+{
+    double best = INFINITY;
+    int target = targets[0];
+    for (size_t c = 0; c < sizeof targets / sizeof targets[0]; c++) {
+        double sum, sq;
+        const int nb = cut(R, m, targets[c], NULL, NULL, &sum, &sq);
+        if (nb < 1) break;
+        const double mean = sum / nb, var = sq / nb - mean * mean;
+        const double rel = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
+        if (rel < best) {
+            best = rel;
+            target = targets[c];
+        }
+    }
+    return target;
+}
+
+/* Each block's rows as ELL, column-major; padding repeats the row's last
+ * column with value 0 (column 0 for an empty row). */
+static void fill_blocks(const spk_csr *A, spk_fmt_pbc *P)
+{
+    size_t at = 0;
+    for (int b = 0; b < P->nblocks; b++) {
+        P->data[b] = (int)at;
+        const int rows = P->first[b + 1] - P->first[b], w = P->width[b];
+        int *ci = P->colind + at;
+        double *v = P->val + at;
+        const int *row = P->pos + P->first[b];
+        for (int r = 0; r < rows; r++) {
+            if (r + 16 < rows) PBC_PREFETCH(A->rowptr + row[r + 16]);
+            if (r + 8 < rows) { /* the rows ahead, which the sort scattered */
+                PBC_PREFETCH(A->colind + A->rowptr[row[r + 8]]);
+                PBC_PREFETCH(A->val + A->rowptr[row[r + 8]]);
+            }
+            const int i = row[r], rb = A->rowptr[i], l = A->rowptr[i + 1] - rb;
+            const int pad = l > 0 ? A->colind[rb + l - 1] : 0;
+            const int *ac = A->colind + rb;
+            const double *av = A->val + rb;
+            for (int k = 0; k < l; k++) {
+                ci[(size_t)k * rows + r] = ac[k];
+                v[(size_t)k * rows + r] = av[k];
+            }
+            for (int k = l; k < w; k++) {
+                ci[(size_t)k * rows + r] = pad;
+                v[(size_t)k * rows + r] = 0.0;
+            }
+        }
+        at += (size_t)w * (size_t)rows;
+    }
+    P->data[P->nblocks] = (int)at;
 }
 
 static int pbc_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)
@@ -47,104 +154,33 @@ static int pbc_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
     P->nrows = m;
     P->ncols = A->ncols;
     P->nnz = A->nnz;
-    int *len = spk_malloc((size_t)m + 1, sizeof(int), "PBC row lengths", err);
-    int *slen = spk_malloc((size_t)m + 1, sizeof(int), "PBC row lengths", err);
+    runs R = {0, NULL, NULL};
+    int st = SPK_ERR_NOMEM;
     P->pos = spk_malloc((size_t)m + 1, sizeof(int), "PBC row order", err);
-    if (!len || !slen || !P->pos) {
-        free(len);
-        free(slen);
-        return SPK_ERR_NOMEM;
-    }
-    row_len *order = spk_malloc((size_t)m + 1, sizeof(row_len), "PBC row order", err);
-    if (!order) {
-        free(len);
-        free(slen);
-        return SPK_ERR_NOMEM;
-    }
-    for (int i = 0; i < m; i++) {
-        len[i] = A->rowptr[i + 1] - A->rowptr[i];
-        order[i] = (row_len){len[i], i};
-    }
-    qsort(order, (size_t)m, sizeof(row_len), by_length);
-    for (int p = 0; p < m; p++) {
-        P->pos[p] = order[p].row;
-        slen[p] = order[p].len;
-    }
-    free(order);
-    /* the target whose blocks' entries vary least, relative to their mean */
-    double best = INFINITY;
-    P->target = targets[0];
-    for (size_t c = 0; c < sizeof targets / sizeof targets[0]; c++) {
-        const int nb = cut(m, slen, targets[c], NULL);
-        if (nb < 1) break;
-        double sum = 0, sq = 0, total = 0;
-        int b = -1;
-        for (int p = 0; p < m; p++) { /* the blocks' entry counts, in one pass */
-            if (p == 0 || total + slen[p] > targets[c]) {
-                if (b >= 0) {
-                    sum += total;
-                    sq += total * total;
-                }
-                b++;
-                total = 0;
-            }
-            total += slen[p];
-        }
-        sum += total;
-        sq += total * total;
-        const double mean = sum / nb, var = sq / nb - mean * mean;
-        const double rel = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
-        if (rel < best) {
-            best = rel;
-            P->target = targets[c];
-        }
-    }
-    P->nblocks = cut(m, slen, P->target, NULL);
+    if (!P->pos || (st = sort_rows(A, P->pos, &R, err))) goto done;
+    P->target = pick_target(&R, m);
+    double sum, sq;
+    P->nblocks = cut(&R, m, P->target, NULL, NULL, &sum, &sq);
     P->width = spk_malloc((size_t)P->nblocks + 1, sizeof(int), "PBC widths", err);
     P->first = spk_malloc((size_t)P->nblocks + 1, sizeof(int), "PBC block starts", err);
     P->data = spk_malloc((size_t)P->nblocks + 1, sizeof(int), "PBC block data", err);
-    if (!P->width || !P->first || !P->data) {
-        free(len);
-        free(slen);
-        return SPK_ERR_NOMEM;
-    }
-    cut(m, slen, P->target, P->first);
+    st = SPK_ERR_NOMEM;
+    if (!P->width || !P->first || !P->data) goto done;
+    cut(&R, m, P->target, P->first, P->width, &sum, &sq);
     size_t stored = 0;
-    for (int b = 0; b < P->nblocks; b++) {
-        P->width[b] = P->first[b] < m ? slen[P->first[b]] : 0; /* sorted: the block's first row is its longest */
-        stored += (size_t)P->width[b] * (size_t)(P->first[b + 1] - P->first[b]);
-    }
-    free(slen);
-    const int st = spk_format_check_stored("pbc", stored, (size_t)A->nnz, m, NULL, err);
-    if (st) {
-        free(len);
-        return st;
-    }
+    for (int b = 0; b < P->nblocks; b++) stored += (size_t)P->width[b] * (size_t)(P->first[b + 1] - P->first[b]);
+    if ((st = spk_format_check_stored("pbc", stored, (size_t)A->nnz, m, NULL, err))) goto done;
     P->stored = (long long)stored;
     P->colind = spk_malloc(stored + 1, sizeof(int), "PBC column indices", err);
     P->val = spk_malloc(stored + 1, sizeof(double), "PBC values", err);
-    if (!P->colind || !P->val) {
-        free(len);
-        return SPK_ERR_NOMEM;
-    }
-    size_t at = 0;
-    for (int b = 0; b < P->nblocks; b++) {
-        P->data[b] = (int)at;
-        const int rows = P->first[b + 1] - P->first[b], w = P->width[b];
-        for (int r = 0; r < rows; r++) {
-            const int i = P->pos[P->first[b] + r], rb = A->rowptr[i], l = len[i];
-            const int pad = l > 0 ? A->colind[rb + l - 1] : 0; /* padding: value 0 at a valid column */
-            for (int k = 0; k < w; k++) {
-                const size_t q = at + (size_t)k * rows + (size_t)r;
-                P->colind[q] = k < l ? A->colind[rb + k] : pad;
-                P->val[q] = k < l ? A->val[rb + k] : 0.0;
-            }
-        }
-        at += (size_t)w * (size_t)rows;
-    }
-    P->data[P->nblocks] = (int)at;
-    free(len);
-    return SPK_OK;
+    st = SPK_ERR_NOMEM;
+    if (!P->colind || !P->val) goto done;
+    fill_blocks(A, P);
+    st = SPK_OK;
+done:
+    free(R.len);
+    free(R.cnt);
+    return st;
 }
 
 static int pbc_arrays(void *fmt, spk_format_array *l)
