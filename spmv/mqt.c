@@ -1,84 +1,336 @@
 /* mqt.c -- the "mqt" format (mqt.h): the entries sorted in Z order (row
  * and column bits interleaved, row first at each level: the quadrants'
- * depth-first order), then the tree's bits written by a recursion over
- * contiguous ranges of them. */
+ * depth-first order), then the tree's bits written in one walk over them.
+ *
+ * The sort: a counting pass and a scatter straight from CSR put the entries
+ * into buckets by their top Z levels (nodes of side 2^lo), each bucket in
+ * CSR order, as 64-bit items (the Z key below the bucket, then the entry's
+ * index relative to its band of rows) in the values' array; each bucket is
+ * then radix sorted in cache.  CSR order is row-major, and within a 2 x 2
+ * node row-major is Z order, so the stable sorts skip the last level's bits.
+ * Items that cannot fit 64 bits (very wide matrices) take a comparison sort.
+ *
+ * The walk: in Z order a node is first met in depth-first preorder, so when
+ * consecutive keys first differ at level t the nodes of levels t..1 are new:
+ * each takes the next 4 bits and sets its bit in its parent's 4. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mqt.h"
 #include "mqt_decode.h"
 
-typedef struct zentry {
-    uint64_t key;
-    int row, col;
-    double v;
-} zentry;
+#define ZMAX_BUCKET_LEVELS 8 /* at most 4^8 buckets */
 
-static uint64_t zkey(int r, int c)
+/* x's bits at the even positions of a 64-bit word */
+static uint64_t spread(uint32_t x)
 {
-    uint64_t k = 0;
-    for (int b = 30; b >= 0; b--) k = (k << 2) | ((uint64_t)((r >> b) & 1) << 1) | (uint64_t)((c >> b) & 1);
-    return k;
+    uint64_t v = x;
+    v = (v | v << 16) & 0x0000FFFF0000FFFFull;
+    v = (v | v << 8) & 0x00FF00FF00FF00FFull;
+    v = (v | v << 4) & 0x0F0F0F0F0F0F0F0Full;
+    v = (v | v << 2) & 0x3333333333333333ull;
+    return (v | v << 1) & 0x5555555555555555ull;
 }
+
+/* the even bits of z, packed (spread's inverse) */
+static uint32_t compact(uint64_t z)
+{
+    z &= 0x5555555555555555ull;
+    z = (z | z >> 1) & 0x3333333333333333ull;
+    z = (z | z >> 2) & 0x0F0F0F0F0F0F0F0Full;
+    z = (z | z >> 4) & 0x00FF00FF00FF00FFull;
+    z = (z | z >> 8) & 0x0000FFFF0000FFFFull;
+    return (uint32_t)(z | z >> 16);
+}
+
+static int bits_of(uint64_t x)
+{
+    int b = 0;
+    while (b < 64 && (x >> b)) b++;
+    return b;
+}
+
+/* ---- the walk: nodes and subtrees from the keys in Z order ---- */
+
+typedef struct walker {
+    spk_fmt_mqt *M;
+    int K, ls;           /* levels (side 2^K); the subtrees' level (side 2^ls) */
+    int k, nsub;         /* entries and subtrees walked */
+    uint64_t prev;       /* the last key */
+    uint64_t bit;        /* bits handed out */
+    uint64_t word;       /* the word of bit `bit` (low 32 bits), kept here until the stream passes it */
+    uint64_t slot[33];   /* where the current node of each level has its 4 bits */
+} walker;
+
+/* The subtrees: the distinct blocks of side 2^ls, band by band of 2^ls
+ * rows, seen[] marking each block column with the band that last met it. */
+static int count_subtrees(const spk_csr *A, int ls, spk_err *err)
+{
+    const long long band = 1LL << ls;
+    const size_t ncb = (size_t)(((long long)A->ncols + band - 1) >> ls);
+    int *seen = spk_calloc(ncb + 1, sizeof(int), "MQT blocks", err);
+    if (!seen) return -1;
+    int nsub = 0;
+    for (long long r0 = 0, R = 1; r0 < A->nrows; r0 += band, R++) {
+        const int end = A->rowptr[r0 + band < A->nrows ? r0 + band : A->nrows];
+        for (int q = A->rowptr[r0]; q < end; q++) {
+            int *s = seen + (A->colind[q] >> ls);
+            nsub += *s != (int)R;
+            *s = (int)R;
+        }
+    }
+    free(seen);
+    return nsub;
+}
+
+/* At most how many bits the stream takes: the nodes of a level above the
+ * subtrees' are at most nsub and 4^(levels above), those of a level below
+ * it at most nnz and nsub x 4^(levels between). */
+static uint64_t bits_bound(uint64_t nnz, uint64_t nsub, int K, int ls)
+{
+    uint64_t nodes = 0;
+    for (int l = 1; l <= K; l++) {
+        const int e = 2 * (l >= ls ? K - l : ls - l);
+        const uint64_t cap = l >= ls ? nsub : nnz, base = l >= ls ? 1 : nsub;
+        nodes += e >= 60 || base > cap >> e ? cap : base << e;
+    }
+    return 4 * nodes;
+}
+
+/* The stream (with room for the walk's last stores) and the subtree table. */
+static int walker_init(walker *w, spk_fmt_mqt *M, const spk_csr *A, int K, spk_err *err)
+{
+    *w = (walker){M, K, bits_of((uint64_t)M->sub) - 1, 0, 0, 0, 0, 0, {0}};
+    const int nsub = count_subtrees(A, w->ls, err);
+    if (nsub < 0) return SPK_ERR_NOMEM;
+    M->nsub = nsub;
+    M->bits = spk_malloc((size_t)(bits_bound((uint64_t)M->nnz, (uint64_t)nsub, K, w->ls) / 32) + 4,
+                         sizeof(unsigned), "MQT bit stream", err);
+    M->sub_row = spk_malloc((size_t)nsub + 1, sizeof(int), "MQT subtrees", err);
+    M->sub_col = spk_malloc((size_t)nsub + 1, sizeof(int), "MQT subtrees", err);
+    M->sub_bit = spk_malloc((size_t)nsub + 1, sizeof(int), "MQT subtrees", err);
+    M->sub_val = spk_malloc((size_t)nsub + 1, sizeof(int), "MQT subtrees", err);
+    return M->bits && M->sub_row && M->sub_col && M->sub_bit && M->sub_val ? SPK_OK : SPK_ERR_NOMEM;
+}
+
+/* The stream's last words written and the array cut to its bits, plus one word. */
+static void walker_finish(walker *w)
+{
+    spk_fmt_mqt *M = w->M;
+    M->nbits = (long long)w->bit;
+    const size_t words = (size_t)((w->bit + 31) / 32) + 1;
+    M->bits[words - 1] = 0;
+    M->bits[w->bit / 32] = (unsigned)w->word;
+    unsigned *b = realloc(M->bits, words * sizeof(unsigned));
+    if (b) M->bits = b;
+}
+
+/* n keys on in Z order, key i = prefix | items[i] >> shift: each one's new
+ * nodes, levels t..1 where it first differs from the last key at level t
+ * (all levels for the first), get 4 bits each in turn; each new node, and
+ * the cell, sets its bit in its parent's 4.  The state is kept in locals. */
+static void walk(walker *w, const uint64_t *items, size_t n, uint64_t prefix, int shift)
+{
+    spk_fmt_mqt *M = w->M;
+    const int K = w->K, ls = w->ls;
+    uint64_t prev = w->prev, bit = w->bit, word = w->word, *slot = w->slot;
+    unsigned *bits = M->bits;
+    int k = w->k, nsub = w->nsub;
+    for (size_t i = 0; i < n; i++, k++) {
+        const uint64_t z = prefix | items[i] >> shift;
+        const int t = k ? (63 - __builtin_clzll((z ^ prev) | 1)) / 2 : K;
+        prev = z;
+        if (t >= ls && nsub++ < M->nsub) { /* a new subtree: its node's bits come 4 (t - ls) on */
+            M->sub_row[nsub - 1] = (int)(compact(z >> 1) >> ls << ls);
+            M->sub_col[nsub - 1] = (int)(compact(z) >> ls << ls);
+            M->sub_bit[nsub - 1] = (int)(bit + 4 * (uint64_t)(t - ls));
+            M->sub_val[nsub - 1] = k;
+        }
+        if (t < K) { /* the highest new node (or the cell) in its parent */
+            const uint64_t b = slot[t + 1] + ((z >> (2 * t)) & 3);
+            if (b / 32 == bit / 32)
+                word |= (uint64_t)1 << (b % 32);
+            else
+                bits[b / 32] |= 1u << (b % 32);
+        }
+        for (int l = t; l >= 1; l--) { /* the new nodes, each with its child's bit */
+            slot[l] = bit;
+            word |= (uint64_t)1 << (bit % 32 + ((z >> (2 * l - 2)) & 3));
+            bit += 4;
+            if (bit % 32 == 0) {
+                bits[bit / 32 - 1] = (unsigned)word;
+                word = 0;
+            }
+        }
+    }
+    w->prev = prev;
+    w->bit = bit;
+    w->word = word;
+    w->k = k;
+    w->nsub = nsub;
+}
+
+/* ---- the sort ---- */
+
+typedef struct zplan {
+    int K, lo, qb;  /* levels; levels inside a bucket; bits of an index within a band of 2^lo rows */
+    size_t nb;      /* buckets: 4^(K - lo) */
+    int *start;     /* nb + 1: bucket b's items at [start[b], start[b + 1]) */
+} zplan;
+
+/* 1 when items of 2 lo key bits and an index within a band of 2^lo rows fit 64 bits */
+static int zplan_fits(const spk_csr *A, zplan *p)
+{
+    long long span = 0;
+    for (long long r0 = 0; r0 < A->nrows; r0 += 1LL << p->lo) {
+        const long long r1 = r0 + (1LL << p->lo) < A->nrows ? r0 + (1LL << p->lo) : A->nrows;
+        const long long s = (long long)A->rowptr[r1] - A->rowptr[r0];
+        if (s > span) span = s;
+    }
+    p->qb = bits_of(span > 0 ? (uint64_t)span - 1 : 0);
+    return 2 * p->lo + p->qb <= 64;
+}
+
+/* The bucket levels: about 2^15 entries per bucket along a diagonal, more
+ * levels where items would not fit.  0 when none fits (the fallback). */
+static int zplan_init(const spk_csr *A, int K, zplan *p)
+{
+    const int dmax = K < ZMAX_BUCKET_LEVELS ? K : ZMAX_BUCKET_LEVELS;
+    int d = bits_of((uint64_t)A->nnz) - 15;
+    d = d < 0 ? 0 : d > dmax ? dmax : d;
+    p->K = K;
+    for (;; d++) {
+        p->lo = K - d;
+        if (zplan_fits(A, p)) break;
+        if (d == dmax) return 0;
+    }
+    p->nb = (size_t)1 << (2 * d);
+    return 1;
+}
+
+/* Items into their buckets, each in CSR order.  A band of 2^lo rows fills
+ * the 2^d buckets of one bucket row, so both passes go band by band, with
+ * the band's counts and places in cnt (indexed by the column's bucket). */
+static void zscatter(const spk_csr *A, zplan *p, uint64_t *items, int *cnt)
+{
+    const int lo = p->lo, nc = 1 << (p->K - lo), *colind = A->colind;
+    const uint32_t lomask = (uint32_t)((1ull << lo) - 1);
+    const long long band = 1LL << lo;
+    uint16_t sp[256]; /* spread() of a byte */
+    for (uint32_t x = 0; x < 256; x++) sp[x] = (uint16_t)spread(x);
+    memset(p->start, 0, (p->nb + 1) * sizeof(int));
+    for (long long r0 = 0, R = 0; r0 < A->nrows; r0 += band, R++) { /* the counts */
+        const int r1 = (int)(r0 + band < A->nrows ? r0 + band : A->nrows);
+        memset(cnt, 0, (size_t)nc * sizeof(int));
+        for (int q = A->rowptr[r0]; q < A->rowptr[r1]; q++) cnt[colind[q] >> lo]++;
+        const uint64_t rb = spread((uint32_t)R) << 1;
+        for (int C = 0; C < nc; C++) p->start[(rb | spread((uint32_t)C)) + 1] = cnt[C];
+    }
+    for (size_t b = 0; b < p->nb; b++) p->start[b + 1] += p->start[b];
+    for (long long r0 = 0, R = 0; r0 < A->nrows; r0 += band, R++) { /* the scatter */
+        const int r1 = (int)(r0 + band < A->nrows ? r0 + band : A->nrows), base = A->rowptr[r0];
+        const uint64_t rb = spread((uint32_t)R) << 1;
+        for (int C = 0; C < nc; C++) cnt[C] = p->start[rb | spread((uint32_t)C)];
+        for (int i = (int)r0; i < r1; i++) {
+            const uint64_t rl = spread((uint32_t)i & lomask) << 1;
+            for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+                const uint32_t c = (uint32_t)colind[q], cl = c & lomask;
+                const uint64_t zc = lo <= 16 ? (uint64_t)sp[cl & 255] | (uint64_t)sp[cl >> 8 & 255] << 16 : spread(cl);
+                items[cnt[c >> lo]++] = (rl | zc) << p->qb | (uint64_t)(q - base);
+            }
+        }
+    }
+}
+
+/* Stable sort of a[0, n) by item >> shift (bits bits, none set above), tmp
+ * holding n items; the result in a. */
+static void zsort_local(uint64_t *a, uint64_t *tmp, size_t n, int shift, int bits)
+{
+    if (n <= 32 || bits <= 0) {
+        for (size_t i = 1; i < n; i++) {
+            const uint64_t x = a[i];
+            size_t j = i;
+            for (; j > 0 && (a[j - 1] >> shift) > (x >> shift); j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    const int wmax = n < 4096 ? 8 : 11, passes = (bits + wmax - 1) / wmax, w = (bits + passes - 1) / passes;
+    const unsigned mask = (1u << w) - 1;
+    unsigned cnt[1 << 11];
+    uint64_t *src = a, *dst = tmp;
+    for (int s = shift; s < shift + bits; s += w) {
+        memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
+        for (size_t i = 0; i < n; i++) cnt[(src[i] >> s) & mask]++;
+        if (cnt[(src[0] >> s) & mask] == n) continue; /* one digit: the order stands */
+        for (unsigned d = 0, sum = 0; d <= mask; d++) {
+            const unsigned c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[cnt[(src[i] >> s) & mask]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+/* Each bucket sorted and walked, its values replacing its items in place. */
+static int zsort_walk(const spk_csr *A, const zplan *p, uint64_t *items, walker *w, spk_err *err)
+{
+    int big = 0;
+    for (size_t b = 0; b < p->nb; b++)
+        if (p->start[b + 1] - p->start[b] > big) big = p->start[b + 1] - p->start[b];
+    uint64_t *tmp = spk_malloc((size_t)big + 1, sizeof(uint64_t), "MQT sort buffer", err);
+    if (!tmp) return SPK_ERR_NOMEM;
+    const int lo2 = 2 * p->lo;
+    const uint64_t qmask = p->qb ? ~0ull >> (64 - p->qb) : 0;
+    double *val = w->M->val;
+    for (size_t b = 0; b < p->nb; b++) {
+        const int s = p->start[b], n = p->start[b + 1] - s;
+        if (n == 0) continue;
+        const double *src = A->val + A->rowptr[(long long)compact((uint64_t)b >> 1) << p->lo];
+        zsort_local(items + s, tmp, (size_t)n, p->qb + 2, lo2 - 2);
+        walk(w, items + s, (size_t)n, (uint64_t)b << lo2, p->qb);
+        for (int k = s; k < s + n; k++) val[k] = src[items[k] & qmask]; /* a tight loop: loads overlap */
+    }
+    free(tmp);
+    return SPK_OK;
+}
+
+/* ---- the fallback: (key, index) pairs by comparison ---- */
+
+typedef struct zpair {
+    uint64_t key;
+    int q;
+} zpair;
 
 static int by_key(const void *a, const void *b)
 {
-    const uint64_t x = ((const zentry *)a)->key, y = ((const zentry *)b)->key;
+    const uint64_t x = ((const zpair *)a)->key, y = ((const zpair *)b)->key;
     return x < y ? -1 : x > y;
 }
 
-typedef struct builder {
-    const zentry *e;
-    spk_fmt_mqt *M;
-    long long bit; /* bits written */
-    int sub;       /* subtrees listed */
-} builder;
-
-static void put_bit(builder *b, int on)
+/* The keys in order in items, walked, then the values in their place. */
+static int zpairs_walk(const spk_csr *A, uint64_t *items, walker *w, spk_err *err)
 {
-    if (on) b->M->bits[b->bit / 32] |= 1u << (b->bit % 32);
-    b->bit++;
+    zpair *e = spk_malloc((size_t)A->nnz + 1, sizeof(zpair), "MQT entries", err);
+    if (!e) return SPK_ERR_NOMEM;
+    for (int i = 0; i < A->nrows; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            e[q] = (zpair){spread((uint32_t)i) << 1 | spread((uint32_t)A->colind[q]), q};
+    qsort(e, (size_t)A->nnz, sizeof(zpair), by_key);
+    for (int k = 0; k < A->nnz; k++) items[k] = e[k].key;
+    walk(w, items, (size_t)A->nnz, 0, 0);
+    for (int k = 0; k < A->nnz; k++) w->M->val[k] = A->val[e[k].q];
+    free(e);
+    return SPK_OK;
 }
 
-/* node (r0, c0, side) over entries [lo, hi), all inside it and not empty */
-static void build(builder *b, int lo, int hi, int r0, int c0, int side)
-{
-    spk_fmt_mqt *M = b->M;
-    if (side == M->sub) { /* a subtree the GPU decodes: where it starts */
-        M->sub_row[b->sub] = r0;
-        M->sub_col[b->sub] = c0;
-        M->sub_bit[b->sub] = (int)b->bit;
-        M->sub_val[b->sub] = lo;
-        b->sub++;
-    }
-    if (side == 1) return; /* a cell: its value is entry lo, already in order */
-    const int h = side / 2;
-    /* the quadrants' ranges: in Z order a node's entries come quadrant by quadrant */
-    int cut[5], k = lo;
-    for (int q = 0; q < 4; q++) {
-        cut[q] = k;
-        while (k < hi && ((b->e[k].row - r0 >= h) << 1 | (b->e[k].col - c0 >= h)) == q) k++;
-    }
-    cut[4] = hi;
-    for (int q = 0; q < 4; q++) put_bit(b, cut[q + 1] > cut[q]);
-    for (int q = 0; q < 4; q++)
-        if (cut[q + 1] > cut[q]) build(b, cut[q], cut[q + 1], r0 + (q >> 1) * h, c0 + (q & 1) * h, h);
-}
-
-/* the nodes with entries larger than one cell, and the subtrees of side sub */
-static void count(const zentry *e, int nnz, int side, int sub, long long *internal, int *nsub)
-{
-    *internal = 0;
-    *nsub = 0;
-    for (long long s = side; s >= 1; s /= 2) {
-        long long distinct = 0;
-        for (int k = 0; k < nnz; k++) /* in Z order, a node's entries are contiguous */
-            if (k == 0 || e[k].row / s != e[k - 1].row / s || e[k].col / s != e[k - 1].col / s) distinct++;
-        if (s > 1) *internal += distinct;
-        if (s == sub) *nsub = (int)distinct;
-    }
-}
+/* ---- the conversion ---- */
 
 static int mqt_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)
 {
@@ -89,34 +341,36 @@ static int mqt_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
     M->ncols = n;
     M->nnz = nnz;
     M->side = 1;
-    while (M->side < m || M->side < n) M->side *= 2;
-    M->sub = M->side < SPK_MQT_SUB ? M->side : SPK_MQT_SUB;
-    zentry *e = spk_malloc((size_t)nnz + 1, sizeof(zentry), "MQT entries", err);
-    if (!e) return SPK_ERR_NOMEM;
-    for (int i = 0, k = 0; i < m; i++)
-        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++, k++)
-            e[k] = (zentry){zkey(i, A->colind[q]), i, A->colind[q], A->val[q]};
-    qsort(e, (size_t)nnz, sizeof(zentry), by_key);
-    long long internal;
-    count(e, nnz, M->side, M->sub, &internal, &M->nsub);
-    M->nbits = 4 * internal;
-    M->bits = spk_calloc((size_t)((M->nbits + 31) / 32) + 1, sizeof(unsigned), "MQT bit stream", err);
-    M->val = spk_malloc((size_t)nnz + 1, sizeof(double), "MQT values", err);
-    M->sub_row = spk_malloc((size_t)M->nsub + 1, sizeof(int), "MQT subtrees", err);
-    M->sub_col = spk_malloc((size_t)M->nsub + 1, sizeof(int), "MQT subtrees", err);
-    M->sub_bit = spk_malloc((size_t)M->nsub + 1, sizeof(int), "MQT subtrees", err);
-    M->sub_val = spk_malloc((size_t)M->nsub + 1, sizeof(int), "MQT subtrees", err);
-    if (!M->bits || !M->val || !M->sub_row || !M->sub_col || !M->sub_bit || !M->sub_val) {
-        free(e);
-        return SPK_ERR_NOMEM;
+    int K = 0;
+    while (M->side < m || M->side < n) {
+        M->side *= 2;
+        K++;
     }
-    for (int k = 0; k < nnz; k++) M->val[k] = e[k].v;
-    builder b = {e, M, 0, 0};
-    if (nnz > 0) build(&b, 0, nnz, 0, 0, M->side);
-    free(e);
-    if (b.bit != M->nbits || b.sub != M->nsub)
-        return spk_err_set(err, SPK_ERR_INTERNAL, "MQT: %lld bits and %d subtrees written, %lld and %d counted",
-                           b.bit, b.sub, M->nbits, M->nsub);
+    M->sub = M->side < SPK_MQT_SUB ? M->side : SPK_MQT_SUB;
+    walker w;
+    SPK_TRY(walker_init(&w, M, A, K, err));
+    /* the items live in the values' array until the walk replaces them */
+    M->val = spk_malloc((size_t)nnz + 1, sizeof(double), "MQT values", err);
+    if (!M->val) return SPK_ERR_NOMEM;
+    zplan p = {0};
+    int st = SPK_OK;
+    if (zplan_init(A, K, &p)) {
+        int *cnt = spk_malloc((size_t)1 << (K - p.lo), sizeof(int), "MQT buckets", err);
+        p.start = spk_malloc(p.nb + 1, sizeof(int), "MQT buckets", err);
+        if (!cnt || !p.start) st = SPK_ERR_NOMEM;
+        uint64_t *items = (uint64_t *)(void *)M->val;
+        if (!st) zscatter(A, &p, items, cnt);
+        if (!st) st = zsort_walk(A, &p, items, &w, err);
+        free(cnt);
+        free(p.start);
+    } else {
+        st = zpairs_walk(A, (uint64_t *)(void *)M->val, &w, err);
+    }
+    if (st) return st;
+    walker_finish(&w);
+    if (w.nsub != M->nsub || w.k != nnz)
+        return spk_err_set(err, SPK_ERR_INTERNAL, "MQT: %d subtrees and %d entries written, %d and %d counted",
+                           w.nsub, w.k, M->nsub, nnz);
     return SPK_OK;
 }
 
