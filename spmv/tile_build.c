@@ -123,7 +123,7 @@ static void place_nibble(unsigned char *b, unsigned q, unsigned c)
 }
 
 /* One tile's pattern as pass 1 finds it: each row's columns as a bit mask
- * and their count (set only for the rows in `rows`, the others are empty). */
+ * (set only for the rows in `rows`, the others are empty) and their count. */
 typedef struct scan {
     unsigned short rows;
     unsigned short mask[SPK_TILE];
@@ -134,22 +134,19 @@ typedef struct scan {
 typedef struct pattern {
     int rows, cols, k, s2;         /* s2: the sum of squared row lengths */
     unsigned char rl[SPK_TILE];    /* row lengths, 0 for empty rows */
-    unsigned full_rows, full_cols; /* bit masks */
+    unsigned full_rows, full_cols; /* bit masks (full_rows: only when rows_ok) */
     int rows_ok, cols_ok;          /* every row, every column empty or full */
 } pattern;
 
 static void read_pattern(const scan *x, int rows, int cols, pattern *t)
 {
     const unsigned colmask = (1u << cols) - 1;
-    t->rows = rows, t->cols = cols, t->k = t->s2 = 0, t->full_rows = 0;
-    memset(t->rl, 0, sizeof t->rl);
-    for (unsigned b = x->rows; b; b &= b - 1) {
-        const int r = lowest(b), l = x->rl[r];
-        t->rl[r] = (unsigned char)l;
-        t->k += l, t->s2 += l * l;
-        t->full_rows |= (unsigned)(x->mask[r] == colmask) << r;
-    }
-    t->rows_ok = t->full_rows == x->rows;
+    int k = 0, s2 = 0;
+    memcpy(t->rl, x->rl, sizeof t->rl);
+    for (int r = 0; r < SPK_TILE; r++) k += t->rl[r], s2 += t->rl[r] * t->rl[r];
+    t->rows = rows, t->cols = cols, t->k = k, t->s2 = s2;
+    t->rows_ok = k == bits(x->rows) * cols; /* every row with entries is full */
+    t->full_rows = t->rows_ok ? x->rows : 0;
     t->full_cols = 0, t->cols_ok = 0; /* with an empty row no column is full */
     if (x->rows == (1u << rows) - 1) {
         unsigned all = colmask, any = 0;
@@ -359,7 +356,8 @@ static int find_tiles(plan *P, int tr, int *run, int *nr, int *lo, int *hi)
                 found[cnt] = (int)tc;
                 l = (int)tc < l ? (int)tc : l;
                 h = (int)tc > h ? (int)tc : h;
-                sc[cnt++].rows = 0;
+                sc[cnt].rows = 0;
+                memset(sc[cnt++].rl, 0, SPK_TILE);
             }
             scan *x = sc + s->j;
             x->rows |= (unsigned short)(1u << r);
@@ -481,7 +479,6 @@ static int plan_tile_row(plan *P, spk_fmt_tile *T, int tr, spk_tile_stats *S, sp
 /* Entries [q, e) of row i to D. */
 static void defer_entries(sink *D, const int *colind, const double *val, int q, int e, int i)
 {
-    if (q == e) return;
     D->rowptr[i + 1] += e - q;
     memcpy(D->col + D->n, colind + q, (size_t)(e - q) * sizeof(int));
     memcpy(D->val + D->n, val + q, (size_t)(e - q) * sizeof(double));
@@ -494,7 +491,7 @@ static void place_coo(struct dest *o, const int *restrict colind, const double *
                       int r, int ew, int defer, sink *D)
 {
     if (defer) {
-        defer_entries(D, colind, val, q, e, i);
+        if (q < e) defer_entries(D, colind, val, q, e, i);
         return;
     }
     double *restrict const tv = o->v + SPK_TILE * ew;
@@ -592,26 +589,22 @@ static void place_tile_row(plan *P, spk_fmt_tile *T, sink *D, int tr, int *d)
     *d = k;
     for (int r = 0; r < rows; r++) {
         const int i = r0 + r, end = rowptr[i + 1];
-        int ds = 0, de = 0; /* entries for D from emptied tiles, copied a stretch at a time */
+        int ds = rowptr[i], de = ds; /* entries for D from emptied tiles, copied a stretch at a time */
         for (int q = rowptr[i]; q < end;) {
             const unsigned tc = (unsigned)colind[q] / SPK_TILE;
             int e = q + 1;
             while (e < end && (unsigned)colind[e] / SPK_TILE == tc) e++;
             struct dest *o = dst + sl[tc].j;
-            const int emptied = o->kind == SPK_TILE_NKINDS;
-            if (emptied && de == q) {
+            if (o->kind == SPK_TILE_NKINDS) {
+                if (de != q) defer_entries(D, colind, val, ds, de, i), ds = q;
                 de = e;
             } else {
-                defer_entries(D, colind, val, ds, de, i);
-                ds = de = q;
-                if (emptied)
-                    de = e;
-                else
-                    place_run(o, colind, val, q, e, i, r, defer, D);
+                if (de > ds) defer_entries(D, colind, val, ds, de, i), ds = de;
+                place_run(o, colind, val, q, e, i, r, defer, D);
             }
             q = e;
         }
-        defer_entries(D, colind, val, ds, de, i);
+        if (de > ds) defer_entries(D, colind, val, ds, de, i);
     }
     for (int j = 0; j < cnt; j++) /* CSR: the offsets of the rows after the last one with entries */
         if (dst[j].kind == SPK_TILE_CSR) memset(dst[j].ix + dst[j].hdr, dst[j].seen, (size_t)(SPK_TILE - dst[j].hdr));
