@@ -383,8 +383,10 @@ static void sort_tiles(plan *P, int cnt, int *run, int nr, int lo, int hi, int *
     if (hi / 64 - lo / 64 < 2 * cnt) {
         unsigned long long *b = P->bitmap;
         for (int i = 0; i < cnt; i++) b[P->found[i] / 64] |= 1ull << P->found[i] % 64;
-        for (int w = lo / 64, n = 0; w <= hi / 64; w++)
-            for (; b[w]; b[w] &= b[w] - 1) out[n++] = w * 64 + lowest64(b[w]);
+        for (int w = lo / 64, n = 0; w <= hi / 64; w++) {
+            unsigned long long x = b[w];
+            for (b[w] = 0; x; x &= x - 1) out[n++] = w * 64 + lowest64(x);
+        }
         return;
     }
     int *src = P->found, *dst = P->merged;
