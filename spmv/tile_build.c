@@ -521,11 +521,16 @@ static void place_run(struct dest *o, const int *restrict colind, const double *
         else
             memset(ix + o->hdr, s, (size_t)(r + 1 - o->hdr));
         o->hdr = r + 1;
-        for (; q < e; q++, s++) {
+        o->seen = s + (e - q);
+        if (s & 1) { /* the columns, two to a byte (a byte not begun is still 0) */
             tv[s] = val[q];
-            place_nibble(ix + SPK_TILE, (unsigned)s, (unsigned)colind[q] % SPK_TILE);
+            ix[SPK_TILE + s / 2] |= (unsigned char)(colind[q++] % SPK_TILE << 4), s++;
         }
-        o->seen = s;
+        for (; q + 1 < e; q += 2, s += 2) {
+            tv[s] = val[q], tv[s + 1] = val[q + 1];
+            ix[SPK_TILE + s / 2] = (unsigned char)(colind[q] % SPK_TILE | colind[q + 1] % SPK_TILE << 4);
+        }
+        if (q < e) tv[s] = val[q], ix[SPK_TILE + s / 2] = (unsigned char)(colind[q] % SPK_TILE);
         return;
     case SPK_TILE_ELL: /* the width is the longest row */
         for (unsigned k = (unsigned)r; q < e; q++, k += SPK_TILE) {
