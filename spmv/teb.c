@@ -47,11 +47,12 @@ double spk_teb_k(long long nnz, int bln, int bln_critical)
 
 /* Alg. 2 on the histogram of row lengths (L[] descending, counts[]) as a
  * list of steps, step j forming before[j + 1] - before[j] identical
- * sub-blocks of sum[j] nonzeros.  Every decision of Alg. 2 compares an integer with Threshold, so
- * the steps depend on floor(Threshold) (tf) only: they are kept for the next
- * bLN with the same floor, formed on demand and without a limit on the
- * number of sub-blocks (a bLN takes a prefix).  A step exhausts a length or
- * is followed by one that does, so there are at most 2 D. */
+ * sub-blocks of sum[j] nonzeros.  Every decision of Alg. 2 compares an
+ * integer with Threshold, so the steps depend on floor(Threshold) (tf)
+ * only: they are kept for the next bLN with the same floor, formed on
+ * demand and without a limit on the number of sub-blocks (a bLN takes a
+ * prefix).  A step exhausts a length or is followed by one that does, so
+ * there are at most 2 D. */
 typedef struct teb_steps {
     const int *L;
     const long long *counts;
