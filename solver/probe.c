@@ -293,6 +293,23 @@ static int run_watched(spk_solver *s, const double *b, double *x, int maxit, spk
     return st;
 }
 
+/* The rest of the solve without a preconditioner (method kind), from x;
+ * tail ends the choice line.  The solver keeps none for later solves. */
+static int rest_without(spk_solver *s, spk_solver_kind kind, const double *b, double *x, spk_result *r,
+                        const char *tail, probe_run *m, double *t_setup)
+{
+    double secs = 0;
+    SPK_TRY(spk_solver_use_precond(s, kind, SPK_PRECOND_NONE, &secs));
+    add_setup(s, t_setup, secs);
+    s->probe.decided = 1;
+    const size_t len = strlen(s->probe.why);
+    snprintf(s->probe.why + len, sizeof s->probe.why - len, "%s", tail);
+    spk_result more;
+    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, m));
+    add_run(r, &more);
+    return SPK_OK;
+}
+
 /* Jacobi stalled (its residual above where its run began) or broke down,
  * and the factor was measured not to converge: the third candidate, none,
  * finishes from the iterate kept at the run's start (a diagonal scaling
@@ -303,18 +320,11 @@ static int to_none(spk_solver *s, const double *b, double *x, spk_result *r, pro
 {
     const int broke = ended(r);
     SPK_TRY(restore(s, x));
-    double secs = 0;
-    SPK_TRY(spk_solver_use_precond(s, s->probe.cheap_kind, SPK_PRECOND_NONE, &secs));
-    add_setup(s, t_setup, secs);
     s->probe.cheap = SPK_PRECOND_NONE;
-    s->probe.decided = 1;
-    const size_t len = strlen(s->probe.why);
-    snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then none: jacobi %s and the factor did not converge",
-             broke ? "broke down" : "stalled");
-    spk_result more;
-    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
-    add_run(r, &more);
-    return SPK_OK;
+    return rest_without(s, s->probe.cheap_kind, b, x, r,
+                        broke ? "; then none: jacobi broke down and the factor did not converge"
+                              : "; then none: jacobi stalled and the factor did not converge",
+                        pc, t_setup);
 }
 
 /* The cheap preconditioner finishes (the factor failed, pf NULL, or lost to
@@ -582,20 +592,11 @@ static int last_resort(spk_solver *s, const double *b, double *x, spk_result *r,
     if (s->pkind == SPK_PRECOND_NONE || !choice_failed(r) || r->iterations >= s->opts.maxit) return SPK_OK;
     const int diverged = r->reason == SPK_DIVERGED_DTOL || r->reason == SPK_DIVERGED_NAN;
     if (diverged) SPK_TRY(restore(s, x));
-    char was[96];
-    snprintf(was, sizeof was, "%s %s at iteration %d", spk_solver_precond(s),
+    char tail[128];
+    snprintf(tail, sizeof tail, "; then none, the last resort: %s %s at iteration %d", spk_solver_precond(s),
              diverged ? "diverged" : "broke down", r->iterations);
-    double secs = 0;
-    SPK_TRY(spk_solver_use_precond(s, s->kind, SPK_PRECOND_NONE, &secs));
-    add_setup(s, t_setup, secs);
-    s->probe.decided = 1;
-    const size_t len = strlen(s->probe.why);
-    snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then none, the last resort: %s", was);
-    spk_result more;
     probe_run m;
-    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, &m));
-    add_run(r, &more);
-    return SPK_OK;
+    return rest_without(s, s->kind, b, x, r, tail, &m, t_setup);
 }
 
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)

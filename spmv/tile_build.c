@@ -30,24 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Set bits of a 16-bit mask, and the lowest one's position (x != 0). */
+/* Set bits of a 16-bit mask; below, the lowest set bit's position (x != 0). */
 static int bits(unsigned x)
 {
     x = x - (x >> 1 & 0x5555u);
     x = (x & 0x3333u) + (x >> 2 & 0x3333u);
     x = (x + (x >> 4)) & 0x0F0Fu;
     return (int)((x + (x >> 8)) & 0x1Fu);
-}
-
-static int lowest(unsigned x)
-{
-#if defined(__GNUC__)
-    return __builtin_ctz(x);
-#else
-    int r = 0;
-    while (!(x >> r & 1)) r++;
-    return r;
-#endif
 }
 
 static int lowest64(unsigned long long x)
@@ -432,7 +421,7 @@ static void choose(const plan *P, const scan *x, int rows, int cols, choice *c)
 static int single_entry(const scan *x, int rows, int cols)
 {
     if (rows != SPK_TILE || cols < 2 || (x->rows & (x->rows - 1u)) != 0) return 0;
-    const unsigned m = x->mask[lowest(x->rows)];
+    const unsigned m = x->mask[lowest64(x->rows)];
     return (m & (m - 1u)) == 0;
 }
 
