@@ -21,7 +21,8 @@
 # runs instead of the default list: space-separated, each a test and its
 # arguments joined by colons, e.g. "test_precond_cuda:device:2/4
 # test_solver_cuda:0/3": the long tests take I/N, every N-th case from the
-# I-th, so each part fits a time limit), BENCH_SOLVE=1 (the bench step
+# I-th, so each part fits a time limit), MEMCHECK_JOBS (memcheck runs at once,
+# default 4), BENCH_SOLVE=1 (the bench step
 # also solves with every format), SYNC_TESTS, SYNC_TOOLS and SYNC_JOBS (the
 # sync step's test runs, tools and how many run at once), SYNC_TIMEOUT (seconds
 # one sanitizer run may take; a run stopped by it fails the step).
@@ -85,16 +86,29 @@ echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
 default_tests="test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda
   test_api_cuda test_data_cuda test_precond_cuda:host test_precond_cuda:device ${MEMCHECK_SHARED:+test_spmv_shared_cuda}
   test_shared_cuda:bcsstk21 test_shared_cuda:sherman3"
-for t in ${MEMCHECK_TESTS:-$default_tests}; do
-  set -- ${t//:/ }
-  name=$1; shift
-  tag=$(printf '%s' "$*" | tr ' /' '_-')
-  log="$logs/memcheck_${name}${tag:+_$tag}.log"
+# the runs go MEMCHECK_JOBS at a time on the one GPU (default 4), each into
+# its own log; the summaries are printed in the list's order afterwards
+memcheck_one() { # LOG TEST ARGS...
+  local log=$1; shift
+  local name=$1; shift
   SPK_UNDER_SANITIZER=1 "$san" --tool memcheck --leak-check full --error-exitcode 3 "$build/tests/$name" "$@" > "$log" 2>&1
-  rc=$?
-  summary=$(grep -E "ERROR SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')
-  echo "memcheck $name $*: exit $rc  $summary"
-  [ $rc -eq 0 ] || status=1
+  echo $? > "$log.rc"
+}
+memcheck_log() { # TEST:ARGS -> its log's path
+  local name=${1%%:*} tag=
+  [ "$name" != "$1" ] && tag=$(printf '%s' "${1#*:}" | tr ':/' '_-')
+  echo "$logs/memcheck_${name}${tag:+_$tag}.log"
+}
+for t in ${MEMCHECK_TESTS:-$default_tests}; do
+  while [ "$(jobs -rp | wc -l)" -ge "${MEMCHECK_JOBS:-4}" ]; do wait -n; done
+  memcheck_one "$(memcheck_log "$t")" ${t//:/ } &
+done
+wait
+for t in ${MEMCHECK_TESTS:-$default_tests}; do
+  log=$(memcheck_log "$t")
+  rc=$(cat "$log.rc" 2>/dev/null || echo none)
+  echo "memcheck ${t//:/ }: exit $rc  $(grep -E "ERROR SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')"
+  [ "$rc" = 0 ] || status=1
 done
 # the tile kernel shares per-warp sums in shared memory: racecheck it
 log="$logs/racecheck_test_tile_cuda.log"
