@@ -1,6 +1,7 @@
 /* gen.c -- the generator specs: NAME:N[:P1[:P2]][:seed=S] parsed against a
  * table of families and dispatched to gen_stencil.c, gen_graph.c,
- * gen_random.c, gen_block.c and gen_brusselator.c; the help text. */
+ * gen_random.c, gen_block.c and gen_brusselator.c, for the whole matrix or
+ * a range of its rows; the help text. */
 #include "io/gen.h"
 
 #include <limits.h>
@@ -20,12 +21,14 @@ typedef struct gen_param {
     int lo_incl, hi_incl, integer, word;
 } gen_param;
 
-enum { G_P2, G_P3, G_P27, G_CD3, G_PL, G_CD2, G_AN2, G_AN3, G_PLS, G_RGG, G_RGG3, G_BAND, G_CIRC, G_EL3, G_SAD, G_BRU };
+/* How a family is made: F_ROWS, any range of rows on its own (grid and block families);
+ * F_RANDOM, seeded from the spec and built whole (one random stream over the matrix). */
+enum { F_ROWS, F_RANDOM };
 
 typedef struct gen_family {
-    int kind;
+    int kind; /* GEN_P2 ... (gen_util.h) */
     const char *name, *alias, *usage;
-    int random; /* seeded from the spec */
+    int how; /* F_ROWS or F_RANDOM */
     int np;
     gen_param p[2];
 } gen_family;
@@ -38,28 +41,28 @@ typedef struct gen_family {
 #define P_ORD {"order", "ORDER", "local or shuffled", 0, 0, 1, 1, 1, 0, 1}
 
 static const gen_family families[] = {
-    {G_P2, "poisson2d-5", "poisson5", "poisson2d-5:N", 0, 0, {P_NONE, P_NONE}},
-    {G_P3, "poisson3d-7", "poisson7", "poisson3d-7:N", 0, 0, {P_NONE, P_NONE}},
-    {G_P27, "poisson3d-27", "poisson27", "poisson3d-27:N", 0, 0, {P_NONE, P_NONE}},
-    {G_CD3, "convdiff3d-7", "convdiff7", "convdiff3d-7:N[:W]", 0, 1, {P_VEL, P_NONE}},
-    {G_CD2, "convdiff2d-5", "convdiff5", "convdiff2d-5:N[:W]", 0, 1,
+    {GEN_P2, "poisson2d-5", "poisson5", "poisson2d-5:N", F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_P3, "poisson3d-7", "poisson7", "poisson3d-7:N", F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_P27, "poisson3d-27", "poisson27", "poisson3d-27:N", F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_CD3, "convdiff3d-7", "convdiff7", "convdiff3d-7:N[:W]", F_ROWS, 1, {P_VEL, P_NONE}},
+    {GEN_CD2, "convdiff2d-5", "convdiff5", "convdiff2d-5:N[:W]", F_ROWS, 1,
      {{"velocity", "W", "a finite number", 1000, -INFINITY, INFINITY, 0, 0, 0, 0}, P_NONE}},
-    {G_AN2, "aniso2d", NULL, "aniso2d:N[:EPS[:THETA]]", 0, 2,
+    {GEN_AN2, "aniso2d", NULL, "aniso2d:N[:EPS[:THETA]]", F_ROWS, 2,
      {P_EPS, {"angle", "THETA", "a finite angle in degrees", 0, -1e6, 1e6, 1, 1, 0, 0}}},
-    {G_AN3, "aniso3d", NULL, "aniso3d:N[:EPS]", 0, 1, {P_EPS, P_NONE}},
-    {G_PL, "powerlaw", NULL, "powerlaw:N[:G]", 1, 1, {P_EXP, P_NONE}},
-    {G_PLS, "powerlaw-sym", NULL, "powerlaw-sym:N[:G]", 1, 1, {P_EXP, P_NONE}},
-    {G_RGG, "rgg", NULL, "rgg:N[:K[:ORDER]]", 1, 2, {P_K, P_ORD}},
-    {G_RGG3, "rgg3d", NULL, "rgg3d:N[:K[:ORDER]]", 1, 2, {P_K, P_ORD}},
-    {G_BAND, "band", NULL, "band:N[:W[:F]]", 1, 2,
+    {GEN_AN3, "aniso3d", NULL, "aniso3d:N[:EPS]", F_ROWS, 1, {P_EPS, P_NONE}},
+    {GEN_PL, "powerlaw", NULL, "powerlaw:N[:G]", F_RANDOM, 1, {P_EXP, P_NONE}},
+    {GEN_PLS, "powerlaw-sym", NULL, "powerlaw-sym:N[:G]", F_RANDOM, 1, {P_EXP, P_NONE}},
+    {GEN_RGG, "rgg", NULL, "rgg:N[:K[:ORDER]]", F_RANDOM, 2, {P_K, P_ORD}},
+    {GEN_RGG3, "rgg3d", NULL, "rgg3d:N[:K[:ORDER]]", F_RANDOM, 2, {P_K, P_ORD}},
+    {GEN_BAND, "band", NULL, "band:N[:W[:F]]", F_RANDOM, 2,
      {{"half-bandwidth", "W", "an integer >= 0", 40, 0, INT_MAX, 1, 1, 1, 0},
       {"fill", "F", "a number in (0, 1]", 1, 0, 1, 0, 1, 0, 0}}},
-    {G_CIRC, "circuit", NULL, "circuit:N[:D]", 1, 1,
+    {GEN_CIRC, "circuit", NULL, "circuit:N[:D]", F_RANDOM, 1,
      {{"dense-net count", "D", "an integer in [0, 64]", 8, 0, 64, 1, 1, 1, 0}, P_NONE}},
-    {G_EL3, "elasticity3d", NULL, "elasticity3d:N[:NU]", 0, 1,
+    {GEN_EL3, "elasticity3d", NULL, "elasticity3d:N[:NU]", F_ROWS, 1,
      {{"Poisson ratio", "NU", "a number in [0, 0.5)", 0.3, 0, 0.5, 1, 0, 0, 0}, P_NONE}},
-    {G_SAD, "saddle", NULL, "saddle:N", 0, 0, {P_NONE, P_NONE}},
-    {G_BRU, "brusselator", NULL, "brusselator:N[:L]", 0, 1,
+    {GEN_SAD, "saddle", NULL, "saddle:N", F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_BRU, "brusselator", NULL, "brusselator:N[:L]", F_ROWS, 1,
      {{"length", "L", "a finite number > 0", 0.5, 0, INFINITY, 0, 0, 0, 0}, P_NONE}},
 };
 #define NFAM ((int)(sizeof families / sizeof families[0]))
@@ -139,16 +142,17 @@ static int parse_fields(const char *spec, const gen_family *f, const char *p, do
         if (len > 5 && gen_name_is(s, 5, "seed=") && !*p) {
             char *q;
             const unsigned long long u = s[5] >= '0' && s[5] <= '9' ? strtoull(s + 5, &q, 10) : 0;
-            if (!f->random || s[5] < '0' || s[5] > '9' || q != p)
+            const int random = f->how == F_RANDOM;
+            if (!random || s[5] < '0' || s[5] > '9' || q != p)
                 return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                                   f->random ? "bad seed in generator spec '%s': seed=S takes a decimal integer"
-                                             : "generator spec '%s': %s is not random and takes no seed",
+                                   random ? "bad seed in generator spec '%s': seed=S takes a decimal integer"
+                                          : "generator spec '%s': %s is not random and takes no seed",
                                    spec, f->name);
             *user = u;
             *has_user = 1;
         } else if (k >= f->np) {
             return spk_err_set(e, SPK_ERR_INVALID_ARG, "generator spec '%s' has too many fields: %s%s", spec,
-                               f->usage, f->random ? "[:seed=S]" : "");
+                               f->usage, f->how == F_RANDOM ? "[:seed=S]" : "");
         } else {
             SPK_TRY(parse_param(spec, f, &f->p[k], s, len, &v[k], e));
         }
@@ -165,33 +169,18 @@ static const gen_family *find_family(const char *s, size_t len)
     return NULL;
 }
 
-static int generate(const gen_family *f, int n, const double *v, uint64_t seed, spk_csr *A, spk_err *e)
-{
-    switch (f->kind) {
-    case G_P2: return spk_gen_poisson2d5(n, A, e);
-    case G_P3: return spk_gen_poisson3d7(n, A, e);
-    case G_P27: return spk_gen_poisson3d27(n, A, e);
-    case G_CD3: return spk_gen_convdiff3d7(n, v[0], A, e);
-    case G_CD2: return spk_gen_convdiff2d5(n, v[0], A, e);
-    case G_AN2: return spk_gen_aniso2d(n, v[0], v[1], A, e);
-    case G_AN3: return spk_gen_aniso3d(n, v[0], A, e);
-    case G_PL: return spk_gen_powerlaw_seed(n, v[0], seed, A, e);
-    case G_PLS: return spk_gen_powerlaw_sym(n, v[0], seed, A, e);
-    case G_RGG: return spk_gen_rgg(n, 2, v[0], v[1] != 0, seed, A, e);
-    case G_RGG3: return spk_gen_rgg(n, 3, v[0], v[1] != 0, seed, A, e);
-    case G_BAND: return spk_gen_band(n, (int)v[0], v[1], seed, A, e);
-    case G_CIRC: return spk_gen_circuit(n, (int)v[0], seed, A, e);
-    case G_EL3: return spk_gen_elasticity3d(n, v[0], A, e);
-    case G_BRU: return spk_gen_brusselator(n, v[0], A, e);
-    default: return spk_gen_saddle(n, A, e);
-    }
-}
+/* A spec parsed: its family, N, parameters and seed. */
+typedef struct gen_parsed {
+    const gen_family *f;
+    int n;
+    double v[2];
+    uint64_t seed;
+} gen_parsed;
 
-/* Parse "NAME:N[:P1[:P2]][:seed=S]" and generate the matrix it names. */
-int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
+/* Parse "NAME:N[:P1[:P2]][:seed=S]" (spec not NULL) into *g: the one parser of the spk_gen_spec*
+ * calls, so they accept and refuse the same specs with the same messages. */
+static int parse_spec(const char *spec, gen_parsed *g, spk_err *e)
 {
-    if (!spec || !A)
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_gen_spec: %s is NULL", spec ? "A" : "spec");
     const char *c1 = strchr(spec, ':');
     size_t nlen = c1 ? (size_t)(c1 - spec) : strlen(spec);
     const gen_family *f = find_family(spec, nlen);
@@ -210,13 +199,116 @@ int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
     if (!digits || (*p && *p != ':') || n < 1 || n > INT_MAX)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "bad size in generator spec '%s': N must be an integer from 1 to %d", spec, INT_MAX);
-    double v[2];
     uint64_t user;
     int has_user;
-    SPK_TRY(parse_fields(spec, f, p, v, &user, &has_user, e));
-    uint64_t seed = spec_seed(f, n, v, user);
-    if (f->kind == G_PL && !has_user) seed = 12345; /* powerlaw's matrices from before seeds */
-    return generate(f, (int)n, v, seed, A, e);
+    SPK_TRY(parse_fields(spec, f, p, g->v, &user, &has_user, e));
+    g->f = f;
+    g->n = (int)n;
+    g->seed = spec_seed(f, n, g->v, user);
+    if (f->kind == GEN_PL && !has_user) g->seed = 12345; /* powerlaw's matrices from before seeds */
+    return SPK_OK;
+}
+
+/* Rows rg of g's matrix.  F_ROWS families make just those rows; F_RANDOM ones only the whole
+ * matrix (rg must be GEN_WHOLE). */
+static int generate(const gen_parsed *g, gen_range rg, spk_csr *A, spk_err *e)
+{
+    const int n = g->n;
+    const double *v = g->v;
+    const uint64_t seed = g->seed;
+    switch (g->f->kind) {
+    case GEN_EL3: return gen_elasticity3d_rows(n, v[0], rg, A, e);
+    case GEN_SAD: return gen_saddle_rows(n, rg, A, e);
+    case GEN_BRU: return gen_brusselator_rows(n, v[0], rg, A, e);
+    case GEN_PL: return spk_gen_powerlaw_seed(n, v[0], seed, A, e);
+    case GEN_PLS: return spk_gen_powerlaw_sym(n, v[0], seed, A, e);
+    case GEN_RGG: return spk_gen_rgg(n, 2, v[0], v[1] != 0, seed, A, e);
+    case GEN_RGG3: return spk_gen_rgg(n, 3, v[0], v[1] != 0, seed, A, e);
+    case GEN_BAND: return spk_gen_band(n, (int)v[0], v[1], seed, A, e);
+    case GEN_CIRC: return spk_gen_circuit(n, (int)v[0], seed, A, e);
+    default: return gen_stencil_rows(g->f->kind, n, v, rg, A, e);
+    }
+}
+
+/* Parse "NAME:N[:P1[:P2]][:seed=S]" and generate the matrix it names. */
+int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
+{
+    if (!spec || !A)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_gen_spec: %s is NULL", spec ? "A" : "spec");
+    gen_parsed g;
+    SPK_TRY(parse_spec(spec, &g, e));
+    return generate(&g, GEN_WHOLE, A, e);
+}
+
+/* The rows (= columns) of g's matrix, with spk_gen_spec's checks of N and of the row count but
+ * not of the entries: an F_ROWS family's empty range [0, 0) runs its generator's own checks and
+ * gives the size; an F_RANDOM family has N rows. */
+static int spec_rows(const gen_parsed *g, int *rows, spk_err *e)
+{
+    if (g->f->how == F_RANDOM) {
+        SPK_TRY(gen_check_size(g->f->name, g->n, g->n, 0, e));
+        *rows = g->n;
+        return SPK_OK;
+    }
+    spk_csr T = {0};
+    SPK_TRY(generate(g, (gen_range){0, 0, 0}, &T, e));
+    *rows = T.ncols;
+    spk_csr_free(&T);
+    return SPK_OK;
+}
+
+int spk_gen_spec_size(const char *spec, int *n, spk_err *e)
+{
+    if (!spec || !n)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_gen_spec_size: %s is NULL", spec ? "n" : "spec");
+    gen_parsed g;
+    SPK_TRY(parse_spec(spec, &g, e));
+    return spec_rows(&g, n, e);
+}
+
+int spk_gen_spec_has_rows(const char *spec)
+{
+    spk_err e;
+    gen_parsed g;
+    int n;
+    return spec && !parse_spec(spec, &g, &e) && g.f->how == F_ROWS && !spec_rows(&g, &n, &e);
+}
+
+/* rows = rows r0 .. r1-1 of g's whole matrix: generated, copied out, freed. */
+static int rows_of_whole(const gen_parsed *g, int r0, int r1, spk_csr *rows, spk_err *e)
+{
+    spk_csr W = {0}, T = {0};
+    SPK_TRY(generate(g, GEN_WHOLE, &W, e));
+    const int b = W.rowptr[r0], nnz = W.rowptr[r1] - b;
+    int st = spk_csr_alloc(&T, r1 - r0, W.ncols, nnz, e);
+    if (!st) {
+        for (int i = 0; i <= r1 - r0; i++) T.rowptr[i] = W.rowptr[r0 + i] - b;
+        memcpy(T.colind, W.colind + b, (size_t)nnz * sizeof(int));
+        memcpy(T.val, W.val + b, (size_t)nnz * sizeof(double));
+        *rows = T;
+    }
+    spk_csr_free(&W);
+    return st;
+}
+
+/* Check the range against the size, then make it (directly for F_ROWS families); the
+ * generator's messages get the spec in front. */
+int spk_gen_spec_rows(const char *spec, int row_begin, int row_end, spk_csr *rows, spk_err *e)
+{
+    if (!spec || !rows)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_gen_spec_rows: %s is NULL", spec ? "rows" : "spec");
+    gen_parsed g;
+    int n;
+    SPK_TRY(parse_spec(spec, &g, e));
+    int st = spec_rows(&g, &n, e);
+    if (!st && (row_begin < 0 || row_begin > row_end || row_end > n))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "bad row range [%d, %d) of generator spec '%s': need 0 <= begin <= end <= %d (its rows)",
+                           row_begin, row_end, spec, n);
+    if (!st && g.f->how == F_ROWS) st = generate(&g, (gen_range){0, row_begin, row_end}, rows, e);
+    else if (!st) st = rows_of_whole(&g, row_begin, row_end, rows, e);
+    if (st && e) spk_err_prefix(e, "generator spec '%s'", spec);
+    return st;
 }
 
 /* Help text listing the generators. */

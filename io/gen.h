@@ -53,4 +53,22 @@ int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e);
 /* Help text listing the generators. */
 const char *spk_gen_help(void);
 
+/* Row ranges of a spec's matrix, so that each MPI rank builds only its own rows. */
+/* The size of the matrix a spec names, without generating it: *n rows (= columns).
+ * Same validation and error messages as spk_gen_spec (the spec, N and the row count; not the
+ * entry count, which a range of the matrix need not reach). */
+int spk_gen_spec_size(const char *spec, int *n, spk_err *e);
+/* Can spk_gen_spec_rows make a row range of this spec's family directly (1), or only by
+ * generating the whole matrix (0)?  (0 also for an invalid spec.)  1 for the grid and block
+ * families (poisson*, convdiff*, aniso*, elasticity3d, saddle, brusselator), 0 for the random. */
+int spk_gen_spec_has_rows(const char *spec);
+/* Rows row_begin .. row_end-1 of the matrix spk_gen_spec(spec) makes, with their global
+ * column indices: rows->nrows = row_end - row_begin, rows->ncols = n, the entries
+ * bit-for-bit those of the same rows of spk_gen_spec's matrix (same order, same values).
+ * Direct families use memory for the range only, and only the range's entries must fit in
+ * 32 bits; the random families (powerlaw, powerlaw-sym, rgg, rgg3d, band, circuit) generate
+ * the whole matrix and copy the rows out (memory of the whole matrix, then freed).
+ * 0 <= row_begin <= row_end <= n, else SPK_ERR_INVALID_ARG; every message names the spec. */
+int spk_gen_spec_rows(const char *spec, int row_begin, int row_end, spk_csr *rows, spk_err *e);
+
 #endif

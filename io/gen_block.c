@@ -33,48 +33,125 @@ static void elastic_block(const int d[3], double c, double blk[3][3])
     for (int p = 0; p < 3; p++) blk[p][p] += l;
 }
 
+/* The 27 node offsets of elasticity3d, (dz, dy, dx) order, with their blocks. */
+typedef struct elastic_ctx {
+    int n;
+    int off[27][3];
+    double blk[27][3][3];
+} elastic_ctx;
+
+/* Rows r0 .. r1-1 of elasticity3d (a gen_emit_fn): row 3 node + p, node = x + N (y + N z),
+ * the 3 unknowns of each neighbour inside the grid in turn. */
+static long long elastic_emit(const void *ctx, int r0, int r1, spk_csr *T)
+{
+    const elastic_ctx *c = ctx;
+    const int n = c->n;
+    const long long node0 = r0 / 3;
+    int p = r0 % 3, x = (int)(node0 % n), y = (int)((node0 / n) % n), z = (int)(node0 / ((long long)n * n));
+    long long q = 0;
+    for (int r = r0; r < r1; r++) {
+        for (int t = 0; t < 27; t++) {
+            const int xx = x + c->off[t][0], yy = y + c->off[t][1], zz = z + c->off[t][2];
+            if (xx < 0 || xx >= n || yy < 0 || yy >= n || zz < 0 || zz >= n) continue;
+            const long long node = xx + (long long)n * (yy + (long long)n * zz);
+            for (int k = 0; k < 3; k++, q++)
+                if (T) {
+                    T->colind[q] = (int)(3 * node + k);
+                    T->val[q] = c->blk[t][p][k];
+                }
+        }
+        if (T) T->rowptr[r - r0 + 1] = (int)q;
+        else if (q > INT_MAX) break;
+        if (++p < 3) continue;
+        p = 0;
+        if (++x < n) continue;
+        x = 0;
+        if (++y < n) continue;
+        y = 0;
+        z++;
+    }
+    return q;
+}
+
 /* N^3 nodes (Dirichlet boundary eliminated), 3 unknowns per node numbered
  * node-major; full 3 x 3 blocks between 27-point neighbours (81 entries in
  * an interior row; couplings that vanish by symmetry are stored as zeros,
  * as finite-element assembly does). */
-int spk_gen_elasticity3d(int n, double nu, spk_csr *A, spk_err *e)
+int gen_elasticity3d_rows(int n, double nu, gen_range rg, spk_csr *A, spk_err *e)
 {
     if (!A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "elasticity3d: A is NULL");
     if (n < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "elasticity3d: N must be >= 1 (got %d)", n);
     if (!(nu >= 0.0) || !(nu < 0.5))
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "elasticity3d: NU must be in [0, 0.5) (got %g)", nu);
+    if (n > 1000000) /* 3 N^3 would pass 64 bits */
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "elasticity3d:%d: its 3 N^3 rows exceed 32-bit index limits; take a smaller N", n);
     const long long n3 = (long long)n * n * n, m = n > 1 ? n - 1 : 0;
-    /* node pairs: per axis n + 2 (n - 1) */
-    const long long per = n + 2 * m, pairs = per * per * per;
-    SPK_TRY(gen_check_size("elasticity3d", n, 3 * n3, 9 * pairs, e));
-    SPK_TRY(spk_csr_alloc(A, (int)(3 * n3), (int)(3 * n3), (int)(9 * pairs), e));
-    double blk[27][3][3];
-    int off[27][3], nb = 0;
+    /* node pairs: per axis n + 2 (n - 1); counted only where the rows fit (no overflow) */
+    const long long per = n + 2 * m, pairs = 3 * n3 < INT_MAX ? per * per * per : 0;
+    SPK_TRY(gen_check_size("elasticity3d", n, 3 * n3, rg.whole ? 9 * pairs : 0, e));
+    elastic_ctx c = {.n = n};
+    int nb = 0;
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++, nb++) {
-                off[nb][0] = dx;
-                off[nb][1] = dy;
-                off[nb][2] = dz;
-                elastic_block(off[nb], 1.0 / (1.0 - 2.0 * nu), blk[nb]);
+                c.off[nb][0] = dx;
+                c.off[nb][1] = dy;
+                c.off[nb][2] = dz;
+                elastic_block(c.off[nb], 1.0 / (1.0 - 2.0 * nu), c.blk[nb]);
             }
-    int q = 0, r = 0;
-    for (int z = 0; z < n; z++)
-        for (int y = 0; y < n; y++)
-            for (int x = 0; x < n; x++)
-                for (int p = 0; p < 3; p++, r++) {
-                    for (int t = 0; t < 27; t++) {
-                        const int xx = x + off[t][0], yy = y + off[t][1], zz = z + off[t][2];
-                        if (xx < 0 || xx >= n || yy < 0 || yy >= n || zz < 0 || zz >= n) continue;
-                        const long long node = xx + (long long)n * (yy + (long long)n * zz);
-                        for (int c = 0; c < 3; c++, q++) {
-                            A->colind[q] = (int)(3 * node + c);
-                            A->val[q] = blk[t][p][c];
-                        }
-                    }
-                    A->rowptr[r + 1] = q;
-                }
-    return SPK_OK;
+    return gen_emit("elasticity3d", n, (int)(3 * n3), 9 * pairs, rg, elastic_emit, &c, A, e);
+}
+
+int spk_gen_elasticity3d(int n, double nu, spk_csr *A, spk_err *e)
+{
+    return gen_elasticity3d_rows(n, nu, GEN_WHOLE, A, e);
+}
+
+/* The saddle's N and its pressure weights. */
+typedef struct saddle_ctx {
+    int n, half;
+    double cst, wt[4];
+} saddle_ctx;
+
+/* Append column col with value v at position *q of T (only count it when T is NULL). */
+static void saddle_put(spk_csr *T, long long *q, int col, double v)
+{
+    if (T) {
+        T->colind[*q] = col;
+        T->val[*q] = v;
+    }
+    (*q)++;
+}
+
+/* Rows r0 .. r1-1 of the saddle (a gen_emit_fn): N^2 velocity rows (5-point Laplacian and the
+ * patch's B^T entry), then (N/2)^2 rows of B and -C. */
+static long long saddle_emit(const void *ctx, int r0, int r1, spk_csr *T)
+{
+    const saddle_ctx *c = ctx;
+    const int n = c->n, half = c->half;
+    const long long nu = (long long)n * n;
+    long long q = 0;
+    for (int r = r0; r < r1; r++) {
+        if (r < nu) {
+            const int x = r % n, y = r / n, i = r;
+            const int col[5] = {i - n, i - 1, i, i + 1, i + n};
+            const int in[5] = {y > 0, x > 0, 1, x < n - 1, y < n - 1};
+            for (int t = 0; t < 5; t++)
+                if (in[t]) saddle_put(T, &q, col[t], t == 2 ? 4.0 : -1.0);
+            if (x < 2 * half && y < 2 * half)
+                saddle_put(T, &q, (int)(nu + (y / 2) * half + x / 2), c->wt[(x & 1) + 2 * (y & 1)]);
+        } else {
+            const int pr = (int)(r - nu), px = pr % half, py = pr / half;
+            const int i0 = (int)(2 * px + (long long)n * 2 * py);
+            const int col[4] = {i0, i0 + 1, i0 + n, i0 + n + 1};
+            for (int t = 0; t < 4; t++) saddle_put(T, &q, col[t], c->wt[t]);
+            saddle_put(T, &q, r, -c->cst);
+        }
+        if (T) T->rowptr[r - r0 + 1] = (int)q;
+        else if (q > INT_MAX) break;
+    }
+    return q;
 }
 
 /* [[A, B^T], [B, -C]]: A the 5-point Laplacian (4, -1) on N x N nodes, one
@@ -83,44 +160,21 @@ int spk_gen_elasticity3d(int n, double nu, spk_csr *A, spk_err *e)
  * on the diagonal.  The patches are disjoint, so B has full row rank and
  * the matrix is nonsingular, symmetric, with N^2 positive and (N/2)^2
  * negative eigenvalues. */
-int spk_gen_saddle(int n, spk_csr *A, spk_err *e)
+int gen_saddle_rows(int n, gen_range rg, spk_csr *A, spk_err *e)
 {
     if (!A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "saddle: A is NULL");
     if (n < 2) return spk_err_set(e, SPK_ERR_INVALID_ARG, "saddle: N must be >= 2 (got %d)", n);
     const long long nu = (long long)n * n, half = n / 2, np = half * half;
-    const long long nnz5 = 5 * nu - 4LL * n;
-    SPK_TRY(gen_check_size("saddle", n, nu + np, nnz5 + 9 * np, e));
-    SPK_TRY(spk_csr_alloc(A, (int)(nu + np), (int)(nu + np), (int)(nnz5 + 9 * np), e));
-    const double h = 1.0 / (n + 1.0), cst = 1e-2 * h * h;
-    const double wt[4] = {-1.5 * h / 2, 0.5 * h / 2, -0.5 * h / 2, 1.5 * h / 2}; /* (0,0) (1,0) (0,1) (1,1) */
-    int q = 0, r = 0;
-    for (int y = 0; y < n; y++)
-        for (int x = 0; x < n; x++, r++) {
-            const int i = (int)(x + (long long)n * y);
-            const int col[5] = {i - n, i - 1, i, i + 1, i + n};
-            const int in[5] = {y > 0, x > 0, 1, x < n - 1, y < n - 1};
-            for (int t = 0; t < 5; t++)
-                if (in[t]) {
-                    A->colind[q] = col[t];
-                    A->val[q++] = t == 2 ? 4.0 : -1.0;
-                }
-            if (x < 2 * half && y < 2 * half) {
-                A->colind[q] = (int)(nu + (y / 2) * half + x / 2);
-                A->val[q++] = wt[(x & 1) + 2 * (y & 1)];
-            }
-            A->rowptr[r + 1] = q;
-        }
-    for (int py = 0; py < half; py++)
-        for (int px = 0; px < half; px++, r++) {
-            const int i0 = (int)(2 * px + (long long)n * 2 * py);
-            const int col[4] = {i0, i0 + 1, i0 + n, i0 + n + 1};
-            for (int t = 0; t < 4; t++) {
-                A->colind[q] = col[t];
-                A->val[q++] = wt[t];
-            }
-            A->colind[q] = r;
-            A->val[q++] = -cst;
-            A->rowptr[r + 1] = q;
-        }
-    return SPK_OK;
+    /* 5-point entries, then 4 + 1 per pressure row and its 4 in the velocity rows */
+    const long long nnz = nu + np < INT_MAX ? 5 * nu - 4LL * n + 9 * np : 0;
+    SPK_TRY(gen_check_size("saddle", n, nu + np, rg.whole ? nnz : 0, e));
+    const double h = 1.0 / (n + 1.0);
+    const saddle_ctx c = {n, (int)half, 1e-2 * h * h, /* weights of (0,0) (1,0) (0,1) (1,1) */
+                          {-1.5 * h / 2, 0.5 * h / 2, -0.5 * h / 2, 1.5 * h / 2}};
+    return gen_emit("saddle", n, (int)(nu + np), nnz, rg, saddle_emit, &c, A, e);
+}
+
+int spk_gen_saddle(int n, spk_csr *A, spk_err *e)
+{
+    return gen_saddle_rows(n, GEN_WHOLE, A, e);
 }

@@ -18,6 +18,35 @@ int gen_check_size(const char *name, long long n, long long rows, long long nnz,
     return SPK_OK;
 }
 
+/* Whole: nnz from the caller; a range: counted by emit first, refused past INT_MAX.  Then one
+ * fill, which must end where the count did. */
+int gen_emit(const char *name, long long n, int rows, long long nnz, gen_range rg, gen_emit_fn emit,
+             const void *ctx, spk_csr *A, spk_err *e)
+{
+    const int r0 = rg.whole ? 0 : rg.r0, r1 = rg.whole ? rows : rg.r1;
+    if (!A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: A is NULL", name);
+    if (r0 < 0 || r0 > r1 || r1 > rows)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s:%lld: bad row range [%d, %d) (its rows: [0, %d))", name, n,
+                           r0, r1, rows);
+    if (!rg.whole) {
+        nnz = emit(ctx, r0, r1, NULL);
+        if (nnz > INT_MAX)
+            return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                               "%s:%lld: rows [%d, %d) have more than %d entries, past 32-bit index limits; "
+                               "take a smaller range",
+                               name, n, r0, r1, INT_MAX);
+    }
+    spk_csr T = {0};
+    SPK_TRY(spk_csr_alloc(&T, r1 - r0, rows, (int)nnz, e));
+    if (emit(ctx, r0, r1, &T) != nnz) {
+        spk_csr_free(&T);
+        return spk_err_set(e, SPK_ERR_INTERNAL, "%s:%lld: rows [%d, %d) filled differ from their count", name, n,
+                           r0, r1);
+    }
+    *A = T;
+    return SPK_OK;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;

@@ -45,6 +45,37 @@ static inline double gen_hash_unit(uint64_t seed, uint64_t a, uint64_t b, uint64
 
 /* SPK_ERR_INVALID_ARG naming NAME:N when rows or entries pass 32-bit indices. */
 int gen_check_size(const char *name, long long n, long long rows, long long nnz, spk_err *e);
+
+/* The rows a generator makes: the whole matrix (whole = 1, with the whole matrix's 32-bit
+ * checks), or rows r0 .. r1-1 with their global columns (0 <= r0 <= r1 <= its rows); then only
+ * the rows and the range's entries need fit in int, the whole matrix's entries need not. */
+typedef struct gen_range {
+    int whole, r0, r1;
+} gen_range;
+#define GEN_WHOLE ((gen_range){1, 0, 0})
+
+/* A family's row writer: rows r0 .. r1-1 of its matrix (global columns) into T from position 0
+ * (T->rowptr[i + 1] ends row r0 + i); with T NULL it only counts, and may stop once past
+ * INT_MAX.  Returns the entries written or counted. */
+typedef long long (*gen_emit_fn)(const void *ctx, int r0, int r1, spk_csr *T);
+/* A = rows rg of the rows x rows matrix that emit writes (ctx: its parameters).  Whole: nnz
+ * entries, counted and checked against 32 bits by the caller.  A range: counted by emit first
+ * and refused when over INT_MAX.  So both come from the one writer. */
+int gen_emit(const char *name, long long n, int rows, long long nnz, gen_range rg, gen_emit_fn emit,
+             const void *ctx, spk_csr *A, spk_err *e);
+
+/* The families of spk_gen_spec; GEN_P2 .. GEN_AN3 are gen_stencil.c's. */
+enum {
+    GEN_P2, GEN_P3, GEN_P27, GEN_CD3, GEN_CD2, GEN_AN2, GEN_AN3, GEN_PL, GEN_PLS, GEN_RGG, GEN_RGG3, GEN_BAND,
+    GEN_CIRC, GEN_EL3, GEN_SAD, GEN_BRU
+};
+/* Rows rg of stencil family kind (GEN_P2 .. GEN_AN3) with its parameters v (as spk_gen_spec
+ * parses them; unused ones ignored) on N points per dimension. */
+int gen_stencil_rows(int kind, int n, const double *v, gen_range rg, spk_csr *A, spk_err *e);
+/* Rows rg of spk_gen_elasticity3d, spk_gen_saddle, spk_gen_brusselator. */
+int gen_elasticity3d_rows(int n, double nu, gen_range rg, spk_csr *A, spk_err *e);
+int gen_saddle_rows(int n, gen_range rg, spk_csr *A, spk_err *e);
+int gen_brusselator_rows(int n, double len, gen_range rg, spk_csr *A, spk_err *e);
 /* Sort n ints ascending (insertion sort for short rows, qsort otherwise). */
 void gen_sort_ints(int *a, int n);
 /* A = U + U^T + D for a canonical strictly upper triangular U, with
