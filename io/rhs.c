@@ -26,6 +26,32 @@ int spk_rhs_known_solution(const spk_csr *A, double *xstar, double *b)
     return 1;
 }
 
+/* The LCG above after j + 1 steps from its seed, by doubling (O(log j)). */
+static uint64_t lcg_at(long long j)
+{
+    uint64_t a = 6364136223846793005ull, c = 1442695040888963407ull; /* one step */
+    uint64_t am = 1, cm = 0;                                          /* the steps taken so far */
+    for (unsigned long long k = (unsigned long long)j + 1; k; k >>= 1) {
+        if (k & 1) {
+            am *= a;
+            cm = cm * a + c;
+        }
+        c = c * (a + 1);
+        a = a * a;
+    }
+    return am * 0x9E3779B97F4A7C15ull + cm;
+}
+
+double spk_rhs_xstar_at(const spk_rhs_kind *k, int fallback, long long j)
+{
+    if (k && k->random) { /* the (j + 1)-th number of the seeded splitmix64 stream */
+        const uint64_t s = gen_mix(k->seed ^ 0x5DEECE66Dull) + (uint64_t)(j + 1) * 0x9E3779B97F4A7C15ull;
+        return -1.0 + (double)(gen_mix(s) >> 11) * (2.0 / 9007199254740992.0);
+    }
+    if (!fallback) return 1.0;
+    return (double)(lcg_at(j) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 int spk_rhs_known_solution_arrays(int nrows, int ncols, const int *rowptr, const int *colind,
                                   const double *val, double *xstar, double *b)
 {

@@ -36,4 +36,10 @@ void spk_rhs_random_solution(const spk_csr *A, uint64_t seed, double *xstar, dou
 void spk_rhs_random_solution_arrays(int nrows, int ncols, const int *rowptr, const int *colind,
                                     const double *val, uint64_t seed, double *xstar, double *b);
 
+/* x*[j] of the known solution alone, the same value the whole-vector
+ * functions above give (for a rank that holds some rows of A): kind ones
+ * (fallback 0: 1; fallback 1: the pseudo-random vector used where A*1 = 0)
+ * or random (from its seed). */
+double spk_rhs_xstar_at(const spk_rhs_kind *k, int fallback, long long j);
+
 #endif

@@ -476,6 +476,30 @@ static void test_random_rhs(void)
     CHECK(memcmp(x1, x2, n * sizeof(double)) != 0, "seeds 7 and 8 give one x*");
     spk_rhs_random_solution_arrays(n, n, A.rowptr, A.colind, A.val, 7, x2, b2);
     CHECK(memcmp(x1, x2, n * sizeof(double)) == 0, "the arrays form differs");
+    /* one entry at a time (a rank's rows): the same bits, random, ones and the A*1 = 0 fallback */
+    {
+        spk_rhs_kind rk = {1, 7}, ok = {0, 0};
+        spk_csr L = {0};
+        spk_err le;
+        CHECK_OK(spk_csr_alloc(&L, 500, 500, 3 * 500 - 2, &le), le.msg); /* a path's Laplacian: A*1 = 0 */
+        for (int i = 0, q = 0; i < 500; i++) {
+            for (int j = i - 1; j <= i + 1; j++) {
+                if (j < 0 || j >= 500) continue;
+                L.colind[q] = j;
+                L.val[q++] = j == i ? (i == 0 || i == 499 ? 1.0 : 2.0) : -1.0;
+            }
+            L.rowptr[i + 1] = q;
+        }
+        double *xf = malloc((size_t)L.nrows * sizeof(double)), *bf = malloc((size_t)L.nrows * sizeof(double));
+        CHECK(spk_rhs_known_solution(&L, xf, bf) == 1, "rgg:500: A*1 = 0 takes the fallback");
+        int off = 0;
+        for (int i = 0; i < n; i++) off += spk_rhs_xstar_at(&rk, 0, i) != x1[i] || spk_rhs_xstar_at(&ok, 0, i) != 1.0;
+        for (int i = 0; i < L.nrows; i++) off += spk_rhs_xstar_at(&ok, 1, i) != xf[i];
+        CHECK(off == 0, "%d entries of x* one at a time differ from the whole vector's", off);
+        free(xf);
+        free(bf);
+        spk_csr_free(&L);
+    }
     /* the kinds */
     spk_rhs_kind k;
     spk_err e;
