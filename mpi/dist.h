@@ -62,5 +62,29 @@ extern const struct spk_spmv_ops spk_dist_spmv;
 const spk_csr *spk_dist_local_block(const spk_dist *d);
 /* Halo entries this rank receives, and neighbours it receives from. */
 void spk_dist_halo(const spk_dist *d, int *entries, int *neighbours);
+/* The MPI executor d was made on. */
+spk_exec *spk_dist_exec(const spk_dist *d);
+
+/* A status every rank of comm agrees on (collective): SPK_OK where every
+ * rank's st is, else the first failing rank's status, with its message in
+ * every rank's err.  What keeps a failure on one rank from leaving the
+ * others waiting in a collective call. */
+int spk_dist_agree(MPI_Comm comm, int st, spk_err *err);
+/* spk_csr_symmetry of the global matrix whose rows row_begin.. this rank
+ * holds (global columns, sorted within each row), collective: each entry is
+ * looked up in its transpose's row on the rank that owns it.  pattern:
+ * A's pattern is symmetric; values: A = A^T to rtol (relative per entry);
+ * posdiag: every diagonal entry is stored and positive.  Any output may be
+ * NULL. */
+int spk_dist_symmetry(MPI_Comm comm, int n, int row_begin, const spk_csr *rows, double rtol, int *pattern,
+                      int *values, int *posdiag, spk_err *err);
+/* One solve across the ranks on d (collective), from x: CG (bicgstab 0) or
+ * BiCGStab with the preconditioner precond ("none", "jacobi", or "ic0" /
+ * "ilu0" of each rank's local block: block-Jacobi) built on the local
+ * block; the iterations take o's rtol, atol, maxit, dtol, history and
+ * monitor.  Every rank returns the same status; res->t_setup is the
+ * preconditioner's build on this rank. */
+int spk_dist_solve(spk_dist *d, int bicgstab, const char *precond, const spk_options *o, const double *b,
+                   double *x, spk_result *res);
 
 #endif

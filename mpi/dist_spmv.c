@@ -86,30 +86,26 @@ static int plan(spk_dist *d, const spk_csr *rows)
     int *scnt = calloc((size_t)size, sizeof(int)), *sdisp = calloc((size_t)size, sizeof(int));
     int *rdisp = calloc((size_t)size, sizeof(int));
     int nl = 0, nhe = 0;
-    if (!starts || !rcnt || !scnt || !sdisp || !rdisp) {
+    if (!starts || !rcnt || !scnt || !sdisp || !rdisp)
         st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (distributed matrix)");
-        goto done;
-    }
+    /* a failure on one rank is every rank's before each collective call: none is left waiting */
+    if ((st = spk_dist_agree(d->comm, st, err))) goto done;
     /* every rank's first row, to find the owner of a column */
     MPI_CHECK(st, err, MPI_Allgather(&r0, 1, MPI_INT, starts, 1, MPI_INT, d->comm));
     starts[size] = d->n;
-    for (int k = 0; k < rows->nnz; k++) {
+    for (int k = 0; k < rows->nnz && !st; k++) {
         const int c = rows->colind[k];
-        if (c < 0 || c >= d->n) {
+        if (c < 0 || c >= d->n)
             st = spk_err_set(err, SPK_ERR_INVALID_MATRIX, "distributed matrix: column %d outside 0..%d", c, d->n - 1);
-            goto done;
-        }
-        if (c >= r0 && c < r1)
+        else if (c >= r0 && c < r1)
             nl++;
         else
             nhe++;
     }
     /* the halo columns, sorted and unique: sorted by owner too */
-    cols = malloc(((size_t)nhe + 1) * sizeof(int));
-    if (!cols) {
+    if (!st && !(cols = malloc(((size_t)nhe + 1) * sizeof(int))))
         st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (distributed matrix)");
-        goto done;
-    }
+    if (st) goto agree;
     int m = 0;
     for (int k = 0; k < rows->nnz; k++) {
         const int c = rows->colind[k];
@@ -123,7 +119,7 @@ static int plan(spk_dist *d, const spk_csr *rows)
     /* the two blocks in local numbering */
     st = spk_csr_alloc(&d->loc, nloc, nloc, nl, err);
     if (!st) st = spk_csr_alloc(&d->halo, nloc, nh, nhe, err);
-    if (st) goto done;
+    if (st) goto agree;
     for (int i = 0, ql = 0, qh = 0; i < nloc; i++) {
         for (int k = rows->rowptr[i]; k < rows->rowptr[i + 1]; k++) {
             const int c = rows->colind[k];
@@ -139,6 +135,8 @@ static int plan(spk_dist *d, const spk_csr *rows)
         d->loc.rowptr[i + 1] = ql;
         d->halo.rowptr[i + 1] = qh;
     }
+agree:
+    if ((st = spk_dist_agree(d->comm, st, err))) goto done;
     /* what we receive from whom, then tell the owners what to send */
     for (int k = 0; k < nh; k++) rcnt[owner_of(starts, size, cols[k])]++;
     MPI_CHECK(st, err, MPI_Alltoall(rcnt, 1, MPI_INT, scnt, 1, MPI_INT, d->comm));
@@ -157,10 +155,9 @@ static int plan(spk_dist *d, const spk_csr *rows)
     d->sbuf = malloc(((size_t)ns + 1) * sizeof(double));
     d->req = malloc(2 * (size_t)size * sizeof(MPI_Request));
     if (!d->send_idx || !d->recv_rank || !d->recv_off || !d->send_rank || !d->send_off || !d->xh || !d->sbuf ||
-        !d->req) {
+        !d->req)
         st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (distributed matrix)");
-        goto done;
-    }
+    if ((st = spk_dist_agree(d->comm, st, err))) goto done;
     MPI_CHECK(st, err, MPI_Alltoallv(cols, rcnt, rdisp, MPI_INT, d->send_idx, scnt, sdisp, MPI_INT, d->comm));
     for (int k = 0; k < ns; k++) {
         if (d->send_idx[k] < r0 || d->send_idx[k] >= r1) {
@@ -220,13 +217,19 @@ int spk_dist_create(spk_exec *e, int n, int row_begin, const spk_csr *rows, cons
     MPI_Comm comm = spk_exec_mpi_comm(e);
     if (comm == MPI_COMM_NULL)
         return spk_err_set(err, SPK_ERR_INVALID_ARG, "spk_dist_create: the executor is not the MPI executor");
+    /* a bad argument or matrix on one rank fails every rank (collectives follow) */
+    int st = SPK_OK;
+    spk_dist *d = NULL;
     if (!rows || n < 0 || row_begin < 0 || rows->nrows < 0 || row_begin > n - rows->nrows || rows->ncols != n)
-        return spk_err_set(err, SPK_ERR_INVALID_ARG,
-                           "spk_dist_create: rows %d.. of a %d x %d matrix do not fit (the rows have %d columns)",
-                           row_begin, n, n, rows ? rows->ncols : -1);
-    SPK_TRY(spk_csr_validate(rows, 1, err));
-    spk_dist *d = calloc(1, sizeof *d);
-    if (!d) return spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (distributed matrix)");
+        st = spk_err_set(err, SPK_ERR_INVALID_ARG,
+                         "spk_dist_create: rows %d.. of a %d x %d matrix do not fit (the rows have %d columns)",
+                         row_begin, n, n, rows ? rows->ncols : -1);
+    if (!st) st = spk_csr_validate(rows, 1, err);
+    if (!st && !(d = calloc(1, sizeof *d))) st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (distributed matrix)");
+    if ((st = spk_dist_agree(comm, st, err))) {
+        free(d);
+        return st;
+    }
     d->e = e;
     d->comm = comm;
     MPI_Comm_size(comm, &d->size);
@@ -234,13 +237,14 @@ int spk_dist_create(spk_exec *e, int n, int row_begin, const spk_csr *rows, cons
     d->n = n;
     d->nloc = rows->nrows;
     d->row_begin = row_begin;
-    int st = plan(d, rows);
+    st = plan(d, rows);
     spk_spmv_opts so;
     memset(&so, 0, sizeof so);
     if (!st) st = spk_spmv_find(format, e, &d->lops, err);
     if (!st) st = d->lops->create(e, &d->loc, &so, &d->L);
     if (!st && d->nh > 0) st = spk_spmv_find(format, e, &d->hops, err);
     if (!st && d->nh > 0) st = d->hops->create(e, &d->halo, &so, &d->H);
+    st = spk_dist_agree(comm, st, err); /* a format refused on one rank: on every rank */
     if (st) {
         spk_dist_destroy(d);
         return st;
@@ -287,6 +291,11 @@ static void dist_stats(const void *impl, spk_spmv_stats *s)
 const spk_csr *spk_dist_local_block(const spk_dist *d)
 {
     return d ? &d->loc : NULL;
+}
+
+spk_exec *spk_dist_exec(const spk_dist *d)
+{
+    return d ? d->e : NULL;
 }
 
 void spk_dist_halo(const spk_dist *d, int *entries, int *neighbours)
