@@ -236,3 +236,15 @@ const char *cli_option_text(const spk_options *o, const char *key, char *buf, si
     if (spk_options_get(o, key, buf, len) != SPK_OK && len) buf[0] = '\0';
     return buf;
 }
+
+int cli_mpi_ranks(void)
+{
+    const char *off = getenv("SPK_MPI");
+    if (off && strcmp(off, "0") == 0) return 0;
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
+        const char *v = getenv(vars[k]);
+        if (v && atoi(v) > 0) return atoi(v);
+    }
+    return 0;
+}

@@ -87,4 +87,10 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
+/* The number of MPI ranks this process was started as one of (mpirun's,
+ * or another launcher's, environment; 0: not started by one, or SPK_MPI=0). */
+int cli_mpi_ranks(void);
+/* `spk solve` across MPI ranks (cmd_solve_dist.c; a build with MPI). */
+int cmd_solve_dist(int argc, char **argv);
+
 #endif

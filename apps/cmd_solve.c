@@ -4,101 +4,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "solve_args.h"
 #include "spk.h"
 #include "io/gen.h"
 #include "io/rhs.h"
-#include "spmv/spmv.h"
-
-/* The command's own arguments (the solver's options go into o). */
-typedef struct solve_args {
-    const char *matrix, *rhs, *out, *rhs_kind, *max_memory;
-    spk_rhs_kind kind;       /* --rhs-kind parsed */
-    int solver, precond, device; /* spk_solver_kind, spk_precond_kind, spk_device */
-    int monitor, json, out_failed;
-    spk_options o;
-} solve_args;
-
-static const spk_opt solve_keys[] = {
-    {.key = "rhs", CLI_ARG(solve_args, rhs), .type = SPK_OPT_STRING, .meta = "FILE",
-     .help = "right-hand side b (Matrix Market array or n x 1 coordinate)"},
-    {.key = "rhs-kind", CLI_ARG(solve_args, rhs_kind), .type = SPK_OPT_STRING, .meta = "K",
-     .help = "without --rhs, b = A x* for a known x*: ones (x* = 1, the default) or random[:SEED] (x* uniform "
-             "in [-1, 1) from SEED, 1 by default); the error against x* is reported"},
-    {.key = "solver", CLI_ARG(solve_args, solver), .type = SPK_OPT_ENUM, .names = cli_solver_names, .meta = "S",
-     .help = "auto: CG for a symmetric matrix with a positive diagonal, BiCGStab otherwise; when CG finds the "
-             "matrix indefinite, auto switches to BiCGStab + ILU(0)"},
-    {.key = "precond", CLI_ARG(solve_args, precond), .type = SPK_OPT_ENUM, .names = cli_precond_names,
-     .meta = "P",
-     .help = "factor: IC(0) with CG, ILU(0) with BiCGStab; auto: the same, but on the GPU none for a matrix "
-             "shaped like a Laplacian (constant diagonal, weakly diagonally dominant rows), where they do not "
-             "pay for their apply"},
-    {.key = "device", CLI_ARG(solve_args, device), .type = SPK_OPT_ENUM, .names = cli_device_names, .meta = "D",
-     .help = "where to solve (auto: the GPU when usable)"},
-    {.key = "out", CLI_ARG(solve_args, out), .type = SPK_OPT_STRING, .meta = "FILE",
-     .help = "write x (Matrix Market array, .gz compresses) where the solve converged; checked before A "
-             "is read (its folder exists and is writable, it is not an input)"},
-    {.key = "out-failed", CLI_ARG(solve_args, out_failed), .type = SPK_OPT_FLAG,
-     .help = "with --out: write the last iterate also where the solve did not converge (default: write "
-             "nothing then)"},
-    {.key = "max-memory", CLI_ARG(solve_args, max_memory), .type = SPK_OPT_STRING, .meta = "SIZE",
-     .help = "the most memory reading A and b may hold (e.g. 4G, 512M): beyond it the read stops with an "
-             "error (default: no limit)"},
-    {.key = "monitor", CLI_ARG(solve_args, monitor), .type = SPK_OPT_FLAG,
-     .help = "print the residual of every iteration"},
-    {.key = "json", CLI_ARG(solve_args, json), .type = SPK_OPT_FLAG, .help = "print one JSON object instead of text"},
-};
-static const spk_opt_table solve_options = {"solve", solve_keys, (int)(sizeof solve_keys / sizeof *solve_keys), NULL};
-
-static void help(const cli_parser *p)
-{
-    printf("usage: spk solve (A.mtx[.gz] | gen:SPEC) [options]\n"
-           "\n"
-           "Solve A x = b.  gen:SPEC makes a model problem in memory (see spk gen --help),\n"
-           "e.g. gen:poisson3d-27:100.  Without --rhs, b = A*1 and the error ||x - 1||_inf is reported too\n"
-           "(when A*1 = 0, b = A*r for a fixed pseudo-random r, and the error is against r);\n"
-           "--rhs-kind random makes b = A*x* for x* uniform in [-1, 1) instead.\n"
-           "Every option is --KEY VALUE or --KEY=VALUE.\n"
-           "\n"
-           "options:\n");
-    cli_print_options(p);
-    printf("\nSpMV formats (--format NAME):\n");
-    for (const struct spk_spmv_ops *const *q = spk_spmv_list(); *q; q++) {
-        int seen = 0; /* a format with a host and a CUDA entry is listed once */
-        for (const struct spk_spmv_ops *const *r = spk_spmv_list(); r != q; r++)
-            seen |= strcmp((*r)->name, (*q)->name) == 0;
-        if (!seen) printf("  %-19s %s\n", (*q)->name, (*q)->summary);
-    }
-    printf("\nExit status: 0 converged, 1 not converged or failed, 2 usage error.\n");
-}
-
-/* A word that is no option: the matrix file or gen:SPEC (one only). */
-static int solve_word(cli_parser *p, const char *word, void *arg)
-{
-    solve_args *a = arg;
-    (void)p;
-    if (!word) return CLI_OK;
-    if (a->matrix) return cli_usage_error("solve", "unexpected argument '%s' (one matrix file only)", word);
-    a->matrix = word;
-    return CLI_OK;
-}
-
-/* Parse argv into a; returns CLI_OK, CLI_USAGE, or -1 for --help. */
-static int parse(int argc, char **argv, solve_args *a)
-{
-    memset(a, 0, sizeof *a);
-    spk_options_default(&a->o);
-    cli_parser p = {.cmd = "solve", .own = &solve_options, .args = a, .o = &a->o, .owners = "solver,precond,spmv"};
-    const int r = cli_parse_args(&p, argc, argv, solve_word, a);
-    if (r == CLI_HELP) help(&p);
-    if (r) return r == CLI_HELP ? -1 : r;
-    if (!a->matrix) return cli_usage_error("solve", "missing the matrix file");
-    spk_err e;
-    spk_err_clear(&e);
-    if (spk_rhs_kind_parse(a->rhs_kind, &a->kind, &e)) return cli_usage_error("solve", "--rhs-kind: %s", e.msg);
-    if (a->rhs && a->rhs_kind)
-        return cli_usage_error("solve", "--rhs-kind makes b from a known solution; it does not go with --rhs");
-    return cli_check_options(&p);
-}
 
 /* ", K sweeps per triangular solve" where the preconditioner has them */
 static const char *sweeps_note(const spk_solver *s)
@@ -361,7 +270,7 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
 int cmd_solve(int argc, char **argv)
 {
     solve_args a;
-    int pr = parse(argc, argv, &a);
+    int pr = solve_args_parse(argc, argv, &a);
     if (pr < 0) return CLI_OK;
     if (pr) return pr;
 

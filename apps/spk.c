@@ -64,7 +64,20 @@ int main(int argc, char **argv)
         printf("spk %s\n", spk_version());
         return CLI_OK;
     }
-    if (strcmp(cmd, "solve") == 0) return cmd_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "solve") == 0) {
+        const int ranks = cli_mpi_ranks();
+        if (ranks > 1) {
+#ifdef SPK_HAVE_MPI
+            return cmd_solve_dist(argc - 1, argv + 1);
+#else
+            fprintf(stderr, "spk solve: started as one of %d MPI ranks, but this spk was built without MPI, so each "
+                            "rank would solve the whole system alone: run one process, or build spk where MPI "
+                            "is found (Debian/Ubuntu: apt-get install libopenmpi-dev)\n", ranks);
+            return CLI_FAIL;
+#endif
+        }
+        return cmd_solve(argc - 1, argv + 1);
+    }
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
