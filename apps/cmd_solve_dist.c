@@ -17,24 +17,23 @@
 #include "io/gen.h"
 #include "io/mmio.h"
 #include "mpi/dist.h"
+#include "spk_mpi.h"
 
 /* What one rank holds. */
 typedef struct dist_run {
     int rank, size;
     MPI_Comm comm;
     spk_err err;
-    spk_exec *e;
     int n;
     long long nnz;          /* the whole matrix's entries */
     int *row0;              /* every rank's first row (size + 1) */
     int *orig;              /* METIS parts: this rank's rows' numbers in A (NULL: row0[rank] + i) */
     int *perm;              /* METIS parts, rank 0: every row's number in A (perm[new] = old) */
     spk_csr rows;           /* this rank's rows, global columns (the parts' numbering) */
-    spk_dist *d;
+    spk_mpi_matrix *A;      /* the rows, through the public API (spk_mpi.h) */
     double *b, *x, *xstar;  /* this rank's entries */
     int fallback;           /* b = A*r: A*1 = 0 */
-    int halo, bicg, switched;
-    const char *pc;
+    int halo, nloc;         /* halo entries in all; this rank's rows */
     spk_result res;
     double t_load, t_setup, t_solve; /* the slowest rank's, seconds */
 } dist_run;
@@ -159,7 +158,7 @@ static long long orig_row(const dist_run *r, int i)
 /* b from --rhs, read on rank 0 and shared out in the parts' order. */
 static int rhs_from_file(const solve_args *a, size_t limit, dist_run *r)
 {
-    const int rows = r->rows.nrows;
+    const int rows = r->nloc;
     double *v = NULL, *w = NULL;
     int nb = 0, ncol = 0, st = SPK_OK;
     if (r->rank == 0) {
@@ -189,7 +188,7 @@ done:
  * rank its own entries of x*, then the distributed product). */
 static int make_vectors(const solve_args *a, size_t limit, dist_run *r)
 {
-    const int rows = r->rows.nrows;
+    const int rows = r->nloc;
     int st = SPK_OK;
     r->x = calloc((size_t)rows + 1, sizeof(double));
     r->b = malloc(((size_t)rows + 1) * sizeof(double));
@@ -199,7 +198,8 @@ static int make_vectors(const solve_args *a, size_t limit, dist_run *r)
     if (a->rhs) return rhs_from_file(a, limit, r);
     for (r->fallback = 0; r->fallback < 2; r->fallback++) {
         for (int i = 0; i < rows; i++) r->xstar[i] = spk_rhs_xstar_at(&a->kind, r->fallback, orig_row(r, i));
-        st = agree(r, spk_dist_apply(r->d, 1.0, r->xstar, 0.0, r->b));
+        st = spk_mpi_matrix_apply(r->A, r->xstar, r->b); /* agreed */
+        if (st) spk_err_set(&r->err, st, "%s", spk_mpi_last_error(r->A));
         if (st || a->kind.random) return st;
         double mine = 0, all = 0;
         for (int i = 0; i < rows; i++) mine = fmax(mine, fabs(r->b[i]));
@@ -210,46 +210,17 @@ static int make_vectors(const solve_args *a, size_t limit, dist_run *r)
     return SPK_OK;
 }
 
-/* CG or BiCGStab, and the preconditioner's name, from --solver and
- * --precond (auto: CG where A is symmetric with a positive diagonal;
- * factor and auto: block-Jacobi IC(0) with CG, ILU(0) with BiCGStab). */
-static int choose(const solve_args *a, dist_run *r)
-{
-    int sym = 0, posdiag = 0, st = SPK_OK;
-    if (a->solver == SPK_SOLVER_AUTO)
-        st = spk_dist_symmetry(r->comm, r->n, r->row0[r->rank], &r->rows, 1e-12, NULL, &sym, &posdiag, &r->err);
-    r->bicg = a->solver == SPK_SOLVER_BICGSTAB || (a->solver == SPK_SOLVER_AUTO && !(sym && posdiag));
-    switch (a->precond) {
-    case SPK_PRECOND_NONE: r->pc = "none"; break;
-    case SPK_PRECOND_JACOBI: r->pc = "jacobi"; break;
-    case SPK_PRECOND_IC0: r->pc = "ic0"; break;
-    case SPK_PRECOND_ILU0: r->pc = "ilu0"; break;
-    default: r->pc = r->bicg ? "ilu0" : "ic0"; break;
-    }
-    return st;
-}
-
-/* The solve; where auto's CG finds A indefinite (or IC(0) of a block
- * breaks down), BiCGStab + ILU(0) from x = 0, as one process does. */
+/* The solve (spk_mpi_solve: the method, block-Jacobi and auto's switch as
+ * one process has them), timed on the slowest rank. */
 static int solve(const solve_args *a, dist_run *r)
 {
-    spk_options o = a->o;
-    if (r->rank != 0) o.monitor = NULL; /* printed once */
-    double t = MPI_Wtime();
-    int st = spk_dist_solve(r->d, r->bicg, r->pc, &o, r->b, r->x, &r->res);
-    const int indefinite = st == SPK_ERR_INDEFINITE || r->res.reason == SPK_BREAKDOWN_INDEFINITE ||
-                           (st == SPK_ERR_ZERO_PIVOT && strcmp(r->pc, "ic0") == 0);
-    if (a->solver == SPK_SOLVER_AUTO && !r->bicg && indefinite) {
-        spk_err_clear(&r->err);
-        r->bicg = r->switched = 1;
-        if (a->precond == SPK_PRECOND_AUTO || a->precond == SPK_PRECOND_FACTOR) r->pc = "ilu0";
-        memset(r->x, 0, (size_t)r->rows.nrows * sizeof(double));
-        t = MPI_Wtime();
-        st = spk_dist_solve(r->d, 1, r->pc, &o, r->b, r->x, &r->res);
-    }
-    const double mine[3] = {r->res.t_setup, MPI_Wtime() - t - r->res.t_setup, 0};
-    double slow[3];
-    MPI_Allreduce(mine, slow, 3, MPI_DOUBLE, MPI_MAX, r->comm);
+    const double t = MPI_Wtime();
+    const int st = spk_mpi_solve(r->A, (spk_solver_kind)a->solver, (spk_precond_kind)a->precond, &a->o, r->b, r->x,
+                                 &r->res);
+    if (st) spk_err_set(&r->err, st, "%s", spk_mpi_last_error(r->A));
+    const double mine[2] = {r->res.t_setup, MPI_Wtime() - t - r->res.t_setup};
+    double slow[2];
+    MPI_Allreduce(mine, slow, 2, MPI_DOUBLE, MPI_MAX, r->comm);
     r->t_setup += slow[0];
     r->t_solve = slow[1];
     return st;
@@ -257,15 +228,17 @@ static int solve(const solve_args *a, dist_run *r)
 
 static const char *pc_text(const dist_run *r)
 {
-    if (strcmp(r->pc, "ic0") == 0) return "block-Jacobi IC(0)";
-    if (strcmp(r->pc, "ilu0") == 0) return "block-Jacobi ILU(0)";
-    return strcmp(r->pc, "jacobi") == 0 ? "Jacobi" : "none";
+    const char *pc = spk_mpi_precond(r->A);
+    if (strcmp(pc, "ic0") == 0) return "block-Jacobi IC(0)";
+    if (strcmp(pc, "ilu0") == 0) return "block-Jacobi ILU(0)";
+    return strcmp(pc, "jacobi") == 0 ? "Jacobi" : "none";
 }
 
 /* The report, on rank 0. */
 static void report(const solve_args *a, const dist_run *r, int st, double err, FILE *out)
 {
-    const char *method = r->bicg ? "BiCGStab" : "CG", *status = st == SPK_OK ? "converged" : spk_status_name(st);
+    const int bicg = strcmp(spk_mpi_method(r->A), "bicgstab") == 0;
+    const char *method = bicg ? "BiCGStab" : "CG", *status = st == SPK_OK ? "converged" : spk_status_name(st);
     int least = r->n, most = 0;
     for (int p = 0; p < r->size; p++) {
         least = r->row0[p + 1] - r->row0[p] < least ? r->row0[p + 1] - r->row0[p] : least;
@@ -280,7 +253,7 @@ static void report(const solve_args *a, const dist_run *r, int st, double err, F
                "\"halo\": %d, \"rows_per_rank\": [%d, %d], \"solver\": \"%s\", \"precond\": \"%s\", "
                "\"switched\": %s, \"status\": \"%s\", \"reason\": ",
                r->n, r->nnz, r->size, a->partition ? "metis" : "rows", r->halo, least, most,
-               r->bicg ? "bicgstab" : "cg", r->pc, r->switched ? "true" : "false", status);
+               spk_mpi_method(r->A), spk_mpi_precond(r->A), r->res.switched ? "true" : "false", status);
         cli_json_string(stdout, spk_reason_name(r->res.reason));
         printf(", \"converged\": %s, \"iterations\": %d, \"relres\": ", st == SPK_OK ? "true" : "false",
                r->res.iterations);
@@ -296,13 +269,13 @@ static void report(const solve_args *a, const dist_run *r, int st, double err, F
     fprintf(out, "matrix    %s: %d x %d, %lld nonzeros\n", a->matrix, r->n, r->n, r->nnz);
     fprintf(out, "device    host, %d MPI ranks: %s, %d to %d rows each; halo %d entries in all\n", r->size, part,
             least, most, r->halo);
-    fprintf(out, "method    %s + %s%s, SpMV format %s (each rank's local and halo blocks)\n", method, pc_text(r),
-            a->solver == SPK_SOLVER_AUTO ? " (auto)" : "", a->o.format ? a->o.format : "csr");
+    fprintf(out, "method    %s + %s%s, SpMV format csr (each rank's local and halo blocks)\n", method, pc_text(r),
+            a->solver == SPK_SOLVER_AUTO ? " (auto)" : "");
     fprintf(out, "rhs       b = %s\n", a->rhs ? a->rhs
                                        : a->kind.random ? "A*x* (x* uniform in [-1,1))"
                                        : r->fallback ? "A*r (A*1 = 0: rows sum to zero; r pseudo-random in [0,1))"
                                                      : "A*1");
-    if (r->switched)
+    if (r->res.switched)
         fprintf(out, "note      CG found the matrix indefinite; switched to BiCGStab + %s\n", pc_text(r));
     fprintf(out, "result    %s after %d iterations\n", spk_reason_name(r->res.reason), r->res.iterations);
     fprintf(out, "residual  ||r||/||b||: recurrence %.3e, true %.3e (rtol %.1e)\n", r->res.relres,
@@ -325,7 +298,7 @@ static int write_x(const solve_args *a, dist_run *r)
     }
     if (!(st = agree(r, st))) {
         for (int p = 0; p < r->size; p++) cnt[p] = r->row0[p + 1] - r->row0[p];
-        MPI_Gatherv(r->x, r->rows.nrows, MPI_DOUBLE, xg, cnt, r->row0, MPI_DOUBLE, 0, r->comm);
+        MPI_Gatherv(r->x, r->nloc, MPI_DOUBLE, xg, cnt, r->row0, MPI_DOUBLE, 0, r->comm);
         if (r->rank == 0) {
             if (r->perm)
                 for (int i = 0; i < r->n; i++) xf[r->perm[i]] = xg[i];
@@ -344,46 +317,29 @@ static void monitor_print(void *user, int it, double rnorm, double relres)
     fprintf(user, "  iteration %5d  ||r|| %.6e  ||r||/||b|| %.6e\n", it, rnorm, relres);
 }
 
-/* The solve's status from its reason (as one process says it). */
-static int outcome(dist_run *r)
-{
-    const spk_result *s = &r->res;
-    switch (s->reason) {
-    case SPK_CONVERGED_RTOL:
-    case SPK_CONVERGED_ATOL:
-    case SPK_CONVERGED_ZERO_RHS: return SPK_OK;
-    case SPK_DIVERGED_MAXIT:
-        return spk_err_set(&r->err, SPK_ERR_NOT_CONVERGED, "%s did not converge in %d iterations: relative "
-                           "residual %.3e", r->bicg ? "BiCGStab" : "CG", s->iterations, s->relres);
-    default:
-        return spk_err_set(&r->err, SPK_ERR_BREAKDOWN, "%s stopped at iteration %d: %s", r->bicg ? "BiCGStab" : "CG",
-                           s->iterations, spk_reason_name(s->reason));
-    }
-}
-
-/* Set up, solve, report; st: every rank's agreed status. */
+/* Set up and solve; st: every rank's agreed status. */
 static int run(const solve_args *a, size_t limit, dist_run *r)
 {
     const double t0 = MPI_Wtime();
-    int st = spk_exec_mpi_create(r->comm, &r->err, &r->e);
-    if ((st = agree(r, st)) || (st = load_rows(a, limit, r))) return st;
+    int st = load_rows(a, limit, r);
+    if (st) return st;
     long long mine = r->rows.nnz;
     MPI_Allreduce(&mine, &r->nnz, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
-    const char *fmt = a->o.format && strcmp(a->o.format, "auto") != 0 ? a->o.format : NULL;
     const double t1 = MPI_Wtime();
-    if ((st = spk_dist_create(r->e, r->n, r->row0[r->rank], &r->rows, fmt, &r->d))) return st;
-    int h = 0, nb = 0;
-    spk_dist_halo(r->d, &h, &nb);
+    st = spk_mpi_matrix_create(r->comm, r->n, r->row0[r->rank], r->rows.nrows, r->rows.rowptr, r->rows.colind,
+                               r->rows.val, &r->A);
+    if (st) return spk_err_set(&r->err, st, "%s", spk_mpi_last_error(NULL));
+    r->nloc = r->rows.nrows;
+    spk_csr_free(&r->rows); /* copied into A */
+    int h = 0;
+    spk_mpi_matrix_info(r->A, NULL, NULL, NULL, &h);
     MPI_Allreduce(&h, &r->halo, 1, MPI_INT, MPI_SUM, r->comm);
     const double t_dist = MPI_Wtime() - t1;
     if ((st = make_vectors(a, limit, r))) return st;
     double t = MPI_Wtime() - t0 - t_dist, setup = t_dist;
     MPI_Allreduce(&t, &r->t_load, 1, MPI_DOUBLE, MPI_MAX, r->comm);
     MPI_Allreduce(&setup, &r->t_setup, 1, MPI_DOUBLE, MPI_MAX, r->comm);
-    if ((st = choose(a, r)) || (st = agree(r, st))) return st;
-    st = solve(a, r);
-    if (st) return st;
-    return agree(r, outcome(r));
+    return solve(a, r);
 }
 
 int cmd_solve_dist(int argc, char **argv)
@@ -411,6 +367,11 @@ int cmd_solve_dist(int argc, char **argv)
         goto finish;
     }
     if ((rc = cli_parse_bytes("solve", a.max_memory, &limit)) != CLI_OK) goto finish;
+    if (a.o.format && strcmp(a.o.format, "auto") != 0 && strcmp(a.o.format, "csr") != 0) {
+        rc = cli_usage_error("solve", "under mpirun each rank's blocks are CSR: --format %s applies to one process",
+                             a.o.format);
+        goto finish;
+    }
     if (a.device == SPK_DEVICE_CUDA) {
         rc = cli_usage_error("solve", "under mpirun the solve runs on the host ranks: the GPU across ranks is not "
                                       "built yet (leave --device out, or run one process for the GPU)");
@@ -431,13 +392,13 @@ int cmd_solve_dist(int argc, char **argv)
         a.o.monitor_user = a.json ? stderr : stdout;
     }
     const int st = run(&a, limit, &r);
-    if (st && !r.d) { /* before the solve: nothing to report */
+    if (st && !spk_mpi_method(r.A)[0]) { /* before the solve: nothing to report */
         fprintf(stderr, "spk solve: %s\n", r.err.msg);
         goto finish;
     }
     double err = NAN, mine = 0;
     if (r.xstar && r.x) {
-        for (int i = 0; i < r.rows.nrows; i++) mine = fmax(mine, fabs(r.x[i] - r.xstar[i]));
+        for (int i = 0; i < r.nloc; i++) mine = fmax(mine, fabs(r.x[i] - r.xstar[i]));
         MPI_Allreduce(&mine, &err, 1, MPI_DOUBLE, MPI_MAX, r.comm);
     }
     if (r.res.iterations > 0 || st == SPK_OK || st == SPK_ERR_NOT_CONVERGED || st == SPK_ERR_BREAKDOWN)
@@ -458,9 +419,8 @@ finish:
     free(r.row0);
     free(r.orig);
     free(r.perm);
-    spk_dist_destroy(r.d);
+    spk_mpi_matrix_destroy(r.A);
     spk_csr_free(&r.rows);
-    spk_exec_destroy(r.e);
     MPI_Finalize();
     return rc;
 }

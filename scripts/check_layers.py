@@ -50,9 +50,10 @@ LAYERS = [
     ('solver/', 'solver', 3),
     ('include/spk.h', 'api', 3),   # the public header, which solver implements
     ('mpi/', 'mpi', 4),            # distributed: above solver and precond
+    ('include/spk_mpi.h', 'api_mpi', 4),  # the public header of the solve across ranks (mpi/api_mpi.c)
     ('apps/', 'apps', 5),
 ]
-PEERS = {('solver', 'api')}        # (user, used) of one level allowed
+PEERS = {('solver', 'api'), ('mpi', 'api_mpi')}  # (user, used) of one level allowed
 # The only files of a part that other parts may use (a part not named here:
 # any of its files).  Above precond, the drivers see its table and registry.
 # precond/devtri.h and devtri.cuh: a preconditioner that one thread block

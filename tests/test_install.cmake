@@ -4,7 +4,9 @@
 # Inputs: BUILD_DIR, SRC (tests/consumer), WORK, GENERATOR, C_COMPILER, SANITIZE
 # (the sanitizers spk was built with: the consumers must link their runtimes too),
 # FORTRAN_COMPILER (when spk was built with its Fortran module: a Fortran
-# consumer, tests/consumer_fortran, through spk::spk_fortran).
+# consumer, tests/consumer_fortran, through spk::spk_fortran), MPIEXEC (when spk
+# was built with MPI: tests/consumer_mpi through find_package(spk COMPONENTS mpi)
+# and through pkg-config spk-mpi, run on 2 ranks).
 file(REMOVE_RECURSE "${WORK}")
 set(san_flags "")
 if(SANITIZE)
@@ -68,4 +70,31 @@ if(FORTRAN_COMPILER)
   run("build Fortran consumer" "${CMAKE_COMMAND}" --build "${WORK}/fortran-build")
   run("run Fortran consumer" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
       "${WORK}/fortran-build/consumer_fortran")
+endif()
+
+# 4. the component mpi (include/spk_mpi.h, libspk_mpi) through find_package and pkg-config
+if(MPIEXEC)
+  foreach(f include/spk_mpi.h)
+    if(NOT EXISTS "${prefix}/${f}")
+      message(FATAL_ERROR "install did not create ${prefix}/${f}")
+    endif()
+  endforeach()
+  run("configure MPI consumer" "${CMAKE_COMMAND}" -S "${SRC}/../consumer_mpi" -B "${WORK}/mpi-build" -G "${GENERATOR}"
+      "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_C_FLAGS=${san_flags}")
+  run("build MPI consumer" "${CMAKE_COMMAND}" --build "${WORK}/mpi-build")
+  run("run MPI consumer (find_package, 2 ranks)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
+      "${MPIEXEC}" -n 2 --oversubscribe "${WORK}/mpi-build/consumer_mpi")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${pcdir}" "${PKG_CONFIG}" --cflags --libs spk-mpi
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "pkg-config --cflags --libs spk-mpi failed")
+  endif()
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  find_program(MPICC mpicc)
+  if(MPICC)
+    run("compile MPI consumer (pkg-config, mpicc)" "${MPICC}" -std=c11 "${SRC}/../consumer_mpi/consumer_mpi.c"
+        -o "${WORK}/consumer_mpi_pc" ${flags} ${san_flags})
+    run("run MPI consumer (pkg-config, 2 ranks)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
+        "${MPIEXEC}" -n 2 --oversubscribe "${WORK}/consumer_mpi_pc")
+  endif()
 endif()
