@@ -158,10 +158,10 @@ static long long orig_row(const dist_run *r, int i)
 /* b from --rhs, read on rank 0 and shared out in the parts' order. */
 static int rhs_from_file(const solve_args *a, size_t limit, dist_run *r)
 {
-    const int rows = r->nloc;
     double *v = NULL, *w = NULL;
-    int nb = 0, ncol = 0, st = SPK_OK;
-    if (r->rank == 0) {
+    int nb = 0, ncol = 0, st = SPK_OK, *cnt = malloc((size_t)r->size * sizeof(int));
+    if (!cnt) st = spk_err_set(&r->err, SPK_ERR_NOMEM, "out of host memory");
+    if (r->rank == 0 && !st) {
         st = spk_mm_read_dense_limit(a->rhs, limit, &nb, &ncol, &v, &r->err);
         if (!st && (long long)nb * ncol != r->n)
             st = spk_err_set(&r->err, SPK_ERR_INVALID_ARG, "%s has %lld entries but the matrix has %d rows", a->rhs,
@@ -169,16 +169,13 @@ static int rhs_from_file(const solve_args *a, size_t limit, dist_run *r)
         if (!st && !(w = malloc(((size_t)r->n + 1) * sizeof(double))))
             st = spk_err_set(&r->err, SPK_ERR_NOMEM, "out of host memory for b");
     }
-    if ((st = agree(r, st))) goto done;
-    int *cnt = malloc((size_t)r->size * sizeof(int));
-    if (!cnt) st = spk_err_set(&r->err, SPK_ERR_NOMEM, "out of host memory");
-    if ((st = agree(r, st))) goto done;
-    for (int p = 0; p < r->size; p++) cnt[p] = r->row0[p + 1] - r->row0[p];
-    if (r->rank == 0) /* in the parts' order */
-        for (int i = 0; i < r->n; i++) w[i] = v[r->perm ? r->perm[i] : i];
-    MPI_Scatterv(w, cnt, r->row0, MPI_DOUBLE, r->b, rows, MPI_DOUBLE, 0, r->comm);
+    if (!(st = agree(r, st))) {
+        for (int p = 0; p < r->size; p++) cnt[p] = r->row0[p + 1] - r->row0[p];
+        if (r->rank == 0) /* in the parts' order */
+            for (int i = 0; i < r->n; i++) w[i] = v[r->perm ? r->perm[i] : i];
+        MPI_Scatterv(w, cnt, r->row0, MPI_DOUBLE, r->b, r->nloc, MPI_DOUBLE, 0, r->comm);
+    }
     free(cnt);
-done:
     free(v);
     free(w);
     return st;

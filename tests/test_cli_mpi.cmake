@@ -118,6 +118,23 @@ if(METIS AND NP GREATER 1)
   same_x("${WORK}/one.mtx" "${WORK}/metis.mtx" "metis: x gathered in the file's order")
 endif()
 
+# b from a file (any vector of n entries: a solution of nos3), in the parts' order too
+run(0 out err 0 solve "${DATA}/nos3.mtx.gz" --rhs-kind random --device cpu --out "${WORK}/b.mtx")
+run(0 out err 0 solve "${DATA}/nos3.mtx.gz" --precond none --rtol 1e-12 --rhs "${WORK}/b.mtx" --device cpu
+    --probe off --out "${WORK}/one_rhs.mtx")
+set(parts rows)
+if(METIS AND NP GREATER 1)
+  list(APPEND parts metis)
+endif()
+foreach(part ${parts})
+  run(0 out err ${NP} solve "${DATA}/nos3.mtx.gz" --precond none --rtol 1e-12 --rhs "${WORK}/b.mtx"
+      --partition ${part} --out "${WORK}/ranks_rhs.mtx")
+  expect_in("${out}" "rhs       b = ${WORK}/b.mtx" "--rhs ${part}: said")
+  same_x("${WORK}/one_rhs.mtx" "${WORK}/ranks_rhs.mtx" "--rhs ${part}: x")
+endforeach()
+run(1 out err ${NP} solve "${DATA}/nos3.mtx.gz" --rhs "${WORK}/cd.mtx")
+expect_count("${err}" "spk solve" 1 "--rhs of another size: one message")
+
 # errors: said once, every rank's exit status the same
 run(1 out err ${NP} solve "${FILES}/bad_nan.mtx")
 expect_count("${err}" "bad_nan.mtx" 1 "a bad file: one message")
