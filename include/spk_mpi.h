@@ -59,7 +59,8 @@ SPK_API int spk_mpi_matrix_apply(spk_mpi_matrix *A, const double *x, double *y);
  * AUTO, FACTOR, IC0 and ILU0 build IC(0) (with CG) / ILU(0) (with
  * BiCGStab) of each rank's diagonal block.  o: rtol, atol, maxit, dtol,
  * keep_history and monitor are used (NULL: the defaults; the monitor is
- * called on rank 0 only).  res (may be NULL) is the same on every rank,
+ * called on rank 0 only; res->history stays valid until the next solve on
+ * A or its destroy).  res (may be NULL) is the same on every rank,
  * filled on every return.  Returns SPK_OK when converged, else
  * SPK_ERR_NOT_CONVERGED, SPK_ERR_BREAKDOWN, SPK_ERR_INDEFINITE, ... */
 SPK_API int spk_mpi_solve(spk_mpi_matrix *A, spk_solver_kind kind, spk_precond_kind precond, const spk_options *o,

@@ -16,6 +16,7 @@ struct spk_mpi_matrix {
     int nin, *map;          /* input entries; input position -> stored one (NULL: the same) */
     spk_dist *d;
     int sym;                /* -1 not tested yet; else 1: symmetric with a positive diagonal */
+    double *history;        /* the last solve's residuals (keep_history), until the next solve */
     const char *method, *precond;
 };
 
@@ -35,11 +36,13 @@ static int take_rows(spk_mpi_matrix *m, const int *rowptr, const int *colind, co
     if (nnz > 0 && (!colind || !val))
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_mpi_matrix_create: colind and val are required for %d entries",
                            nnz);
-    SPK_TRY(spk_csr_validate(&in, 0, e));
+    if (spk_csr_validate(&in, 0, e))
+        return spk_err_prefix(e, "spk_mpi_matrix_create, rank %d (its rows from %d; local row numbers below)", m->rank,
+                              m->row_begin);
     for (int k = 0; k < nnz; k++)
         if (!isfinite(val[k]))
-            return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "spk_mpi_matrix_create: entry %d (row %d) is not finite", k,
-                               m->row_begin);
+            return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "spk_mpi_matrix_create, rank %d: entry %d (of its rows "
+                               "from %d) is not finite", m->rank, k, m->row_begin);
     SPK_TRY(spk_csr_copy(&in, &m->rows, e));
     m->nin = nnz;
     if (spk_csr_is_sorted(&m->rows)) return SPK_OK;
@@ -137,6 +140,7 @@ void spk_mpi_matrix_destroy(spk_mpi_matrix *A)
     spk_exec_destroy(A->e);
     spk_csr_free(&A->rows);
     free(A->map);
+    free(A->history);
     if (A->comm != MPI_COMM_NULL) {
         int fin = 0;
         MPI_Finalized(&fin);
@@ -157,7 +161,7 @@ int spk_mpi_matrix_update_values(spk_mpi_matrix *A, const double *val)
     if (A->map) {
         memset(A->rows.val, 0, (size_t)A->rows.nnz * sizeof(double));
         for (int k = 0; k < A->nin; k++) A->rows.val[A->map[k]] += val[k];
-    } else {
+    } else if (A->nin > 0) {
         memcpy(A->rows.val, val, (size_t)A->nin * sizeof(double));
     }
     spk_dist_destroy(A->d);
@@ -278,12 +282,16 @@ int spk_mpi_solve(spk_mpi_matrix *A, spk_solver_kind kind, spk_precond_kind prec
         A->method = "bicgstab";
         if (precond == SPK_PRECOND_AUTO || precond == SPK_PRECOND_FACTOR || precond == SPK_PRECOND_IC0)
             A->precond = "ilu0";
-        memset(x, 0, (size_t)A->nrows * sizeof(double));
+        if (A->nrows > 0) memset(x, 0, (size_t)A->nrows * sizeof(double));
         const double t_first = r->t_setup + r->t_total;
+        free((double *)r->history); /* the first solve's: ours (spk_dist_solve) */
+        r->history = NULL;
         st = spk_dist_solve(A->d, 1, A->precond, &opt, b, x, r);
         r->switched = 1;
         r->t_setup += t_first;
     }
+    free(A->history); /* the previous solve's; this one's until the next */
+    A->history = (double *)r->history; /* handed over by spk_dist_solve */
     if (!st) return agree(A, outcome(A, r, opt.rtol, opt.dtol));
 failed:
     r->reason = SPK_SOLVE_ERROR; /* an error ended the solve: the status says which */

@@ -83,7 +83,8 @@ int spk_dist_symmetry(MPI_Comm comm, int n, int row_begin, const spk_csr *rows, 
  * "ilu0" of each rank's local block: block-Jacobi) built on the local
  * block; the iterations take o's rtol, atol, maxit, dtol, history and
  * monitor.  Every rank returns the same status; res->t_setup is the
- * preconditioner's build on this rank. */
+ * preconditioner's build on this rank; res->history (keep_history) is the
+ * caller's to free. */
 int spk_dist_solve(spk_dist *d, int bicgstab, const char *precond, const spk_options *o, const double *b,
                    double *x, spk_result *res);
 

@@ -153,6 +153,7 @@ int spk_dist_solve(spk_dist *d, int bicgstab, const char *precond, const spk_opt
     if ((st = spk_dist_agree(comm, st, e->err))) goto done;
     const double t_pc = spk_time_now() - t0;
     st = bicgstab ? spk_bicgstab(&k, b, x, &opt, res) : spk_cg(&k, b, x, &opt, res);
+    if (res->history && res->history == k.hist) k.hist = NULL; /* the caller's now */
     st = spk_dist_agree(comm, st, e->err);
     res->t_setup_precond = t_pc;
     res->t_setup = t_pc;

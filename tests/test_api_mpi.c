@@ -224,11 +224,22 @@ static void errors(void)
         /* b = 0: x = 0, converged */
         st = spk_mpi_solve(A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, b, x, &res);
         CHECK(st == SPK_OK && res.reason == SPK_CONVERGED_ZERO_RHS, "b = 0: %d %s", st, spk_reason_name(res.reason));
+        /* the history of the residuals: kept until the next solve (read after the solve's buffers are gone) */
+        spk_options h;
+        spk_options_default(&h);
+        h.keep_history = 1;
+        for (int i = 0; i < R.nrows; i++) b[i] = 1.0;
+        memset(x, 0, (size_t)R.nrows * sizeof(double));
+        st = spk_mpi_solve(A, SPK_SOLVER_CG, SPK_PRECOND_NONE, &h, b, x, &res);
+        CHECK(st == SPK_OK && res.history && res.history_len == res.iterations + 1 && res.history[0] == res.rnorm0 &&
+                  res.history[res.history_len - 1] <= 1e-8 * res.history[0] * 1.0001,
+              "history: %d entries for %d iterations", res.history_len, res.iterations);
         /* too few iterations: not converged, the same on every rank */
         spk_options o;
         spk_options_default(&o);
         o.maxit = 2;
         for (int i = 0; i < R.nrows; i++) b[i] = 1.0;
+        memset(x, 0, (size_t)R.nrows * sizeof(double));
         st = spk_mpi_solve(A, SPK_SOLVER_CG, SPK_PRECOND_NONE, &o, b, x, &res);
         CHECK(st == SPK_ERR_NOT_CONVERGED && res.reason == SPK_DIVERGED_MAXIT && same_on_all(st), "maxit 2: %d", st);
         free(b);
