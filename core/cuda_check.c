@@ -3,6 +3,9 @@
  * memory with a message that says how much was asked and free. */
 #include "exec_cuda.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
+
 int spk_cuda_check(spk_err *err, cudaError_t st, const char *call)
 {
     if (st == cudaSuccess) return SPK_OK;
@@ -28,17 +31,38 @@ int spk_cusparse_check(spk_err *err, cusparseStatus_t st, const char *call)
                        cusparseGetErrorName(st));
 }
 
+/* Why no device is usable, in words a user can act on: no driver at all,
+ * a driver older than the runtime spk was built with, or no GPU. */
+static const char *why_unusable(cudaError_t st)
+{
+    static char buf[200];
+    if (st == cudaErrorInsufficientDriver) {
+        void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (!drv) return "no NVIDIA driver found (libcuda.so.1 cannot be loaded): the host is used";
+        dlclose(drv);
+        int d = 0, r = 0;
+        cudaDriverGetVersion(&d);
+        cudaRuntimeGetVersion(&r);
+        snprintf(buf, sizeof buf,
+                 "the NVIDIA driver supports CUDA %d.%d, older than the CUDA %d.%d runtime spk was built with: "
+                 "update the driver", d / 1000, d % 1000 / 10, r / 1000, r % 1000 / 10);
+        return buf;
+    }
+    if (st == cudaErrorNoDevice) return "no NVIDIA GPU found (the driver sees none)";
+    return cudaGetErrorString(st);
+}
+
 int spk_cuda_available(const char **why)
 {
     int count = 0;
     cudaError_t st = cudaGetDeviceCount(&count);
     if (st != cudaSuccess) {
-        if (why) *why = cudaGetErrorString(st);
+        if (why) *why = why_unusable(st);
         cudaGetLastError(); /* clear the sticky-free error state */
         return 0;
     }
     if (count == 0) {
-        if (why) *why = "no CUDA device found";
+        if (why) *why = "no NVIDIA GPU found (the driver sees none)";
         return 0;
     }
     return 1;

@@ -23,6 +23,14 @@ function(expect_in text part what)
   endif()
 endfunction()
 
+# --device cuda where it cannot run says why in words a user can act on: no CUDA in this build,
+# no NVIDIA driver, a driver older than the runtime, or no GPU (on a GPU machine it solves)
+execute_process(COMMAND "${SPK}" solve "${DATA}/nos3.mtx.gz" --device cuda RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 AND NOT err MATCHES "no CUDA support|no NVIDIA driver found|older than the CUDA|no NVIDIA GPU found")
+  message(SEND_ERROR "--device cuda without a usable GPU: exit ${rc}, unclear message: ${err}")
+endif()
+
 # help and usage errors
 spk_run(0 out err --help)
 expect_in("${out}" "solve" "spk --help")
