@@ -85,7 +85,7 @@ static int plan(spk_dist *d, const spk_csr *rows)
     int *starts = calloc((size_t)size + 1, sizeof(int)), *cols = NULL, *rcnt = calloc((size_t)size, sizeof(int));
     int *scnt = calloc((size_t)size, sizeof(int)), *sdisp = calloc((size_t)size, sizeof(int));
     int *rdisp = calloc((size_t)size, sizeof(int));
-    int nl = 0, nhe = 0;
+    int nl = 0, nhe = 0, nh = 0, m = 0; /* before the first goto: every path has them set */
     if (!starts || !rcnt || !scnt || !sdisp || !rdisp)
         st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (distributed matrix)");
     /* a failure on one rank is every rank's before each collective call: none is left waiting */
@@ -106,13 +106,11 @@ static int plan(spk_dist *d, const spk_csr *rows)
     if (!st && !(cols = malloc(((size_t)nhe + 1) * sizeof(int))))
         st = spk_err_set(err, SPK_ERR_NOMEM, "out of host memory (distributed matrix)");
     if (st) goto agree;
-    int m = 0;
     for (int k = 0; k < rows->nnz; k++) {
         const int c = rows->colind[k];
         if (c < r0 || c >= r1) cols[m++] = c;
     }
     qsort(cols, (size_t)m, sizeof(int), cmp_int);
-    int nh = 0;
     for (int k = 0; k < m; k++)
         if (nh == 0 || cols[k] != cols[nh - 1]) cols[nh++] = cols[k];
     d->nh = nh;
