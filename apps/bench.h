@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "cli.h"
 #include "core/csr.h"
 #include "core/exec.h"
 #include "core/timing.h"
@@ -98,6 +99,9 @@ typedef struct bench {
     char devname[128];
     mat_result *m;
     int nm, cap, total;
+    cli_progress prog;       /* the progress line over a folder or list (a terminal only) */
+    int at;                  /* ... the matrix being run, 1-based */
+    const char *cur;         /* ... its name */
 } bench;
 
 /* bench_config.c: NAME[:key=value,...] into c, from the run's options; 0,
@@ -149,7 +153,10 @@ int bench_cfg_summary(const bench *b, int k, double *geo, double *least, double 
 double bench_geomean(const bench *b, const char *fmt, int what, int *count);
 void bench_auto_accuracy(const bench *b, int *ok, int *of);
 void bench_auto_paid(const bench *b, int *ok, int *of);
-void bench_progress(const bench *b, const mat_result *m, const fmt_result *f, const char *what);
+void bench_progress(bench *b, const mat_result *m, const fmt_result *f, const char *what);
+/* The progress line (b->prog): matrix b->at of b->total, its name, the time
+ * so far and an estimate of the rest; force: now, not at most 4 a second. */
+void bench_status(bench *b, int force);
 void bench_print_matrix(const bench *b, const mat_result *m);
 void bench_print_floors(const bench *b);
 void bench_print_summary(const bench *b);

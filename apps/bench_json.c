@@ -26,7 +26,8 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
     char date[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    fprintf(f, "{\"spk_version\": \"%s\", \"date\": \"%s\", \"command\": ", spk_version(), date);
+    cli_json_begin(f);
+    fprintf(f, ", \"spk_version\": \"%s\", \"date\": \"%s\", \"command\": ", spk_version(), date);
     char cmd[2048] = "spk bench", v[3][32];
     size_t used = strlen(cmd);
     for (int i = 1; i < argc && used < sizeof cmd; i++) {
@@ -39,8 +40,9 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
     fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\", \"precision\": \"%s\"", b->ex->ops->name,
             bench_baseline(b), b->single ? "float" : "double");
     cli_json_field(f, "copy_gbs", b->copy_gbs);
-    fprintf(f, ", \"cache_bytes\": %zu, \"min_time_s\": %g, \"repeat\": %d, \"solve_repeat\": %d", b->cache,
-            b->min_time, b->repeat, b->solve_repeat);
+    fprintf(f, ", \"cache_bytes\": %zu", b->cache);
+    cli_json_field(f, "min_time_s", b->min_time);
+    fprintf(f, ", \"repeat\": %d, \"solve_repeat\": %d", b->repeat, b->solve_repeat);
     fprintf(f, ", \"vector_ops\": \"%s\"", cli_option_text(&b->o, "vector-ops", v[0], sizeof v[0]));
     spk_rhs_kind_text(&b->rhs, v[1], sizeof v[1]);
     fprintf(f, ", \"rhs_kind\": \"%s\"", v[1]);
@@ -54,12 +56,13 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
         fprintf(f, ", \"builtin\": %s, \"format\": ", c->builtin ? "true" : "false");
         cli_json_string(f, c->builtin ? "cusparse" : c->o.format ? c->o.format : "auto");
         fprintf(f, ", \"vector_ops\": \"%s\", \"precond_sweeps\": %d, \"precond_isai\": %d, \"reorder\": \"%s\", "
-                   "\"reorder_block\": %d, \"precond\": \"%s\", \"precond_precision\": \"%s\", \"race\": %d, "
-                   "\"rtol\": %g}",
+                   "\"reorder_block\": %d, \"precond\": \"%s\", \"precond_precision\": \"%s\", \"race\": %d",
                 cli_option_text(&c->o, "vector-ops", v[0], sizeof v[0]), c->o.precond_sweeps, c->o.precond_isai,
                 cli_option_text(&c->o, "reorder", v[1], sizeof v[1]), c->o.reorder_block,
                 spk_precond_kind_name((spk_precond_kind)c->precond),
-                cli_option_text(&c->o, "precond-precision", v[2], sizeof v[2]), c->o.race, c->o.rtol);
+                cli_option_text(&c->o, "precond-precision", v[2], sizeof v[2]), c->o.race);
+        cli_json_field(f, "rtol", c->o.rtol);
+        fprintf(f, "}");
     }
     fprintf(f, "]");
     if (b->floors) {
@@ -189,7 +192,10 @@ static void json_configs(const bench *b, FILE *f, const mat_result *m)
         fprintf(f, ", \"factorization\": ");
         cli_json_string(f, r->factorization);
         fprintf(f, ", \"factor_phases_ms\": {");
-        for (int i = 0; i < r->phases; i++) fprintf(f, "%s\"%s\": %.4f", i ? ", " : "", r->phase_name[i], r->phase_ms[i]);
+        for (int i = 0; i < r->phases; i++) {
+            fprintf(f, "%s\"%s\": ", i ? ", " : "", r->phase_name[i]);
+            cli_json_number(f, r->phase_ms[i]);
+        }
         fprintf(f, "}");
         fprintf(f, "}");
     }

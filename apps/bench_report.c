@@ -83,9 +83,27 @@ void bench_auto_paid(const bench *b, int *ok, int *of)
     }
 }
 
-void bench_progress(const bench *b, const mat_result *m, const fmt_result *f, const char *what)
+void bench_status(bench *b, int force)
+{
+    if (!b->prog.on || !b->cur) return;
+    const double t = cli_progress_elapsed(&b->prog);
+    const int done = b->at - 1;
+    char el[32], rest[48] = "estimating the rest";
+    cli_progress_duration(t, el, sizeof el);
+    if (done > 0) { /* the matrices so far, on average */
+        char r[32];
+        cli_progress_duration(t / done * (b->total - done), r, sizeof r);
+        snprintf(rest, sizeof rest, "about %s to go", r);
+    }
+    const char *slash = strrchr(b->cur, '/');
+    cli_progress_show(&b->prog, force, "spk bench: matrix %d of %d, %.40s, %s elapsed, %s", b->at, b->total,
+                      slash ? slash + 1 : b->cur, el, rest);
+}
+
+void bench_progress(bench *b, const mat_result *m, const fmt_result *f, const char *what)
 {
     if (b->quiet) return;
+    cli_progress_clear(&b->prog); /* the line under this one again at the end */
     if (f->status)
         fprintf(stderr, "spk bench: [%d/%d] %s %s %s: %s\n", b->nm + 1, b->total, m->name, f->ops->name, what,
                 f->note);
@@ -96,6 +114,7 @@ void bench_progress(const bench *b, const mat_result *m, const fmt_result *f, co
         fprintf(stderr, "spk bench: [%d/%d] %s %s solve: %s, %d iterations, %.2f ms\n", b->nm + 1, b->total,
                 m->name, f->ops->name, f->solve_status ? spk_status_name(f->solve_status) : "converged",
                 f->iterations, f->s_ms);
+    bench_status(b, 1);
 }
 
 
@@ -107,24 +126,34 @@ double bench_cfg_total(const fmt_result *f)
     return f->s_setup_ms - (f->s_upload_apart ? 0.0 : f->s_upload_ms) + f->s_ms;
 }
 
-/* v / it as %7.4f, or "-" where not measured (NaN: the baseline's split). */
-static const char *per_it(char *buf, size_t len, double v, double it)
+/* v as %W.Pf, or "-" where there is no number (not measured, nothing to
+ * compare with: NaN or infinite). */
+static const char *num(char *buf, size_t len, int width, int prec, double v)
 {
-    if (isnan(v))
-        snprintf(buf, len, "%7s", "-");
+    if (!isfinite(v))
+        snprintf(buf, len, "%*s", width, "-");
     else
-        snprintf(buf, len, "%7.4f", v / it);
+        snprintf(buf, len, "%*.*f", width, prec, v);
     return buf;
 }
 
+/* v / it as %7.4f, or "-" where not measured (NaN: the baseline's split). */
+static const char *per_it(char *buf, size_t len, double v, double it)
+{
+    return num(buf, len, 7, 4, v / it);
+}
+
+/* The configurations' solves of m (on the host without the upload column:
+ * nothing is uploaded there). */
 static void print_configs(const bench *b, const mat_result *m)
 {
     const double rt = bench_cfg_total(&m->c[0]);
+    const int gpu = !spk_exec_is_host(b->ex);
     char ratio[40];
     snprintf(ratio, sizeof ratio, "x %.6s", b->cfg[0].name);
-    printf("  %-12s %-20s %6s %11s %9s %9s %10s %10s %9s %7s %7s %7s %7s %8s\n", "config", "method", "iters",
-           "true res", "setup ms", "upload", "solve ms", "total ms", "ms/iter", "spmv", "precond", "vector", "sync",
-           ratio);
+    printf("  %-12s %-20s %6s %11s %9s%s %10s %10s %9s %7s %7s %7s %7s %8s\n", "config", "method", "iters",
+           "true res", "setup ms", gpu ? "    upload" : "", "solve ms", "total ms", "ms/iter", "spmv", "precond",
+           "vector", "sync", ratio);
     for (int k = 0; k < b->ncfg; k++) {
         const fmt_result *f = &m->c[k];
         if (!f->solved) continue;
@@ -132,21 +161,25 @@ static void print_configs(const bench *b, const mat_result *m)
             printf("  %-12s %s\n", b->cfg[k].name, f->solve_note);
             continue;
         }
-        char meth[40], p[4][16];
+        char meth[40], p[4][16], up[24] = "", x[16];
         snprintf(meth, sizeof meth, "%s+%s", f->method, f->precond);
+        if (gpu) snprintf(up, sizeof up, " %9.2f", f->s_upload_ms);
         const double it = f->iterations > 0 ? f->iterations : 1;
-        printf("  %-12s %-20s %6d %11.3e %9.2f %9.2f %10.2f %10.2f %9.4f %s %s %s %s %8.2f%s%s\n", b->cfg[k].name,
-               meth, f->iterations, f->true_relres, f->s_setup_ms, f->s_upload_ms, f->s_ms,
+        printf("  %-12s %-20s %6d %11.3e %9.2f%s %10.2f %10.2f %9.4f %s %s %s %s %s%s%s\n", b->cfg[k].name, meth,
+               f->iterations, f->true_relres, f->s_setup_ms, up, f->s_ms,
                f->s_setup_ms + f->s_ms - (f->s_upload_apart ? 0.0 : f->s_upload_ms), f->s_ms / it,
                per_it(p[0], sizeof p[0], f->s_spmv_ms, it), per_it(p[1], sizeof p[1], f->s_precond_ms, it),
                per_it(p[2], sizeof p[2], f->s_vector_ms, it), per_it(p[3], sizeof p[3], f->s_sync_ms, it),
-               rt / bench_cfg_total(f), f->solve_status ? "  " : "",
+               num(x, sizeof x, 8, 2, rt / bench_cfg_total(f)), f->solve_status ? "  " : "",
                f->solve_status ? spk_status_name(f->solve_status) : "");
     }
-    printf("  (total: setup + solve without the upload of A%s)\n",
-           bench_has_ref(b) ? "; ref uploads A once, timed apart, the others' setup includes it and it is "
-                              "taken out"
-                            : ", which setup includes");
+    if (gpu)
+        printf("  (total: setup + solve without the upload of A%s)\n",
+               bench_has_ref(b) ? "; ref uploads A once, timed apart, the others' setup includes it and it is "
+                                  "taken out"
+                                : ", which setup includes");
+    else
+        printf("  (total: setup + solve)\n");
 }
 
 /* Configuration k against the first over the matrices where both converged:
@@ -182,17 +215,21 @@ int bench_cfg_summary(const bench *b, int k, double *geo, double *least, double 
 
 void bench_print_config_summary(const bench *b)
 {
-    printf("\nconfigurations: time to solution (setup + solve, without the upload of A) against '%s', over the "
-           "matrices where both converged\n",
-           b->cfg[0].name);
+    printf("\nconfigurations: time to solution (setup + solve%s) against '%s', over the matrices where both "
+           "converged\n",
+           spk_exec_is_host(b->ex) ? "" : ", without the upload of A", b->cfg[0].name);
     printf("  %-12s %9s %9s %14s %12s %9s\n", "config", "geomean", "least", "least >1M nnz", "iter ratio",
            "matrices");
     for (int k = 0; k < b->ncfg; k++) {
         double geo, least, least_big, ir;
         int big, n = bench_cfg_summary(b, k, &geo, &least, &least_big, &big, &ir);
-        char lb[32];
-        snprintf(lb, sizeof lb, "%.2f (%d)", least_big, big);
-        printf("  %-12s %9.2f %9.2f %14s %12.2f %9d\n", b->cfg[k].name, geo, least, lb, ir, n);
+        char lb[32], g[16], l[16], r[16];
+        if (big)
+            snprintf(lb, sizeof lb, "%.2f (%d)", least_big, big);
+        else
+            snprintf(lb, sizeof lb, "-");
+        printf("  %-12s %s %s %14s %s %9d\n", b->cfg[k].name, num(g, sizeof g, 9, 2, geo),
+               num(l, sizeof l, 9, 2, least), lb, num(r, sizeof r, 12, 2, n ? ir : NAN), n);
     }
 }
 
@@ -220,11 +257,16 @@ void bench_print_matrix(const bench *b, const mat_result *m)
     payback p;
     if (best > 0 && bench_payback(b, m, &p)) {
         printf("  auto chose %s (%.4f ms on its own, %.4f ms through auto) against the best %.4f ms (%s): "
-               "%.1f%% off; selection %.2f ms (upload of A %.2f ms; %s's setup %.2f ms, upload %.2f ms): "
-               "%.2f ms beyond %s's setup without the uploads",
-               au->chose, bench_chosen_hot(m, au), au->hot_ms, best, who, 100.0 * (bench_chosen_hot(m, au) / best - 1),
-               au->setup_ms, au->upload_ms, bench_baseline(b), base->setup_ms, base->upload_ms, p.spmv_cost_ms,
-               bench_baseline(b));
+               "%.1f%% off; ",
+               au->chose, bench_chosen_hot(m, au), au->hot_ms, best, who, 100.0 * (bench_chosen_hot(m, au) / best - 1));
+        if (spk_exec_is_host(b->ex)) /* nothing is uploaded on the host */
+            printf("selection %.2f ms (%s's setup %.2f ms): %.2f ms beyond %s's setup", au->setup_ms,
+                   bench_baseline(b), base->setup_ms, p.spmv_cost_ms, bench_baseline(b));
+        else
+            printf("selection %.2f ms (upload of A %.2f ms; %s's setup %.2f ms, upload %.2f ms): %.2f ms beyond "
+                   "%s's setup without the uploads",
+                   au->setup_ms, au->upload_ms, bench_baseline(b), base->setup_ms, base->upload_ms, p.spmv_cost_ms,
+                   bench_baseline(b));
         if (p.in_solve)
             printf("; in the solves, from the solver's copy of A: format setup %.2f ms against %s's %.2f ms, "
                    "%.2f ms beyond it",
@@ -253,15 +295,15 @@ void bench_print_matrix(const bench *b, const mat_result *m)
             printf("  %-11s %s\n", f->ops->name, f->solve_note);
             continue;
         }
-        char meth[40], sync[32] = "", vsref[32] = "";
+        char meth[40], sync[32] = "", vsref[32] = "", x[16];
         snprintf(meth, sizeof meth, "%s+%s", f->method, f->precond);
         double it = f->iterations > 0 ? f->iterations : 1;
         if (fused) snprintf(sync, sizeof sync, " %7.4f", f->s_sync_ms / it);
         if (ref) snprintf(vsref, sizeof vsref, " %7.2f", rt / bench_cfg_total(f));
-        printf("  %-11s %-15s %6d %11.3e %9.2f %10.2f %9.4f %7.4f %7.4f %7.4f %7.2f%s%s%s%s\n", f->ops->name, meth,
+        printf("  %-11s %-15s %6d %11.3e %9.2f %10.2f %9.4f %7.4f %7.4f %7.4f %s%s%s%s%s\n", f->ops->name, meth,
                f->iterations, f->true_relres, f->s_setup_ms, f->s_ms, f->s_ms / it, f->s_spmv_ms / it,
-               f->s_precond_ms / it, f->s_vector_ms / it, bs / f->s_ms, sync, vsref, f->solve_status ? "  " : "",
-               f->solve_status ? spk_status_name(f->solve_status) : "");
+               f->s_precond_ms / it, f->s_vector_ms / it, num(x, sizeof x, 7, 2, f->solve_status ? NAN : bs / f->s_ms),
+               sync, vsref, f->solve_status ? "  " : "", f->solve_status ? spk_status_name(f->solve_status) : "");
     }
     if (ref)
         printf("  (x: solve time against %s's solve; x ref: time to solution without the upload of A against "
@@ -324,12 +366,16 @@ void bench_auto_accuracy(const bench *b, int *ok, int *of)
 void bench_print_summary(const bench *b)
 {
     printf("\nsummary: geometric mean of the speedup over %s (matrices where both ran)\n", bench_baseline(b));
-    printf("  %-11s %8s %8s %8s %9s\n", "format", "hot", "cold", "solve", "matrices");
+    /* the solve column with --solve only ("-": no solve, e.g. auto on the host, whose solve is csr's) */
+    printf("  %-11s %8s %8s%s %9s\n", "format", "hot", "cold", b->solve ? "    solve" : "", "matrices");
     for (int k = 0; k < b->nfmts; k++) {
         int nh, nc, ns;
         double gh = bench_geomean(b, b->fmts[k]->name, 0, &nh), gc = bench_geomean(b, b->fmts[k]->name, 1, &nc);
         double gs = bench_geomean(b, b->fmts[k]->name, 2, &ns);
-        printf("  %-11s %8.3f %8.3f %8.3f %9d\n", b->fmts[k]->name, gh, gc, gs, nh);
+        char h[16], c[16], sv[16] = "";
+        if (b->solve) num(sv, sizeof sv, 9, 3, gs);
+        printf("  %-11s %s %s%s %9d\n", b->fmts[k]->name, num(h, sizeof h, 8, 3, gh), num(c, sizeof c, 8, 3, gc), sv,
+               nh);
     }
     int ok, of;
     bench_auto_accuracy(b, &ok, &of);

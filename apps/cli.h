@@ -81,6 +81,30 @@ int cli_parse_bytes(const char *cmd, const char *text, size_t *out);
  * CLI_OK, or CLI_FAIL after printing why ("spk CMD: --OPT PATH: ..."). */
 int cli_check_output(const char *cmd, const char *opt, const char *path, const char *const *inputs, int ninputs);
 
+/* A progress line on stderr for long work, rewritten in place with "\r",
+ * only where stderr is a terminal (never into a pipe or a file, so logs and
+ * JSON stay clean), at most 4 times a second (cli_output.c). */
+typedef struct cli_progress {
+    int on;         /* wanted, and stderr is a terminal */
+    double t0;      /* when the work began (spk_time_now) */
+    double last;    /* when the line was last written (< 0: never) */
+    double after;   /* seconds of work before a solve shows it (SPK_PROGRESS_AFTER, default 2) */
+    int shown;      /* characters of the line on the screen (0: none) */
+} cli_progress;
+/* Start the clock; the line is shown only where want and isatty(stderr). */
+void cli_progress_start(cli_progress *p, int want);
+double cli_progress_elapsed(const cli_progress *p);
+/* Rewrite the line (printf-style), unless it was written under 0.25 s ago and not force. */
+void cli_progress_show(cli_progress *p, int force, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Erase the line: before other output to stderr, and when the work ends. */
+void cli_progress_clear(cli_progress *p);
+/* s seconds as "4.2 s", "3 min 07 s" or "2 h 05 min" ("?" when unknown). */
+void cli_progress_duration(double s, char *buf, size_t len);
+
 int cmd_solve(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);

@@ -343,10 +343,13 @@ static int count_matrices(bench *b, const sources *s)
     return CLI_OK;
 }
 
-/* Read and bench every matrix; 1 when one could not be read or run. */
+/* Read and bench every matrix; 1 when one could not be read or run.  Over
+ * a folder or a list, a progress line on a terminal (bench_status). */
 static int run_sources(bench *b, const sources *s)
 {
-    int bad = 0;
+    int bad = 0, many = 0;
+    for (int i = 0; i < s->n; i++) many |= s->isdir[i] != 0;
+    cli_progress_start(&b->prog, many && !b->quiet);
     for (int i = 0; i < s->n; i++) {
         int n = 1;
         char **files = s->isdir[i] ? expand_source(b, s, i, &n) : NULL;
@@ -355,12 +358,18 @@ static int run_sources(bench *b, const sources *s)
             const int gen = strncmp(name, "gen:", 4) == 0;
             spk_csr A = {0};
             spk_err_clear(&b->err);
+            b->at++;
+            b->cur = name;
+            bench_status(b, 1);
             int st = gen ? spk_gen_spec(name + 4, &A, &b->err) : spk_mm_read_csr(name, &A, NULL, &b->err);
             if (st) {
+                cli_progress_clear(&b->prog);
                 fprintf(stderr, "spk bench: %s: %s\n", name, b->err.msg);
                 bad = 1;
                 b->total--;
+                b->at--;
             } else if (bench_matrix(b, gen ? name + 4 : name, &A)) {
+                cli_progress_clear(&b->prog);
                 fprintf(stderr, "spk bench: %s: %s\n", name, b->err.msg);
                 bad = 1;
             }
@@ -369,6 +378,8 @@ static int run_sources(bench *b, const sources *s)
         }
         free(files);
     }
+    cli_progress_clear(&b->prog);
+    b->cur = NULL;
     return bad;
 }
 

@@ -1,6 +1,10 @@
 /* cmd_convert.c -- `spk convert IN OUT`: rewrite a Matrix Market file
- * (compress with .gz, expand symmetric storage, or fold a symmetric matrix). */
+ * (compress with .gz, expand symmetric storage, or fold a symmetric matrix),
+ * keeping the comment lines of its header. */
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "core/csr.h"
@@ -10,10 +14,32 @@ static void help(void)
 {
     printf("usage: spk convert IN.mtx[.gz] OUT.mtx[.gz] [--symmetric | --general]\n"
            "\n"
-           "Read IN and write it again: a name ending in .gz is compressed.  By default a\n"
+           "Read IN and write it again as Matrix Market: OUT must end in .mtx or .mtx.gz\n"
+           "(or be a device or FIFO, written as it is); .gz is compressed.  By default a\n"
            "matrix whose values are symmetric is stored 'symmetric' (lower triangle);\n"
            "--general stores both triangles; --symmetric fails when A is not symmetric.\n"
-           "Values are written with 17 significant digits (exact round trip).\n");
+           "Values are written with 17 significant digits (exact round trip).  The comment\n"
+           "lines after IN's banner are kept, after OUT's (the first 64 KiB of them; a\n"
+           "comment line says how many were left out beyond).\n");
+}
+
+/* Does s end with suf, ignoring case? */
+static int ends_with(const char *s, const char *suf)
+{
+    const size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcasecmp(s + a - b, suf) == 0;
+}
+
+/* The only format convert writes is Matrix Market: a name that says
+ * otherwise (s3.csv) is refused rather than filled with it.  An existing
+ * device or FIFO (/dev/stdout) is written as it is. */
+static int check_out_name(const char *path)
+{
+    struct stat st;
+    if (ends_with(path, ".mtx") || ends_with(path, ".mtx.gz")) return CLI_OK;
+    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return CLI_OK;
+    return cli_usage_error("convert", "%s: the output name must end in .mtx or .mtx.gz (spk convert writes "
+                                      "Matrix Market only)", path);
 }
 
 int cmd_convert(int argc, char **argv)
@@ -39,18 +65,29 @@ int cmd_convert(int argc, char **argv)
         }
     }
     if (!in || !outp) return cli_usage_error("convert", "need an input and an output file");
+    if (check_out_name(outp)) return CLI_USAGE;
     spk_err e;
     spk_err_clear(&e);
     spk_csr A = {0};
     spk_mm_info info;
-    int sym = 0, st = spk_mm_read_csr(in, &A, &info, &e);
+    spk_mm_comments com;
+    int sym = 0, st = spk_mm_read_csr_comments(in, 0, &A, &info, &com, &e);
     if (!st && info.warnings)
         fprintf(stderr, "spk convert: warning: %s%s\n", info.warning, info.warnings > 1 ? " (and more such notes)" : "");
     if (!st && mode != 2) st = spk_csr_symmetry(&A, 0.0, NULL, &sym, &e);
     if (!st && mode == 1 && !sym)
         st = spk_err_set(&e, SPK_ERR_INVALID_MATRIX, "%s: --symmetric, but the matrix is not symmetric", in);
-    if (!st) st = spk_mm_write_csr(outp, &A, sym, "converted by spk convert", &e);
+    char note[160] = "converted by spk convert";
+    if (!st && com.dropped) {
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "\n%lld of the %lld comment lines of the input left out (the first %d KiB of them kept)",
+                 com.dropped, com.lines, SPK_MM_COMMENTS_MAX / 1024);
+        fprintf(stderr, "spk convert: %s: %lld of %lld comment lines left out (more than %d KiB)\n", in,
+                com.dropped, com.lines, SPK_MM_COMMENTS_MAX / 1024);
+    }
+    if (!st) st = spk_mm_write_csr_lines(outp, &A, sym, com.text, note, &e);
     if (st) fprintf(stderr, "spk convert: %s\n", e.msg);
+    spk_mm_comments_free(&com);
     spk_csr_free(&A);
     return st ? CLI_FAIL : CLI_OK;
 }

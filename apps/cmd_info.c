@@ -100,11 +100,13 @@ static void print_tile_stats(const spk_tile_stats *s, int json)
     double tt = tiles ? (double)tiles : 1, nn = nnz ? (double)nnz : 1;
     if (json) {
         printf(", \"tile_formats\": [");
-        for (int k = 0; k < SPK_TILE_NKINDS; k++)
-            printf("%s{\"format\": \"%s\", \"tiles\": %d, \"tiles_share\": %.6g, \"nnz\": %lld,"
-                   " \"nnz_share\": %.6g}",
-                   k ? ", " : "", spk_tile_kind_names[k], s->tiles[k], s->tiles[k] / tt, s->nnz[k],
-                   s->nnz[k] / nn);
+        for (int k = 0; k < SPK_TILE_NKINDS; k++) {
+            printf("%s{\"format\": \"%s\", \"tiles\": %d", k ? ", " : "", spk_tile_kind_names[k], s->tiles[k]);
+            cli_json_field(stdout, "tiles_share", s->tiles[k] / tt);
+            printf(", \"nnz\": %lld", s->nnz[k]);
+            cli_json_field(stdout, "nnz_share", s->nnz[k] / nn);
+            printf("}");
+        }
         printf("], \"tile_deferred_nnz\": %lld, \"csr_bytes\": %zu", s->deferred, s->csr_bytes);
         return;
     }
@@ -241,7 +243,8 @@ static int gather(const info_args *a, const spk_csr *A, info_facts *f, spk_err *
 
 static void print_json(const info_args *a, const spk_csr *A, const info_facts *f)
 {
-    printf("{\"file\": ");
+    cli_json_begin(stdout);
+    printf(", \"file\": ");
     cli_json_string(stdout, a->path);
     printf(", \"rows\": %d, \"cols\": %d, \"entries_in_file\": %lld, \"nnz\": %d, \"field\": \"%s\","
            " \"header_symmetry\": \"%s\", \"pattern_symmetric\": %s, \"value_symmetric\": %s,"
@@ -254,9 +257,10 @@ static void print_json(const info_args *a, const spk_csr *A, const info_facts *f
     cli_json_number(stdout, f->dmax);
     printf(", \"frobenius\": ");
     cli_json_number(stdout, f->fro);
-    printf(", \"diag_dominant_rows\": %d, \"row_min\": %d, \"row_max\": %d, \"row_mean\": %.6g,"
-           " \"row_std\": %.6g, \"empty_rows\": %d, \"method\": \"%s\"",
-           f->dom, f->rs.min, f->rs.max, f->rs.mean, f->rs.std, f->rs.empty, f->method);
+    printf(", \"diag_dominant_rows\": %d, \"row_min\": %d, \"row_max\": %d", f->dom, f->rs.min, f->rs.max);
+    cli_json_field(stdout, "row_mean", f->rs.mean);
+    cli_json_field(stdout, "row_std", f->rs.std);
+    printf(", \"empty_rows\": %d, \"method\": \"%s\"", f->rs.empty, f->method);
     if (f->square) printf(", \"levels_lower\": %d, \"levels_upper\": %d", f->lev_lo, f->lev_up);
     printf(", \"auto_candidates\": ");
     cli_json_string(stdout, f->autoc);

@@ -25,6 +25,31 @@ static void monitor_print(void *user, int it, double rnorm, double relres)
     fprintf(f, "  iteration %5d  ||r|| %.6e  ||r||/||b|| %.6e\n", it, rnorm, relres);
 }
 
+/* The progress line of a long solve (a terminal only; cli_progress). */
+static void monitor_progress(void *user, int it, double rnorm, double relres)
+{
+    cli_progress *p = user;
+    (void)rnorm;
+    const double t = cli_progress_elapsed(p);
+    if (t < p->after) return;
+    char el[32];
+    cli_progress_duration(t, el, sizeof el);
+    cli_progress_show(p, 0, "spk solve: iteration %d, ||r||/||b|| %.3e, %s", it, relres, el);
+}
+
+/* Watch the iterations for the progress line, where stderr is a terminal
+ * and a monitor does not change the solve: the library leaves out the probe
+ * and the race (SPK_PRECOND_AUTO only) for a solve that is watched, so the
+ * default solve gets none; --monitor prints every iteration already. */
+static void watch_progress(solve_args *a, cli_progress *p)
+{
+    const int same = a->o.keep_history || a->precond != SPK_PRECOND_AUTO || (!a->o.probe && !a->o.race);
+    cli_progress_start(p, !a->monitor && same);
+    if (!p->on) return;
+    a->o.monitor = monitor_progress;
+    a->o.monitor_user = p;
+}
+
 /* What one run holds. */
 typedef struct solve_run {
     spk_context *ctx;
@@ -156,7 +181,8 @@ static void print_json(const solve_args *a, const solve_run *r)
 {
     const spk_options *o = &a->o;
     char vec[32];
-    printf("{\"matrix\": ");
+    cli_json_begin(stdout);
+    printf(", \"matrix\": ");
     cli_json_string(stdout, a->matrix);
     printf(", \"rows\": %d, \"nnz\": %d, \"device\": ", r->n, r->nnz);
     cli_json_string(stdout, spk_context_device(r->ctx));
@@ -203,12 +229,26 @@ static void print_json(const solve_args *a, const solve_run *r)
            "\"block_cluster\": %d, \"race\": %d",
            cli_option_text(o, "vector-ops", vec, sizeof vec), r->res.graph_iterations, r->res.block_iterations,
            r->res.block_cluster, r->res.race);
-    printf(", \"time_ms\": {\"setup\": %.6f, \"spmv\": %.6f, \"precond\": %.6f, \"vector\": %.6f, "
-           "\"sync\": %.6f, \"total\": %.6f, \"setup_upload\": %.6f, \"setup_check\": %.6f, "
-           "\"setup_format\": %.6f, \"setup_precond\": %.6f}",
-           1e3 * r->res.t_setup, 1e3 * r->res.t_spmv, 1e3 * r->res.t_precond, 1e3 * r->res.t_vector,
-           1e3 * r->res.t_sync, 1e3 * r->res.t_total, 1e3 * r->res.t_setup_upload, 1e3 * r->res.t_setup_check,
-           1e3 * r->res.t_setup_format, 1e3 * r->res.t_setup_precond);
+    printf(", \"time_ms\": {\"setup\": ");
+    cli_json_number(stdout, 1e3 * r->res.t_setup);
+    cli_json_field(stdout, "spmv", 1e3 * r->res.t_spmv);
+    cli_json_field(stdout, "precond", 1e3 * r->res.t_precond);
+    cli_json_field(stdout, "vector", 1e3 * r->res.t_vector);
+    cli_json_field(stdout, "sync", 1e3 * r->res.t_sync);
+    cli_json_field(stdout, "total", 1e3 * r->res.t_total);
+    cli_json_field(stdout, "setup_upload", 1e3 * r->res.t_setup_upload);
+    cli_json_field(stdout, "setup_check", 1e3 * r->res.t_setup_check);
+    cli_json_field(stdout, "setup_format", 1e3 * r->res.t_setup_format);
+    cli_json_field(stdout, "setup_precond", 1e3 * r->res.t_setup_precond);
+    printf("}");
+    if (r->res.history_len > 0) { /* --monitor or --keep-history: ||r_k||, k = 0, 1, ... */
+        printf(", \"history\": [");
+        for (int k = 0; k < r->res.history_len; k++) {
+            if (k) printf(", ");
+            cli_json_number(stdout, r->res.history[k]);
+        }
+        printf("]");
+    }
     if (r->st != SPK_OK) {
         printf(", \"message\": ");
         cli_json_string(stdout, spk_last_error(r->ctx));
@@ -293,7 +333,10 @@ int cmd_solve(int argc, char **argv)
     if (a.monitor) {
         a.o.monitor = monitor_print;
         a.o.monitor_user = out;
+        if (a.json) a.o.keep_history = 1; /* the residuals go into the JSON too */
     }
+    cli_progress progress;
+    watch_progress(&a, &progress);
     if (spk_solver_create(r.ctx, r.A, (spk_solver_kind)a.solver, (spk_precond_kind)a.precond, &a.o, &r.s)) {
         fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(r.ctx));
         goto done;
@@ -302,6 +345,7 @@ int cmd_solve(int argc, char **argv)
      * (the probe's choice), except where a monitor prints during it */
     if (!a.json && a.monitor) print_setup(&a, &r, out);
     r.st = spk_solve(r.s, r.b, r.x, &r.res);
+    cli_progress_clear(&progress);
     if (!a.json && !a.monitor) print_setup(&a, &r, out);
     if (r.st != SPK_OK && r.st != SPK_ERR_NOT_CONVERGED && r.st != SPK_ERR_BREAKDOWN && r.st != SPK_ERR_INDEFINITE) {
         fprintf(stderr, "spk solve: %s: %s\n", a.matrix, spk_last_error(r.ctx));

@@ -244,7 +244,8 @@ static void report(const solve_args *a, const dist_run *r, int st, double err, F
     const char *part = strncmp(a->matrix, "gen:", 4) == 0 && !a->partition ? "contiguous blocks, made on each rank"
                        : a->partition ? "METIS parts" : "contiguous blocks balanced by nonzeros";
     if (a->json) {
-        printf("{\"matrix\": ");
+        cli_json_begin(stdout);
+        printf(", \"matrix\": ");
         cli_json_string(stdout, a->matrix);
         printf(", \"rows\": %d, \"nnz\": %lld, \"device\": \"host\", \"ranks\": %d, \"partition\": \"%s\", "
                "\"halo\": %d, \"rows_per_rank\": [%d, %d], \"solver\": \"%s\", \"precond\": \"%s\", "
@@ -259,8 +260,13 @@ static void report(const solve_args *a, const dist_run *r, int st, double err, F
         cli_json_number(stdout, r->res.true_relres);
         printf(", \"error_inf\": ");
         cli_json_number(stdout, err);
-        printf(", \"time_ms\": {\"load\": %.6f, \"setup\": %.6f, \"total\": %.6f}}\n", 1e3 * r->t_load,
-               1e3 * r->t_setup, 1e3 * r->t_solve);
+        printf(", \"time_ms\": {\"load\": ");
+        cli_json_number(stdout, 1e3 * r->t_load);
+        printf(", \"setup\": ");
+        cli_json_number(stdout, 1e3 * r->t_setup);
+        printf(", \"total\": ");
+        cli_json_number(stdout, 1e3 * r->t_solve);
+        printf("}}\n");
         return;
     }
     fprintf(out, "matrix    %s: %d x %d, %lld nonzeros\n", a->matrix, r->n, r->n, r->nnz);

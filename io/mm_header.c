@@ -2,6 +2,7 @@
 #include "io/mm_parse.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Are the n bytes at w the start of lit, ignoring case? */
@@ -118,6 +119,71 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
                            ps->name);
     ps->p = eol < end ? eol + 1 : end;
     ps->line = 2;
+    return SPK_OK;
+}
+
+/* The buffer that holds `bytes`: a power of two from 256 (at most
+ * SPK_MM_COMMENTS_MAX, itself one). */
+static size_t mm_comment_cap(size_t bytes)
+{
+    size_t cap = 256;
+    while (cap < bytes) cap *= 2;
+    return cap;
+}
+
+/* Append the n bytes at q and a newline to c where they fit in
+ * SPK_MM_COMMENTS_MAX bytes; count the line as dropped where not. */
+static int mm_keep_comment(spk_mm_comments *c, const char *q, size_t n, const char *name, spk_err *e)
+{
+    const size_t need = c->len + n + 2; /* the newline and the NUL */
+    c->lines++;
+    if (need > SPK_MM_COMMENTS_MAX) {
+        c->dropped++;
+        return SPK_OK;
+    }
+    if (!c->text || mm_comment_cap(need) > mm_comment_cap(c->len + 1)) {
+        char *t = realloc(c->text, mm_comment_cap(need));
+        if (!t) return spk_err_set(e, SPK_ERR_NOMEM, "%s: out of host memory (comments)", name);
+        c->text = t;
+    }
+    memcpy(c->text + c->len, q, n);
+    c->len += n;
+    c->text[c->len++] = '\n';
+    c->text[c->len] = '\0';
+    return SPK_OK;
+}
+
+/* The comment lines between the banner and the size line ('%' after any
+ * blanks), kept from their '%' without the line end; blank lines are
+ * skipped.  Stops at the size line, at the end of the input, or at a line
+ * longer than the window holds (left to the size line's reader to report). */
+int spk_mm_parse_comments(mm_parser *ps, spk_mm_comments *c, spk_err *e)
+{
+    const char *p = ps->p, *end = ps->end;
+    for (;;) {
+        if (ps->more && (size_t)(end - p) < ps->line_max) SPK_TRY(spk_mm_refill(ps, &p, &end, e));
+        const char *q = p;
+        while (q < end && mm_blank(*q)) q++;
+        if (q == end) break;
+        if (*q == '\n') {
+            p = q + 1;
+            ps->line++;
+            continue;
+        }
+        if (*q != '%') break; /* the size line */
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        if (!nl && ps->more) break;
+        const char *stop = nl ? nl : end;
+        const size_t n = (size_t)(stop - q) - (stop > q && stop[-1] == '\r');
+        SPK_TRY(mm_keep_comment(c, q, n, ps->name, e));
+        if (!nl) {
+            p = end;
+            break;
+        }
+        p = nl + 1;
+        ps->line++;
+    }
+    ps->p = p;
     return SPK_OK;
 }
 

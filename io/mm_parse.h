@@ -166,6 +166,9 @@ void spk_mm_close(mm_parser *ps);
 
 /* mm_header.c: line 1, "%%MatrixMarket matrix FORMAT FIELD SYMMETRY" */
 int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e);
+/* mm_header.c: the comment lines after the banner into c (mmio.h's
+ * spk_mm_comments; at most SPK_MM_COMMENTS_MAX bytes kept), up to the size line */
+int spk_mm_parse_comments(mm_parser *ps, spk_mm_comments *c, spk_err *e);
 /* mm_header.c: the size line, "M N L" (coordinate) or "M N" (array) */
 int spk_mm_parse_size(mm_parser *ps, spk_mm_info *info, spk_err *e);
 /* mm_entries.c: the L coordinate entries "i j [v]" into d (0-based) */

@@ -48,10 +48,21 @@ static char *mm_fmt_real(char *s, double v)
     return s + n;
 }
 
-/* Write the banner, the comment lines ("% " + each line) and nothing else. */
-static int mm_out_header(mm_out *o, const char *banner, const char *comment, spk_err *e)
+/* Write the banner, the verbatim lines (each as it is where it starts with
+ * '%', else after "% "), the comment lines ("% " + each line) and nothing
+ * else. */
+static int mm_out_header(mm_out *o, const char *banner, const char *lines, const char *comment, spk_err *e)
 {
     SPK_TRY(spk_mm_out_puts(o, banner, strlen(banner), e));
+    for (const char *c = lines; c && *c;) {
+        const char *nl = strchr(c, '\n');
+        size_t n = nl ? (size_t)(nl - c) : strlen(c);
+        if (n && c[n - 1] == '\r') n--;
+        if (c[0] != '%') SPK_TRY(spk_mm_out_puts(o, "% ", 2, e));
+        SPK_TRY(spk_mm_out_puts(o, c, n, e));
+        SPK_TRY(spk_mm_out_puts(o, "\n", 1, e));
+        c = nl ? nl + 1 : c + strlen(c);
+    }
     for (const char *c = comment; c && *c;) {
         const char *nl = strchr(c, '\n');
         size_t n = nl ? (size_t)(nl - c) : strlen(c);
@@ -67,6 +78,12 @@ static int mm_out_header(mm_out *o, const char *banner, const char *comment, spk
 /* Write A as coordinate real general, or symmetric (lower triangle only). */
 int spk_mm_write_csr(const char *path, const spk_csr *A, int symmetric, const char *comment,
                      spk_err *e)
+{
+    return spk_mm_write_csr_lines(path, A, symmetric, NULL, comment, e);
+}
+
+int spk_mm_write_csr_lines(const char *path, const spk_csr *A, int symmetric, const char *lines,
+                           const char *comment, spk_err *e)
 {
     mm_out o;
     int st, sym = 0;
@@ -101,7 +118,7 @@ int spk_mm_write_csr(const char *path, const spk_csr *A, int symmetric, const ch
     SPK_CHECK(st, mm_out_header(&o,
                                 symmetric ? "%%MatrixMarket matrix coordinate real symmetric\n"
                                           : "%%MatrixMarket matrix coordinate real general\n",
-                                comment, e));
+                                lines, comment, e));
     char *s = o.buf + o.len;
     s = mm_fmt_uint(s, (unsigned long long)A->nrows);
     *s++ = ' ';
@@ -146,7 +163,7 @@ int spk_mm_write_dense(const char *path, int nrows, int ncols, const double *v, 
                                "cannot write '%s': the value at (%zu,%zu) is not finite", path,
                                k % (size_t)nrows + 1, k / (size_t)nrows + 1);
     SPK_TRY(spk_mm_out_open(&o, path, e));
-    SPK_CHECK(st, mm_out_header(&o, "%%MatrixMarket matrix array real general\n", comment, e));
+    SPK_CHECK(st, mm_out_header(&o, "%%MatrixMarket matrix array real general\n", NULL, comment, e));
     char *s = o.buf + o.len;
     s = mm_fmt_uint(s, (unsigned long long)nrows);
     *s++ = ' ';

@@ -19,13 +19,15 @@
 #include "io/mm_parse.h"
 
 /* Parse the text of ps (a whole text, or a file's window) into d, holding
- * at most limit bytes (0: no limit). */
-static int mm_parse_from(mm_parser *ps, size_t limit, mm_data *d, spk_err *e)
+ * at most limit bytes (0: no limit); the header's comments into c (NULL:
+ * skipped with the blank lines, as the size line's reader does). */
+static int mm_parse_from(mm_parser *ps, size_t limit, mm_data *d, spk_mm_comments *c, spk_err *e)
 {
     int st;
     memset(d, 0, sizeof *d);
     d->limit = limit;
     SPK_CHECK(st, spk_mm_parse_banner(ps, &d->info, e));
+    if (c) SPK_CHECK(st, spk_mm_parse_comments(ps, c, e));
     SPK_CHECK(st, spk_mm_parse_size(ps, &d->info, e));
     if (d->info.format == SPK_MM_COORDINATE)
         SPK_CHECK(st, spk_mm_parse_coordinate(ps, d, e));
@@ -47,16 +49,16 @@ static int mm_parse(const char *name, const char *buf, size_t len, mm_data *d, s
     if (!buf) buf = "";
     ps.begin = ps.p = buf;
     ps.end = buf + len;
-    return mm_parse_from(&ps, 0, d, e);
+    return mm_parse_from(&ps, 0, d, NULL, e);
 }
 
 /* Parse a file through a window (never its whole text in memory). */
-static int mm_parse_file(const char *path, size_t limit, mm_data *d, spk_err *e)
+static int mm_parse_file(const char *path, size_t limit, mm_data *d, spk_mm_comments *c, spk_err *e)
 {
     mm_parser ps;
     memset(d, 0, sizeof *d);
     SPK_TRY(spk_mm_open(path, &ps, e));
-    const int st = mm_parse_from(&ps, limit, d, e);
+    const int st = mm_parse_from(&ps, limit, d, c, e);
     spk_mm_close(&ps);
     return st;
 }
@@ -83,13 +85,27 @@ int spk_mm_read_csr(const char *path, spk_csr *A, spk_mm_info *info, spk_err *e)
 
 int spk_mm_read_csr_limit(const char *path, size_t limit, spk_csr *A, spk_mm_info *info, spk_err *e)
 {
+    return spk_mm_read_csr_comments(path, limit, A, info, NULL, e);
+}
+
+int spk_mm_read_csr_comments(const char *path, size_t limit, spk_csr *A, spk_mm_info *info, spk_mm_comments *c,
+                             spk_err *e)
+{
     mm_data d;
+    if (c) memset(c, 0, sizeof *c);
     if (!path || !A)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_mm_read_csr: %s is NULL",
                            path ? "A" : "path");
-    SPK_TRY(mm_parse_file(path, limit, &d, e));
+    SPK_TRY(mm_parse_file(path, limit, &d, c, e));
     if (info) *info = d.info;
     return spk_mm_data_to_csr(&d, path, A, e);
+}
+
+void spk_mm_comments_free(spk_mm_comments *c)
+{
+    if (!c) return;
+    free(c->text);
+    memset(c, 0, sizeof *c);
 }
 
 /* Read a Matrix Market text held in memory as a column-major dense array. */
@@ -122,7 +138,7 @@ int spk_mm_read_dense_limit(const char *path, size_t limit, int *nrows, int *nco
     double *a = NULL;
     if (!path || !nrows || !ncols || !v)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_mm_read_dense: NULL argument");
-    SPK_TRY(mm_parse_file(path, limit, &d, e));
+    SPK_TRY(mm_parse_file(path, limit, &d, NULL, e));
     int M = d.info.nrows, N = d.info.ncols;
     SPK_TRY(spk_mm_data_to_dense(&d, path, &a, e));
     *nrows = M;

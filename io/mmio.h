@@ -39,6 +39,23 @@ int spk_mm_read_csr_limit(const char *path, size_t limit, spk_csr *A, spk_mm_inf
 int spk_mm_read_csr_mem(const char *name, const char *buf, size_t len, spk_csr *A,
                         spk_mm_info *info, spk_err *e);
 
+/* The comment lines of a file's header, between the banner and the size
+ * line, as written (from their '%', each ending in '\n'; '%' lines among
+ * the entries are not kept): at most SPK_MM_COMMENTS_MAX bytes of them, the
+ * lines beyond counted, not kept, so a file of comments costs no more. */
+enum { SPK_MM_COMMENTS_MAX = 1 << 16 };
+typedef struct spk_mm_comments {
+    char *text;        /* the lines kept, NUL-terminated (malloc; NULL: none) */
+    size_t len;        /* ... their bytes */
+    long long lines;   /* comment lines in the header */
+    long long dropped; /* ... of them not kept (beyond SPK_MM_COMMENTS_MAX bytes) */
+} spk_mm_comments;
+/* spk_mm_read_csr_limit that also hands back the header's comments in *c
+ * (release with spk_mm_comments_free, also after a failed read). */
+int spk_mm_read_csr_comments(const char *path, size_t limit, spk_csr *A, spk_mm_info *info, spk_mm_comments *c,
+                             spk_err *e);
+void spk_mm_comments_free(spk_mm_comments *c);
+
 /* Read a dense matrix (array format, or coordinate with zeros filled in) as a
  * column-major nrows x ncols array allocated with malloc. */
 int spk_mm_read_dense(const char *path, int *nrows, int *ncols, double **v, spk_err *e);
@@ -52,6 +69,10 @@ int spk_mm_read_dense_mem(const char *name, const char *buf, size_t len, int *nr
  * ".gz" is written compressed. */
 int spk_mm_write_csr(const char *path, const spk_csr *A, int symmetric, const char *comment,
                      spk_err *e);
+/* ... with lines (may be NULL) first after the banner, verbatim: a line that
+ * starts with '%' as it is, another after "% " (spk_mm_comments.text). */
+int spk_mm_write_csr_lines(const char *path, const spk_csr *A, int symmetric, const char *lines,
+                           const char *comment, spk_err *e);
 /* Write a column-major nrows x ncols array in array real general format. */
 int spk_mm_write_dense(const char *path, int nrows, int ncols, const double *v,
                        const char *comment, spk_err *e);

@@ -76,7 +76,7 @@ spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --solve-
         --solve-config tight:rtol=1e-12,precond=none "${DATA}/nos3.mtx.gz" --json "${WORK}/configs.json"
         --csv "${WORK}/configs.csv")
 expect_in("${out}" "cg+none" "bench configs: the configuration without a preconditioner ran")
-expect_in("${out}" "configurations: time to solution (setup + solve, without the upload of A) against 'recipe'"
+expect_in("${out}" "configurations: time to solution (setup + solve) against 'recipe'"
           "bench configs summary")
 # the baseline ref (cuSPARSE + cuBLAS) runs on the GPU only: a host run says so and has none
 expect_in("${out}" "no baseline ref (the cuSPARSE + cuBLAS solve): " "bench: no baseline ref on the host")
@@ -458,6 +458,105 @@ spk_run(2 out err info "${DATA}/nos3.mtx.gz" --format sell --sell-c 16 --sell-si
 expect_in("${err}" "multiple of sell-c (16)" "info sigma not a multiple of C")
 spk_run(2 out err info "${DATA}/nos3.mtx.gz" --rtol 1e-3)
 expect_in("${err}" "unknown option '--rtol'" "info takes the formats' options only")
+
+# JSON: every object starts with "schema": 1; numbers through one printer (17 significant digits
+# where needed, info as solve); --monitor and --keep-history add the residual history
+spk_run(0 out err solve "${DATA}/nos3.mtx.gz" --device cpu --json --monitor)
+if(NOT out MATCHES "^{\"schema\": 1, \"matrix\": ")
+  message(SEND_ERROR "solve --json: not first \"schema\": 1: ${out}")
+endif()
+string(JSON nh LENGTH "${out}" history)
+string(JSON it GET "${out}" iterations)
+string(JSON h0 GET "${out}" history 0)
+string(JSON r0 GET "${out}" residual0)
+math(EXPR it1 "${it} + 1")
+if(NOT nh EQUAL it1 OR NOT h0 STREQUAL r0)
+  message(SEND_ERROR "solve --json --monitor: ${nh} residuals for ${it} iterations, first ${h0} (residual0 ${r0})")
+endif()
+expect_in("${err}" "iteration     1" "solve --json --monitor: the monitor lines on stderr")
+spk_run(0 out err solve "${DATA}/nos3.mtx.gz" --device cpu --json --keep-history)
+string(JSON nh LENGTH "${out}" history)
+if(NOT nh GREATER 1)
+  message(SEND_ERROR "solve --json --keep-history: ${nh} residuals")
+endif()
+spk_run(0 out err solve "${DATA}/nos3.mtx.gz" --device cpu --json)
+if(out MATCHES "\"history\"")
+  message(SEND_ERROR "solve --json without --monitor: a history")
+endif()
+spk_run(0 out err info "${DATA}/nos3.mtx.gz" --json)
+if(NOT out MATCHES "^{\"schema\": 1, \"file\": ")
+  message(SEND_ERROR "info --json: not first \"schema\": 1: ${out}")
+endif()
+expect_in("${out}" "\"row_mean\": 16.504166666666666, \"row_std\": 2.4533105467691767" "info --json: 17 digits")
+spk_run(0 out err info "${DATA}/west0479.mtx.gz" --format tile --json)
+if(out MATCHES "_share\": [0-9.]+e?-?[0-9]*," AND NOT out MATCHES "_share\": (0|1|0\\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9]+),")
+  message(SEND_ERROR "info --format tile --json: shares with 6 digits: ${out}")
+endif()
+spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --repeat 1 "${DATA}/nos3.mtx.gz"
+        --json "${WORK}/schema.json")
+file(READ "${WORK}/schema.json" sj)
+if(NOT sj MATCHES "^{\"schema\": 1, \"spk_version\": ")
+  message(SEND_ERROR "bench --json: not first \"schema\": 1")
+endif()
+
+# bench on the host: only the host's columns (no uploads, no column of nan), auto as it is there (csr)
+spk_run(0 out err bench --device cpu --quiet --formats csr-vector,auto --min-time 0 --repeat 1 --solve
+        --solve-config a --solve-config b:precond=none,maxit=5 "${DATA}/nos3.mtx.gz")
+expect_in("${out}" "auto chose csr (" "bench on the host: auto is csr")
+expect_in("${out}" "-> csr\n" "bench on the host: the auto row names csr")
+if(out MATCHES "nan|upload|csr-vector \\(")
+  message(SEND_ERROR "bench on the host: a GPU column, a nan or another auto choice:\n${out}")
+endif()
+spk_run(0 out err bench --device cpu --quiet --formats csr --min-time 0 --repeat 1 "${DATA}/nos3.mtx.gz")
+expect_in("${out}" "format           hot     cold  matrices" "bench without --solve: no solve column")
+
+# convert writes Matrix Market only: another name is a usage error naming it
+spk_run(2 out err convert "${DATA}/nos3.mtx.gz" "${WORK}/s3.csv")
+expect_in("${err}" "${WORK}/s3.csv: the output name must end in .mtx or .mtx.gz" "convert to .csv")
+if(EXISTS "${WORK}/s3.csv")
+  message(SEND_ERROR "convert to .csv wrote ${WORK}/s3.csv")
+endif()
+spk_run(0 out err convert "${DATA}/nos3.mtx.gz" "${WORK}/s3.MTX.gz")
+# convert keeps the header's comment lines after the banner, the first 64 KiB of them
+set(CHDR "%%MatrixMarket matrix coordinate real general")
+file(WRITE "${WORK}/com.mtx" "${CHDR}\n% first comment\n%second, 100%\n2 2 2\n1 1 1\n2 2 3\n")
+spk_run(0 out err convert "${WORK}/com.mtx" "${WORK}/com2.mtx")
+file(READ "${WORK}/com2.mtx" c2)
+if(NOT c2 MATCHES "^%%MatrixMarket matrix coordinate real [a-z]+\n% first comment\n%second, 100%\n% converted by spk convert\n2 2 ")
+  message(SEND_ERROR "convert: the comments not kept after the banner:\n${c2}")
+endif()
+string(REPEAT "% a comment line of forty bytes, or so..\n" 3000 many)
+file(WRITE "${WORK}/many.mtx" "${CHDR}\n${many}1 1 1\n1 1 2\n")
+spk_run(0 out err convert "${WORK}/many.mtx" "${WORK}/many2.mtx")
+expect_in("${err}" "comment lines left out" "convert: comments beyond 64 KiB, said on stderr")
+file(READ "${WORK}/many2.mtx" m2)
+expect_in("${m2}" "comment lines of the input left out" "convert: comments beyond 64 KiB, said in the file")
+string(LENGTH "${m2}" m2len)
+if(m2len GREATER 66000 OR m2len LESS 60000)
+  message(SEND_ERROR "convert: ${m2len} bytes written for 120000 bytes of comments")
+endif()
+
+# progress lines: never where stderr is no terminal (here a pipe), even with no delay; on a
+# terminal (script's) rewritten in place with \r
+execute_process(COMMAND ${CMAKE_COMMAND} -E env SPK_PROGRESS_AFTER=0 "${SPK}" solve gen:poisson3d-7:12 --device cpu
+                --precond jacobi RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND "${SPK}" bench --device cpu --min-time 0 --repeat 1 --formats csr --list "${WORK}/list.txt"
+                RESULT_VARIABLE rc2 OUTPUT_VARIABLE out2 ERROR_VARIABLE err2)
+string(FIND "${out}${err}${out2}${err2}" "\r" cr)
+if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT cr EQUAL -1)
+  message(SEND_ERROR "progress into a pipe: exit ${rc} and ${rc2}, a \\r at ${cr}:\n${err}\n${err2}")
+endif()
+expect_in("${err2}" "[1/3] rgg:400 csr: hot" "bench --list: the progress lines of each format stay")
+find_program(SCRIPT_PROG script)
+if(SCRIPT_PROG)
+  execute_process(COMMAND "${SCRIPT_PROG}" -qc "env SPK_PROGRESS_AFTER=0 '${SPK}' solve gen:poisson3d-7:12 --device cpu --precond jacobi >/dev/null" /dev/null
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    expect_in("${out}" "\rspk solve: iteration " "solve on a terminal: the progress line")
+  else()
+    message(STATUS "script could not run a terminal (${rc}): the terminal's progress line not checked")
+  endif()
+endif()
 
 # the failure modes of the README table, row by row: what spk says and its exit code
 set(HDR "%%MatrixMarket matrix coordinate real general")

@@ -107,6 +107,10 @@ if(NP GREATER 1)
   expect_in("${out}" "\"ranks\": ${NP}," "gen --json: ranks")
 endif()
 expect_count("${out}" "\"iterations\"" 1 "gen --json: one object")
+string(FIND "${out}" "{\"schema\": " at)
+if(NOT at EQUAL 0)
+  message(SEND_ERROR "gen --json: the object does not begin with its schema: ${out}")
+endif()
 
 # METIS parts: x comes back in the file's order
 if(METIS AND NP GREATER 1)

@@ -1436,6 +1436,68 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* The header's comment lines: kept verbatim in order (blank lines skipped,
+ * "\r" dropped, those among the entries not kept), the same through small
+ * windows and gzip; beyond SPK_MM_COMMENTS_MAX bytes counted, not kept; and
+ * written back after the banner by spk_mm_write_csr_lines. */
+static void test_comments(const char *dir)
+{
+    const char *text = "%%MatrixMarket matrix coordinate real general\n% first line\n\n  %second\r\n%\n"
+                       "%%GraphBLAS type double\n2 2 2\n1 1 1\n% among the entries\n2 2 2\n";
+    const char *want = "% first line\n%second\n%\n%%GraphBLAS type double\n";
+    char path[512], gz[512], out[512];
+    join(path, sizeof path, dir, "comments.mtx");
+    join(gz, sizeof gz, dir, "comments.mtx.gz");
+    join(out, sizeof out, dir, "comments-out.mtx");
+    CHECK(write_bytes(path, text, strlen(text)) == 0, "write %s", path);
+    gzFile g = gzopen(gz, "wb");
+    CHECK(g && gzwrite(g, text, (unsigned)strlen(text)) == (int)strlen(text) && gzclose(g) == Z_OK, "gzip %s", gz);
+    const size_t win[3][2] = {{0, 0}, {96, 48}, {128, 64}};
+    for (int k = 0; k < 3; k++)
+        for (int z = 0; z < 2; z++) {
+            spk_csr A = {0};
+            spk_mm_comments c;
+            spk_err e;
+            spk_err_clear(&e);
+            spk_mm_set_window(win[k][0], win[k][1]);
+            int st = spk_mm_read_csr_comments(z ? gz : path, 0, &A, NULL, &c, &e);
+            spk_mm_set_window(0, 0);
+            CHECK(st == SPK_OK && A.nnz == 2, "comments, window %zu%s: %s", win[k][0], z ? " gz" : "", e.msg);
+            CHECK(c.text && strcmp(c.text, want) == 0 && c.len == strlen(want) && c.lines == 4 && !c.dropped,
+                  "comments, window %zu%s: got '%s', %lld lines", win[k][0], z ? " gz" : "", c.text ? c.text : "",
+                  c.lines);
+            spk_mm_comments_free(&c);
+            spk_csr_free(&A);
+        }
+    /* 100000 lines of 19 bytes: the first 64 KiB kept, the rest counted */
+    const int many = 100000;
+    char *big = malloc((size_t)many * 20 + 256);
+    CHECK(big != NULL, "out of memory");
+    if (!big) return;
+    size_t n = (size_t)sprintf(big, "%%%%MatrixMarket matrix coordinate real general\n");
+    for (int i = 0; i < many; i++) n += (size_t)sprintf(big + n, "%% comment %08d\n", i);
+    n += (size_t)sprintf(big + n, "1 1 1\n1 1 5\n");
+    CHECK(write_bytes(path, big, n) == 0, "write %s", path);
+    free(big);
+    spk_csr A = {0};
+    spk_mm_comments c;
+    spk_err e;
+    spk_err_clear(&e);
+    CHECK_OK(spk_mm_read_csr_comments(path, 0, &A, NULL, &c, &e), e.msg);
+    CHECK(c.lines == many && c.len <= SPK_MM_COMMENTS_MAX && c.len == (size_t)(many - c.dropped) * 19 &&
+              c.dropped > 0 && strncmp(c.text, "% comment 00000000\n", 19) == 0,
+          "many comments: %lld lines, %zu bytes kept, %lld dropped", c.lines, c.len, c.dropped);
+    CHECK_OK(spk_mm_write_csr_lines(out, &A, 0, c.text, "note", &e), e.msg);
+    size_t len = 0;
+    char *back = read_all(out, &len);
+    const char *head = "%%MatrixMarket matrix coordinate real general\n% comment 00000000\n% comment 00000001\n";
+    CHECK(back && strncmp(back, head, strlen(head)) == 0 && strstr(back, "% note\n1 1 1\n"),
+          "written comments: %.120s", back ? back : "(none)");
+    free(back);
+    spk_mm_comments_free(&c);
+    spk_csr_free(&A);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/spk_test_mmio_XXXXXX";
@@ -1457,6 +1519,7 @@ int main(void)
     test_write_keeps_old_file(dir);
     test_write_file(dir);
     test_data_dir();
+    test_comments(dir);
     remove_dir(dir);
     return check_exit();
 }
