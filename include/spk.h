@@ -48,6 +48,12 @@ extern "C" {
 #define SPK_VERSION_MINOR 1
 #define SPK_VERSION_PATCH 0
 
+/* The binary interface of this header: bumped whenever a public struct (spk_options,
+ * spk_result, spk_option_desc, spk_matrix_info) changes its members or layout, or an enum
+ * or #define'd value changes its numbers.  Bindings that mirror them (python/spk) compare
+ * it, and the sizes, with the library's (spk_abi_info) before they call anything. */
+#define SPK_ABI_VERSION 1
+
 /* Status codes returned by every fallible function. */
 typedef enum spk_status {
     SPK_OK = 0,
@@ -315,6 +321,11 @@ typedef struct spk_matrix_info {
 
 /* Version string "MAJOR.MINOR.PATCH". */
 SPK_API const char *spk_version(void);
+/* The binary interface as the library was compiled: sizeof(spk_options), sizeof(spk_result),
+ * sizeof(spk_option_desc) and SPK_ABI_VERSION, for bindings that mirror the structs (ctypes,
+ * iso_c_binding) to check them before use.  Any pointer may be NULL.  Returns SPK_OK. */
+SPK_API int spk_abi_info(size_t *sizeof_options, size_t *sizeof_result, size_t *sizeof_option_desc,
+                         int *abi_version);
 /* Name of a status code, e.g. "SPK_ERR_PARSE". */
 SPK_API const char *spk_status_name(int status);
 /* A short description of a solve outcome, e.g. "converged (rtol)". */

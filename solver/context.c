@@ -16,6 +16,15 @@ const char *spk_version(void)
     return SPK_STR(SPK_VERSION_MAJOR) "." SPK_STR(SPK_VERSION_MINOR) "." SPK_STR(SPK_VERSION_PATCH);
 }
 
+int spk_abi_info(size_t *sizeof_options, size_t *sizeof_result, size_t *sizeof_option_desc, int *abi_version)
+{
+    if (sizeof_options) *sizeof_options = sizeof(spk_options);
+    if (sizeof_result) *sizeof_result = sizeof(spk_result);
+    if (sizeof_option_desc) *sizeof_option_desc = sizeof(spk_option_desc);
+    if (abi_version) *abi_version = SPK_ABI_VERSION;
+    return SPK_OK;
+}
+
 const char *spk_status_name(int status)
 {
     static const char *const names[] = {

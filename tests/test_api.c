@@ -404,6 +404,14 @@ static void bad_input(void)
     CHECK(strcmp(spk_status_name(SPK_ERR_PARSE), "SPK_ERR_PARSE") == 0, "status name");
     CHECK(strcmp(spk_status_name(99), "unknown status") == 0, "unknown status name");
     CHECK(strlen(spk_version()) >= 5, "version %s", spk_version());
+    {   /* the binary interface as compiled into the library: the header's sizes and version */
+        size_t so = 0, sr = 0, sd = 0;
+        int abi = 0;
+        CHECK(spk_abi_info(&so, &sr, &sd, &abi) == SPK_OK && so == sizeof(spk_options) && so == spk_options_size()
+                  && sr == sizeof(spk_result) && sd == sizeof(spk_option_desc) && abi == SPK_ABI_VERSION,
+              "abi: options %zu, result %zu, option_desc %zu, version %d", so, sr, sd, abi);
+        CHECK(spk_abi_info(NULL, NULL, NULL, NULL) == SPK_OK, "abi: NULL pointers");
+    }
     spk_solver_destroy(NULL);
     spk_matrix_destroy(NULL);
     spk_context_destroy(ctx);

@@ -10,9 +10,12 @@
     s.update_values(A_new)                     # same pattern, new values: refactored on next solve
 
 A thin ctypes layer over the C library (libspk.so): no compiled extension.
-The library is found through the environment variable SPK_LIBRARY (a path),
-then next to this package (spk/lib), then by the system loader.  Every
-failure raises SpkError with the library's message.
+The library is the one `pip install ./python` built into this package
+(spk/lib/libspk.so), else the one the environment variable SPK_LIBRARY names
+(a build tree's, for development), else the system loader's (an installed
+spk).  At import its struct sizes and ABI version are checked against the
+mirrors below (ImportError on a mismatch).  Every failure raises SpkError
+with the library's message.
 """
 import ctypes
 import ctypes.util
@@ -51,26 +54,66 @@ class _Result(ctypes.Structure):
                 ("race", ctypes.c_int)]
 
 
-def _load():
-    candidates = []
+# The ABI (include/spk.h, SPK_ABI_VERSION) this file mirrors: _Result is spk_result,
+# _OptionDesc spk_option_desc, and the numbers of _DEVICES, _METHODS, _PRECONDS are the
+# header's enums.  Bump it with them when the header's changes.  spk_options is held as opaque
+# memory of the library's size (spk_options_size), so it needs no mirror.
+_ABI_VERSION = 1
+
+
+def _candidates():
+    """The libraries to try, in order: the one installed in this package (spk/lib; every
+    folder of the package's path, for `pip install -e`, whose library is in site-packages),
+    the one SPK_LIBRARY names, the system's."""
+    dirs = list(globals().get("__path__") or []) or [os.path.dirname(__file__)]
+    out = [p for d in dirs for p in (os.path.join(os.path.abspath(d), "lib", n) for n in ("libspk.so", "libspk.dylib"))
+           if os.path.exists(p)]
     if os.environ.get("SPK_LIBRARY"):
-        candidates.append(os.environ["SPK_LIBRARY"])
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
-    candidates += [os.path.join(here, n) for n in ("libspk.so", "libspk.dylib")]
+        out.append(os.environ["SPK_LIBRARY"])
     found = ctypes.util.find_library("spk")
     if found:
-        candidates.append(found)
+        out.append(found)
+    return out
+
+
+def _check_abi(lib, path):
+    """ImportError unless the library's struct sizes and ABI version are the ones mirrored here."""
+    try:
+        info = lib.spk_abi_info
+    except AttributeError:
+        raise ImportError("spk: %s has no spk_abi_info: a library older than this package (ABI %d); "
+                          "rebuild it from the same checkout" % (path, _ABI_VERSION)) from None
+    info.restype = ctypes.c_int
+    info.argtypes = [ctypes.POINTER(ctypes.c_size_t)] * 3 + [ctypes.POINTER(ctypes.c_int)]
+    so, sr, sd, abi = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_int()
+    info(ctypes.byref(so), ctypes.byref(sr), ctypes.byref(sd), ctypes.byref(abi))
+    bad = []
+    if abi.value != _ABI_VERSION:
+        bad.append("ABI version %d, this package was written for %d" % (abi.value, _ABI_VERSION))
+    for what, lib_size, mirror in (("spk_result", sr.value, _Result), ("spk_option_desc", sd.value, _OptionDesc)):
+        if lib_size != ctypes.sizeof(mirror):
+            bad.append("sizeof(%s) %d, this package's mirror %d" % (what, lib_size, ctypes.sizeof(mirror)))
+    if bad:
+        raise ImportError("spk: %s does not match this package (%s): install the package and the library "
+                          "from the same checkout" % (path, "; ".join(bad)))
+
+
+def _load():
     errors = []
-    for path in candidates:
+    for path in _candidates():
         try:
-            return ctypes.CDLL(path)
+            lib = ctypes.CDLL(path)
         except OSError as e:
             errors.append("%s: %s" % (path, e))
-    raise ImportError("spk: cannot load the spk C library (set SPK_LIBRARY to the path of libspk.so); tried: "
+            continue
+        _check_abi(lib, path)  # a library that loads but does not match is an error, not skipped
+        return lib, path
+    raise ImportError("spk: cannot load the spk C library (pip install ./python builds it into the package; "
+                      "or set SPK_LIBRARY to the path of a libspk.so); tried: "
                       + ("; ".join(errors) if errors else "nothing found"))
 
 
-_lib = _load()
+_lib, library_path = _load()
 _P = ctypes.c_void_p
 for name, res, args in [
         ("spk_version", ctypes.c_char_p, []),
