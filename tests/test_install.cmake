@@ -57,7 +57,8 @@ if(NOT rc EQUAL 0)
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
 run("compile consumer (pkg-config)" "${C_COMPILER}" -std=c11 "${SRC}/consumer.c" -o "${WORK}/consumer_pc" ${flags} -lm ${san_flags})
-run("run consumer (pkg-config)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}" "${WORK}/consumer_pc")
+# spk.pc's rpath: the consumer finds libspk without LD_LIBRARY_PATH
+run("run consumer (pkg-config, no LD_LIBRARY_PATH)" "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "${WORK}/consumer_pc")
 
 # 3. the Fortran module (include/spk/spk.mod) through find_package(spk) and spk::spk_fortran
 if(FORTRAN_COMPILER)
@@ -94,7 +95,7 @@ if(MPIEXEC)
   if(MPICC)
     run("compile MPI consumer (pkg-config, mpicc)" "${MPICC}" -std=c11 "${SRC}/../consumer_mpi/consumer_mpi.c"
         -o "${WORK}/consumer_mpi_pc" ${flags} ${san_flags})
-    run("run MPI consumer (pkg-config, 2 ranks)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
+    run("run MPI consumer (pkg-config, 2 ranks, no LD_LIBRARY_PATH)" "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH
         "${MPIEXEC}" -n 2 --oversubscribe "${WORK}/consumer_mpi_pc")
   endif()
 endif()
