@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "solver/options.h"
 #include "spk.h"
@@ -247,4 +249,20 @@ int cli_mpi_ranks(void)
         if (v && atoi(v) > 0) return atoi(v);
     }
     return 0;
+}
+
+/* Does s end with suf, ignoring case? */
+static int ends_with(const char *s, const char *suf)
+{
+    const size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcasecmp(s + a - b, suf) == 0;
+}
+
+int cli_check_mtx_name(const char *cmd, const char *path)
+{
+    struct stat st;
+    if (ends_with(path, ".mtx") || ends_with(path, ".mtx.gz")) return CLI_OK;
+    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return CLI_OK;
+    return cli_usage_error(cmd, "%s: the output name must end in .mtx or .mtx.gz (spk %s writes Matrix Market "
+                                "only)", path, cmd);
 }

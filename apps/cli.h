@@ -111,6 +111,10 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
+/* The only format spk writes a matrix in is Matrix Market: an output name
+ * that says otherwise (s3.csv) is a usage error (printed; CLI_USAGE), an
+ * existing device or FIFO (/dev/stdout) is written as it is. */
+int cli_check_mtx_name(const char *cmd, const char *path);
 /* The number of MPI ranks this process was started as one of (mpirun's,
  * or another launcher's, environment; 0: not started by one, or SPK_MPI=0). */
 int cli_mpi_ranks(void);

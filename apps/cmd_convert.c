@@ -3,8 +3,6 @@
  * keeping the comment lines of its header. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "core/csr.h"
@@ -21,25 +19,6 @@ static void help(void)
            "Values are written with 17 significant digits (exact round trip).  The comment\n"
            "lines after IN's banner are kept, after OUT's (the first 64 KiB of them; a\n"
            "comment line says how many were left out beyond).\n");
-}
-
-/* Does s end with suf, ignoring case? */
-static int ends_with(const char *s, const char *suf)
-{
-    const size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcasecmp(s + a - b, suf) == 0;
-}
-
-/* The only format convert writes is Matrix Market: a name that says
- * otherwise (s3.csv) is refused rather than filled with it.  An existing
- * device or FIFO (/dev/stdout) is written as it is. */
-static int check_out_name(const char *path)
-{
-    struct stat st;
-    if (ends_with(path, ".mtx") || ends_with(path, ".mtx.gz")) return CLI_OK;
-    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return CLI_OK;
-    return cli_usage_error("convert", "%s: the output name must end in .mtx or .mtx.gz (spk convert writes "
-                                      "Matrix Market only)", path);
 }
 
 int cmd_convert(int argc, char **argv)
@@ -65,7 +44,7 @@ int cmd_convert(int argc, char **argv)
         }
     }
     if (!in || !outp) return cli_usage_error("convert", "need an input and an output file");
-    if (check_out_name(outp)) return CLI_USAGE;
+    if (cli_check_mtx_name("convert", outp)) return CLI_USAGE;
     spk_err e;
     spk_err_clear(&e);
     spk_csr A = {0};

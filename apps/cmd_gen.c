@@ -10,8 +10,8 @@ static void help(void)
 {
     printf("usage: spk gen SPEC OUT.mtx[.gz] [--general]\n"
            "\n"
-           "Write a model problem.  Symmetric problems are stored as Matrix Market\n"
-           "'symmetric' (lower triangle) unless --general is given.\n"
+           "Write a model problem as Matrix Market (OUT ends in .mtx, or .mtx.gz: compressed).\n"
+           "Symmetric problems are stored 'symmetric' (lower triangle) unless --general is given.\n"
            "\n%s", spk_gen_help());
 }
 
@@ -36,6 +36,7 @@ int cmd_gen(int argc, char **argv)
         }
     }
     if (!spec || !path) return cli_usage_error("gen", "need a problem SPEC and an output file");
+    if (cli_check_mtx_name("gen", path)) return CLI_USAGE;
     spk_err e;
     spk_err_clear(&e);
     spk_csr A = {0};

@@ -516,6 +516,11 @@ expect_in("${err}" "${WORK}/s3.csv: the output name must end in .mtx or .mtx.gz"
 if(EXISTS "${WORK}/s3.csv")
   message(SEND_ERROR "convert to .csv wrote ${WORK}/s3.csv")
 endif()
+spk_run(2 out err gen poisson2d-5:5 "${WORK}/p5.csv")
+expect_in("${err}" "${WORK}/p5.csv: the output name must end in .mtx or .mtx.gz (spk gen" "gen to .csv")
+if(EXISTS "${WORK}/p5.csv")
+  message(SEND_ERROR "gen to .csv wrote ${WORK}/p5.csv")
+endif()
 spk_run(0 out err convert "${DATA}/nos3.mtx.gz" "${WORK}/s3.MTX.gz")
 # convert keeps the header's comment lines after the banner, the first 64 KiB of them
 set(CHDR "%%MatrixMarket matrix coordinate real general")
