@@ -31,6 +31,10 @@ MPI_Comm spk_exec_mpi_comm(const spk_exec *e);
  * n >= nparts). */
 void spk_dist_partition_rows(const int *rowptr, int n, int nparts, int *row0);
 
+/* The part that holds global row `row`, given every part's first row
+ * (starts: nparts + 1 entries, the last n): a binary search. */
+int spk_dist_owner(const int *starts, int nparts, int row);
+
 /* A graph partition of A's rows into nparts parts (part[i] in 0..nparts-1):
  * METIS's k-way partition of the graph of A + A^T (fewer halo entries than
  * contiguous blocks where the numbering does not follow the geometry), the

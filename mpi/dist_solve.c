@@ -16,20 +16,6 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The owner of global row c (starts: size + 1 row starts). */
-static int owner_of(const int *starts, int size, int c)
-{
-    int lo = 0, hi = size - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (starts[mid] <= c)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* Each entry (i, j, v) goes to the owner of row j, which looks for (j, i)
  * with the value v: the transpose's entries, checked where they live. */
 typedef struct sym_entry {
@@ -76,7 +62,7 @@ int spk_dist_symmetry(MPI_Comm comm, int n, int row_begin, const spk_csr *rows, 
                 diag = rows->val[k] > 0;
                 continue;
             }
-            scnt[owner_of(starts, size, j)]++;
+            scnt[spk_dist_owner(starts, size, j)]++;
         }
         if (!diag) flags[2] = 0;
     }
@@ -86,7 +72,7 @@ int spk_dist_symmetry(MPI_Comm comm, int n, int row_begin, const spk_csr *rows, 
         for (int k = rows->rowptr[i]; k < rows->rowptr[i + 1]; k++) {
             const int j = rows->colind[k];
             if (j == row_begin + i) continue;
-            const int o = owner_of(starts, size, j);
+            const int o = spk_dist_owner(starts, size, j);
             out[sdisp[o] + fill[o]++] = (sym_entry){j, row_begin + i, rows->val[k]};
         }
     MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm);

@@ -62,13 +62,12 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The owner of global column c (starts: size + 1 row starts). */
-static int owner_of(const int *starts, int size, int c)
+int spk_dist_owner(const int *starts, int nparts, int row)
 {
-    int lo = 0, hi = size - 1;
+    int lo = 0, hi = nparts - 1;
     while (lo < hi) {
         const int mid = (lo + hi + 1) / 2;
-        if (starts[mid] <= c)
+        if (starts[mid] <= row)
             lo = mid;
         else
             hi = mid - 1;
@@ -136,7 +135,7 @@ static int plan(spk_dist *d, const spk_csr *rows)
 agree:
     if ((st = spk_dist_agree(d->comm, st, err))) goto done;
     /* what we receive from whom, then tell the owners what to send */
-    for (int k = 0; k < nh; k++) rcnt[owner_of(starts, size, cols[k])]++;
+    for (int k = 0; k < nh; k++) rcnt[spk_dist_owner(starts, size, cols[k])]++;
     MPI_CHECK(st, err, MPI_Alltoall(rcnt, 1, MPI_INT, scnt, 1, MPI_INT, d->comm));
     int ns = 0;
     for (int r = 0; r < size; r++) {
