@@ -9,34 +9,11 @@
 # "SKIP:" (CTest reports the test skipped) only when there is no python3 or
 # the packages cannot be installed (no network); a failing example fails.
 # Inputs: PYTHON, LIB (libspk.so), SRC (the repository), VENV.
-if(NOT PYTHON)
-  message("SKIP: no python3 found")
+include("${CMAKE_CURRENT_LIST_DIR}/python_env.cmake")
+spk_python_env(py why "import numpy, scipy, skfem" numpy scipy scikit-fem)
+if(NOT py)
+  message("SKIP: ${why}")
   return()
-endif()
-set(imports "import numpy, scipy, skfem")
-execute_process(COMMAND "${PYTHON}" -c "${imports}" RESULT_VARIABLE have_base OUTPUT_QUIET ERROR_QUIET)
-if(have_base EQUAL 0)
-  set(py "${PYTHON}")
-else()
-  set(py "${VENV}/bin/python")
-endif()
-if(NOT EXISTS "${py}")
-  execute_process(COMMAND "${PYTHON}" -m venv --system-site-packages "${VENV}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message("SKIP: cannot make a virtual environment (${rc}): ${err}")
-    return()
-  endif()
-endif()
-execute_process(COMMAND "${py}" -c "${imports}" RESULT_VARIABLE have OUTPUT_QUIET ERROR_QUIET)
-if(NOT have EQUAL 0)
-  # pip leaves a package already there (from the system or test_python) as it is
-  execute_process(COMMAND "${py}" -m pip install --quiet numpy scipy scikit-fem
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message("SKIP: NumPy, SciPy and scikit-fem could not be installed (${rc}): ${err}")
-    return()
-  endif()
 endif()
 set(ENV{SPK_LIBRARY} "${LIB}")
 set(ENV{PYTHONPATH} "${SRC}/python")

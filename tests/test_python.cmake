@@ -11,35 +11,11 @@
 # line saying why, where pip can reach no index and scikit-build-core, NumPy
 # and SciPy are not installed (the pytest run above still counts).
 # Inputs: PYTHON, LIB (libspk.so), SRC (the repository), VENV, SHARED (may be empty).
-if(NOT PYTHON)
-  message("SKIP: no python3 found")
+include("${CMAKE_CURRENT_LIST_DIR}/python_env.cmake")
+spk_python_env(py why "import numpy, scipy, pytest" numpy scipy pytest)
+if(NOT py)
+  message("SKIP: ${why}")
   return()
-endif()
-# A Python that already has the packages (a machine without network, a
-# virtual environment of its own) is used as it is.
-execute_process(COMMAND "${PYTHON}" -c "import numpy, scipy, pytest" RESULT_VARIABLE have_base OUTPUT_QUIET ERROR_QUIET)
-if(have_base EQUAL 0)
-  set(py "${PYTHON}")
-else()
-  set(py "${VENV}/bin/python")
-endif()
-if(NOT EXISTS "${py}")
-  # system site packages: a NumPy/SciPy/pytest already installed is used as is (machines without network)
-  execute_process(COMMAND "${PYTHON}" -m venv --system-site-packages "${VENV}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message("SKIP: cannot make a virtual environment (${rc}): ${err}")
-    return()
-  endif()
-endif()
-execute_process(COMMAND "${py}" -c "import numpy, scipy, pytest" RESULT_VARIABLE have OUTPUT_QUIET ERROR_QUIET)
-if(NOT have EQUAL 0)
-  execute_process(COMMAND "${py}" -m pip install --quiet numpy scipy pytest
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message("SKIP: NumPy, SciPy and pytest could not be installed (${rc}): ${err}")
-    return()
-  endif()
 endif()
 set(ENV{SPK_LIBRARY} "${LIB}")
 set(ENV{PYTHONPATH} "${SRC}/python")

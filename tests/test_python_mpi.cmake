@@ -7,32 +7,11 @@
 # the test prints "SKIP:" (CTest reports it skipped).
 # Inputs: PYTHON, LIB (libspk.so), MPILIB (libspk_mpi.so), SRC (the repository),
 # VENV, MPIEXEC, NPFLAG, NP.
-if(NOT PYTHON)
-  message("SKIP: no python3 found")
+include("${CMAKE_CURRENT_LIST_DIR}/python_env.cmake")
+spk_python_env(py why "import numpy, scipy" numpy scipy)
+if(NOT py)
+  message("SKIP: ${why}")
   return()
-endif()
-execute_process(COMMAND "${PYTHON}" -c "import numpy, scipy" RESULT_VARIABLE have_base OUTPUT_QUIET ERROR_QUIET)
-if(have_base EQUAL 0)
-  set(py "${PYTHON}")
-else()
-  set(py "${VENV}/bin/python")
-endif()
-if(NOT EXISTS "${py}")
-  execute_process(COMMAND "${PYTHON}" -m venv --system-site-packages "${VENV}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message("SKIP: cannot make a virtual environment (${rc}): ${err}")
-    return()
-  endif()
-endif()
-execute_process(COMMAND "${py}" -c "import numpy, scipy" RESULT_VARIABLE have OUTPUT_QUIET ERROR_QUIET)
-if(NOT have EQUAL 0)
-  execute_process(COMMAND "${py}" -m pip install --quiet numpy scipy
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message("SKIP: NumPy and SciPy could not be installed (${rc}): ${err}")
-    return()
-  endif()
 endif()
 # only the package's presence: importing mpi4py.MPI would start MPI outside mpiexec
 execute_process(COMMAND "${py}" -c "import mpi4py" RESULT_VARIABLE have_mpi4py OUTPUT_QUIET ERROR_QUIET)
