@@ -66,6 +66,8 @@ module spk
        spk_options_set, spk_options_get, spk_options_parse, spk_options_size, &
        spk_solver_create, spk_solve, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
        spk_solver_precond_sweeps, spk_solver_format, spk_reason_name, spk_version
+  ! for modules beside this one (spk_mpi): a C string as a Fortran character
+  public :: spk_c_string
 
   ! st = spk_options_set(opts, key, value [, msg]): value a string, a real(c_double), an
   ! integer or a logical; msg (allocatable character, optional) says why when refused
@@ -211,8 +213,8 @@ module spk
 
 contains
 
-  ! A C string as a Fortran character
-  function f_string(p) result(s)
+  ! A C string as a Fortran character (NULL: "")
+  function spk_c_string(p) result(s)
     type(c_ptr), intent(in) :: p
     character(len=:), allocatable :: s
     character(kind=c_char), pointer :: chars(:)
@@ -227,7 +229,7 @@ contains
     do i = 1, n
        s(i:i) = chars(i)
     end do
-  end function f_string
+  end function spk_c_string
 
   ! A CSR matrix from Fortran arrays: rowptr(nrows+1), colind(nnz), val(nnz),
   ! with 1-based indices (base = 1, the default) or 0-based ones (base = 0).
@@ -373,48 +375,48 @@ contains
   function spk_last_error(ctx) result(msg)
     type(c_ptr), intent(in) :: ctx
     character(len=:), allocatable :: msg
-    msg = f_string(c_str_ctx(ctx))
+    msg = spk_c_string(c_str_ctx(ctx))
   end function spk_last_error
 
   function spk_context_device(ctx) result(name)
     type(c_ptr), intent(in) :: ctx
     character(len=:), allocatable :: name
-    name = f_string(c_device(ctx))
+    name = spk_c_string(c_device(ctx))
   end function spk_context_device
 
   function spk_status_name(st) result(name)
     integer(c_int), intent(in) :: st
     character(len=:), allocatable :: name
-    name = f_string(c_status_name(st))
+    name = spk_c_string(c_status_name(st))
   end function spk_status_name
 
   function spk_reason_name(r) result(name)
     integer(c_int), intent(in) :: r
     character(len=:), allocatable :: name
-    name = f_string(c_reason_name(r))
+    name = spk_c_string(c_reason_name(r))
   end function spk_reason_name
 
   function spk_version() result(v)
     character(len=:), allocatable :: v
-    v = f_string(c_version())
+    v = spk_c_string(c_version())
   end function spk_version
 
   function spk_solver_method(s) result(name)
     type(c_ptr), intent(in) :: s
     character(len=:), allocatable :: name
-    name = f_string(c_method(s))
+    name = spk_c_string(c_method(s))
   end function spk_solver_method
 
   function spk_solver_precond(s) result(name)
     type(c_ptr), intent(in) :: s
     character(len=:), allocatable :: name
-    name = f_string(c_precond(s))
+    name = spk_c_string(c_precond(s))
   end function spk_solver_precond
 
   function spk_solver_format(s) result(name)
     type(c_ptr), intent(in) :: s
     character(len=:), allocatable :: name
-    name = f_string(c_format(s))
+    name = spk_c_string(c_format(s))
   end function spk_solver_format
 
 end module spk

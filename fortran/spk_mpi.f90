@@ -21,7 +21,7 @@
 ! as allocatable characters.
 module spk_mpi
   use, intrinsic :: iso_c_binding
-  use spk, only: spk_options, spk_result
+  use spk, only: spk_options, spk_result, spk_c_string
   implicit none
   private
 
@@ -90,32 +90,9 @@ module spk_mpi
        type(c_ptr), value :: a
        type(c_ptr) :: p
      end function c_last_error
-     function c_strlen(p) bind(c, name="strlen") result(n)
-       import :: c_ptr, c_size_t
-       type(c_ptr), value :: p
-       integer(c_size_t) :: n
-     end function c_strlen
   end interface
 
 contains
-
-  ! A C string as a Fortran character (as in the module spk, whose helper is private)
-  function f_string(p) result(s)
-    type(c_ptr), intent(in) :: p
-    character(len=:), allocatable :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    if (.not. c_associated(p)) then
-       s = ""
-       return
-    end if
-    n = int(c_strlen(p))
-    call c_f_pointer(p, chars, [n])
-    allocate(character(len=n) :: s)
-    do i = 1, n
-       s(i:i) = chars(i)
-    end do
-  end function f_string
 
   ! This rank's rows row_begin .. row_begin + nrows - 1 of the global n x n matrix
   ! over the communicator comm: rowptr(nrows+1), colind(nnz), val(nnz), global
@@ -183,14 +160,14 @@ contains
   function spk_mpi_method(a) result(name)
     type(c_ptr), intent(in) :: a
     character(len=:), allocatable :: name
-    name = f_string(c_method(a))
+    name = spk_c_string(c_method(a))
   end function spk_mpi_method
 
   ! The last solve's preconditioner ("none", "jacobi", "ic0", "ilu0"); "" before one
   function spk_mpi_precond(a) result(name)
     type(c_ptr), intent(in) :: a
     character(len=:), allocatable :: name
-    name = f_string(c_precond(a))
+    name = spk_c_string(c_precond(a))
   end function spk_mpi_precond
 
   ! This rank's message of the last failed call on a; for a create that failed
@@ -198,7 +175,7 @@ contains
   function spk_mpi_last_error(a) result(msg)
     type(c_ptr), intent(in) :: a
     character(len=:), allocatable :: msg
-    msg = f_string(c_last_error(a))
+    msg = spk_c_string(c_last_error(a))
   end function spk_mpi_last_error
 
 end module spk_mpi
