@@ -16,12 +16,7 @@ function(spk_run expect outv errv)
   set(${errv} "${err}" PARENT_SCOPE)
 endfunction()
 
-function(expect_in text part what)
-  string(FIND "${text}" "${part}" pos)
-  if(pos EQUAL -1)
-    message(SEND_ERROR "${what}: expected to find '${part}' in:\n${text}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/expect.cmake")
 
 # --device cuda where it cannot run says why in words a user can act on: no CUDA in this build,
 # no NVIDIA driver, a driver older than the runtime, or no GPU (on a GPU machine it solves)

@@ -22,12 +22,7 @@ function(run expect outv errv np)
   set(${errv} "${err}" PARENT_SCOPE)
 endfunction()
 
-function(expect_in text part what)
-  string(FIND "${text}" "${part}" pos)
-  if(pos EQUAL -1)
-    message(SEND_ERROR "${what}: expected to find '${part}' in:\n${text}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/expect.cmake")
 
 # the number of times part occurs in text must be n
 function(expect_count text part n what)
