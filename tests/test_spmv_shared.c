@@ -5,7 +5,8 @@
  * accept every matrix.  Each format also runs in single precision on every
  * matrix it accepts (spmv_compare_float: the float summation bound per row).
  * Prints the worst normwise error of each format, and its worst float error
- * as a fraction of that bound. */
+ * as a fraction of that bound.  With I/N, every N-th matrix from the I-th
+ * (ctest runs the set in parts side by side). */
 #include <sys/stat.h>
 
 #include "io/mmio.h"
@@ -24,8 +25,12 @@ static int padded(const char *name)
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 2 || (argc == 2 && check_parts(argv[1]) != 0)) {
+        fprintf(stderr, "usage: %s [I/N]   (I/N: every N-th matrix from the I-th)\n", argv[0]);
+        return 2;
+    }
     const char *dir = getenv("SPK_SHARED_MATRICES");
     if (!dir || !*dir) dir = SPK_SHARED_MATRICES;
     char path[2048];
@@ -44,7 +49,7 @@ int main(void)
     int refused[64] = {0};
     while (fgets(line, sizeof line, f)) {
         char *file = strtok(line, "\t\n");
-        if (!file || strcmp(file, "file") == 0) continue;
+        if (!file || strcmp(file, "file") == 0 || !CASE()) continue;
         snprintf(path, sizeof path, "%s/%s", dir, file);
         spk_csr A = {0};
         CHECK_OK(spk_mm_read_csr(path, &A, NULL, &err), err.msg);
