@@ -44,6 +44,22 @@ run("build consumer" "${CMAKE_COMMAND}" --build "${WORK}/cmake-build")
 run("run consumer (shared, find_package)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
     "${WORK}/cmake-build/consumer_shared")
 run("run consumer (static, find_package)" "${WORK}/cmake-build/consumer_static")
+# spk::spk alone, where neither zlib nor CUDA can be found: its consumers need neither
+run("configure consumer (spk::spk, no zlib or CUDA)" "${CMAKE_COMMAND}" -S "${SRC}" -B "${WORK}/shared-build"
+    -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+    "-DCMAKE_C_FLAGS=${san_flags}" -DSHARED_ONLY=ON -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON
+    -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON)
+run("build consumer (spk::spk only)" "${CMAKE_COMMAND}" --build "${WORK}/shared-build")
+run("run consumer (spk::spk only)" "${CMAKE_COMMAND}" -E env "LD_LIBRARY_PATH=${libdir}"
+    "${WORK}/shared-build/consumer_shared")
+# ... and asking for the static target there fails, saying what it needs
+execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SRC}" -B "${WORK}/static-nozlib" -G "${GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_C_COMPILER=${C_COMPILER}" -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "spk_static.*needs zlib")
+  message(FATAL_ERROR "find_package(spk COMPONENTS static) without zlib: exit ${rc}, expected a failure naming zlib:\n${out}\n${err}")
+endif()
+message(STATUS "static target without zlib refused: ok")
 
 # 2. pkg-config
 find_program(PKG_CONFIG NAMES pkg-config pkgconf)
