@@ -52,7 +52,7 @@ extern "C" {
  * spk_result, spk_option_desc, spk_matrix_info) changes its members or layout, or an enum
  * or #define'd value changes its numbers.  Bindings that mirror them (python/spk) compare
  * it, and the sizes, with the library's (spk_abi_info) before they call anything. */
-#define SPK_ABI_VERSION 1
+#define SPK_ABI_VERSION 2
 
 /* Status codes returned by every fallible function. */
 typedef enum spk_status {
@@ -116,7 +116,9 @@ typedef enum spk_precond_kind {
     SPK_PRECOND_JACOBI = 2,
     SPK_PRECOND_ILU0 = 3,
     SPK_PRECOND_IC0 = 4,
-    SPK_PRECOND_FACTOR = 5     /* IC(0) with CG, ILU(0) with BiCGStab, always */
+    SPK_PRECOND_FACTOR = 5,    /* IC(0) with CG, ILU(0) with BiCGStab, always */
+    SPK_PRECOND_USER = 6       /* the caller's: spk_options.precond_apply (SPK_SOLVER_AUTO then
+                                  chooses CG or BiCGStab by the matrix alone) */
 } spk_precond_kind;
 
 typedef struct spk_context spk_context;
@@ -125,6 +127,15 @@ typedef struct spk_solver spk_solver;
 
 /* Called once per iteration (iteration 0 is the initial residual) when set. */
 typedef void (*spk_monitor_fn)(void *user, int iteration, double rnorm, double relres);
+/* A preconditioner of the caller's (SPK_PRECOND_USER): z = M^-1 r, both host arrays of n
+ * entries in the caller's order; nonzero stops the solve with SPK_ERR_INVALID_ARG and
+ * that value in the message.  On the GPU r is copied to the host and z back at each call.
+ * CG needs M symmetric positive definite; BiCGStab applies it on the right. */
+typedef int (*spk_precond_fn)(void *user, int n, const double *r, double *z);
+/* Called after each iteration k >= 1 with the iterate x_k (a host array of n entries in the
+ * caller's order, valid during the call), when set; on the GPU x_k is copied to the host at
+ * each call.  Like the monitor, it turns the probe and the race off. */
+typedef void (*spk_iterate_fn)(void *user, int iteration, const double *x);
 
 /*
  * Solver options.  Fill with spk_options_default() and change what you need,
@@ -241,6 +252,10 @@ typedef struct spk_options {
                                   a build stopped there is tried again only where that rest has
                                   grown so that twice the budget spent is allowed.  0 (default):
                                   0.1 on the GPU, unbounded on the host */
+    spk_precond_fn precond_apply; /* SPK_PRECOND_USER's apply (no key; spk_options_set_precond) */
+    void *precond_user;
+    spk_iterate_fn iterate;    /* optional callback (no key; spk_options_set_iterate) */
+    void *iterate_user;
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -405,7 +420,7 @@ SPK_API void spk_options_default(spk_options *o);
 
 /* ---- options by key ----------------------------------------------------- */
 
-/* Every field of spk_options but the monitor has a key: "rtol", "maxit",
+/* Every field of spk_options but the callbacks has a key: "rtol", "maxit",
  * "vector-ops", "sell-c", ... (the command line's --KEY, Python's keyword
  * arguments; '_' and '-' are alike).  Values are text: numbers, names
  * ("auto", "fused", "block-multicolor"), on/off for switches.  Functions
@@ -424,6 +439,11 @@ SPK_API int spk_options_get(const spk_options *o, const char *key, char *value, 
 SPK_API int spk_options_check(const spk_options *o, char *msg, size_t len);
 /* sizeof(spk_options), for front ends that hold one as opaque memory. */
 SPK_API size_t spk_options_size(void);
+/* The callbacks, which have no keys, for front ends that hold spk_options as opaque memory:
+ * the monitor, SPK_PRECOND_USER's apply and the iterate callback (fn NULL: none). */
+SPK_API void spk_options_set_monitor(spk_options *o, spk_monitor_fn fn, void *user);
+SPK_API void spk_options_set_precond(spk_options *o, spk_precond_fn fn, void *user);
+SPK_API void spk_options_set_iterate(spk_options *o, spk_iterate_fn fn, void *user);
 
 /* One key of the table, for front ends that generate their help. */
 typedef struct spk_option_desc {

@@ -18,6 +18,7 @@ static const struct spk_precond_ops *const registry[] = {
     &spk_precond_ic0_sweeps_host,
     &spk_precond_ilu0_isai_host,
     &spk_precond_ic0_isai_host,
+    &spk_precond_user_host,
 #ifdef SPK_HAVE_CUDA
     &spk_precond_none_cuda,
     &spk_precond_jacobi_cuda,
@@ -27,6 +28,7 @@ static const struct spk_precond_ops *const registry[] = {
     &spk_precond_ic0_sweeps_cuda,
     &spk_precond_ilu0_isai_cuda,
     &spk_precond_ic0_isai_cuda,
+    &spk_precond_user_cuda,
 #endif
     NULL,
 };
@@ -56,6 +58,8 @@ void spk_precond_opts_of(const spk_options *o, spk_precond_opts *po)
     memset(po, 0, sizeof *po);
     spk_opt_copy(&spk_precond_options, SPK_OPT_PUBLIC, o, SPK_OPT_OWN, po);
     snprintf(po->format, sizeof po->format, "%s", o->format ? o->format : "");
+    po->user_apply = o->precond_apply;
+    po->user_arg = o->precond_user;
     spk_spmv_opts_of(o, &po->spmv);
 }
 

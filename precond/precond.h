@@ -55,6 +55,9 @@ typedef struct spk_precond_opts {
                             factorization's kernel ends early, and the build ends as by stop;
                             not kept for a refactor */
     int stop_value;
+    int (*user_apply)(void *user, int n, const double *r, double *z); /* "user": the caller's
+                            z = M^-1 r on host arrays (spk_options.precond_apply) */
+    void *user_arg;
     char format[64];     /* ... the SpMV format of the sweeps ("": the executor's default) */
     spk_spmv_opts spmv;  /* ... and its options */
 } spk_precond_opts;
@@ -157,5 +160,9 @@ extern const struct spk_precond_ops spk_precond_ilu0_isai_host;
 extern const struct spk_precond_ops spk_precond_ic0_isai_host;
 extern const struct spk_precond_ops spk_precond_ilu0_isai_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_isai_cuda;
+/* The caller's preconditioner (opts.user_apply) on host arrays; on the GPU r and z pass
+ * through host buffers (user.c). */
+extern const struct spk_precond_ops spk_precond_user_host;
+extern const struct spk_precond_ops spk_precond_user_cuda;
 
 #endif

@@ -77,6 +77,7 @@ const char *spk_precond_kind_name(spk_precond_kind k)
     case SPK_PRECOND_ILU0: return "ilu0";
     case SPK_PRECOND_IC0: return "ic0";
     case SPK_PRECOND_FACTOR: return "factor";
+    case SPK_PRECOND_USER: return "user";
     }
     return "unknown";
 }

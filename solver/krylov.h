@@ -57,8 +57,17 @@ typedef struct spk_krylov {
         void *user;
     } check;
     int pooled;                       /* w[] are parts of one allocation, w[0] */
+    struct {                          /* spk_options.iterate: x_k to the callback */
+        const double *x;              /* the run's x on the executor (set by spk_cg/spk_bicgstab) */
+        const int *perm;              /* the solver's row i is the caller's row perm[i] (NULL: same) */
+        double *host, *caller;        /* host copies: as solved, in the caller's order (perm) */
+        int status;                   /* a failed copy: its status, which ends the run */
+    } iter;
 } spk_krylov;
 
+/* spk_options.iterate: x_k copied to the host (in the caller's order) and given to the
+ * callback; a failed copy is kept in k->iter.status (the run then stops). */
+void spk_krylov_iterate(spk_krylov *k, const spk_options *o, int it);
 /* Allocate the workspace for n unknowns (and the history for maxit when keep). */
 int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_history);
 void spk_krylov_free(spk_krylov *k);

@@ -43,6 +43,7 @@ static inline void spk_krylov_record(spk_krylov *k, const spk_options *o, spk_re
         res->history_len = it + 1;
     }
     if (o->monitor) o->monitor(o->monitor_user, it, rnorm, bnorm > 0 ? rnorm / bnorm : rnorm);
+    if (o->iterate) spk_krylov_iterate(k, o, it);
 }
 
 /* Has ||r|| met the stopping test (solver/control.h)?  Sets res->reason when it has. */
@@ -64,6 +65,7 @@ static inline int spk_krylov_end_step(spk_krylov *k, const spk_options *o, spk_r
     res->rnorm = rnorm;
     res->relres = rnorm / bnorm;
     spk_krylov_record(k, o, res, it, rnorm, bnorm);
+    if (k->iter.status) return 1; /* the iterate could not be copied: the solve returns why */
     const spk_stop t = spk_stop_of(o->rtol, o->atol, o->dtol, bnorm, res->rnorm0);
     int why;
     if (spk_stop_end(&t, rnorm, &why)) {

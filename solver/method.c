@@ -12,10 +12,14 @@ static int fused(const spk_krylov *k, const spk_options *o)
 
 int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
+    k->iter.x = x;
+    k->iter.status = SPK_OK;
     return fused(k, o) ? spk_cg_fused(k, b, x, o, res) : spk_cg_classic(k, b, x, o, res);
 }
 
 int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
+    k->iter.x = x;
+    k->iter.status = SPK_OK;
     return fused(k, o) ? spk_bicgstab_fused(k, b, x, o, res) : spk_bicgstab_classic(k, b, x, o, res);
 }

@@ -223,6 +223,27 @@ size_t spk_options_size(void)
     return sizeof(spk_options);
 }
 
+void spk_options_set_monitor(spk_options *o, spk_monitor_fn fn, void *user)
+{
+    if (!o) return;
+    o->monitor = fn;
+    o->monitor_user = fn ? user : NULL;
+}
+
+void spk_options_set_precond(spk_options *o, spk_precond_fn fn, void *user)
+{
+    if (!o) return;
+    o->precond_apply = fn;
+    o->precond_user = fn ? user : NULL;
+}
+
+void spk_options_set_iterate(spk_options *o, spk_iterate_fn fn, void *user)
+{
+    if (!o) return;
+    o->iterate = fn;
+    o->iterate_user = fn ? user : NULL;
+}
+
 int spk_option_count(void)
 {
     const spk_opt_table *t[MAX_TABLES];

@@ -26,8 +26,9 @@
 /* One run of the configured method from the executor copies b, x. */
 int spk_solver_run(spk_solver *s, const double *b, double *x, const spk_options *o, spk_result *r)
 {
-    if (s->kind == SPK_SOLVER_CG) return spk_cg(&s->k, b, x, o, r);
-    return spk_bicgstab(&s->k, b, x, o, r);
+    s->k.iter.perm = s->perm;
+    const int st = s->kind == SPK_SOLVER_CG ? spk_cg(&s->k, b, x, o, r) : spk_bicgstab(&s->k, b, x, o, r);
+    return st ? st : s->k.iter.status; /* the iterate callback's copy failed */
 }
 
 /* What one measured run gives: seconds per iteration, and the residual's

@@ -108,7 +108,8 @@ static int race_applies(const spk_solver *s, spk_precond_kind asked)
     return s->opts.race && asked == SPK_PRECOND_AUTO && s->kind == SPK_SOLVER_CG && s->pkind == SPK_PRECOND_IC0 &&
            spk_race_cuda_can(ex) &&
            s->opts.vector_ops == SPK_VECTOR_BLOCK && A->nrows <= SPK_BLOCK_ROWS &&
-           A->nnz <= SPK_BLOCK_CLUSTER_NNZ_MAX && !s->perm && !s->opts.keep_history && !s->opts.monitor;
+           A->nnz <= SPK_BLOCK_CLUSTER_NNZ_MAX && !s->perm && !s->opts.keep_history && !s->opts.monitor &&
+           !s->opts.iterate;
 }
 
 static int precond_setup(spk_solver *s);
@@ -119,7 +120,8 @@ static int precond_setup(spk_solver *s);
  * several runs). */
 static int probe_applies(const spk_solver *s, spk_precond_kind asked)
 {
-    return s->opts.probe && asked == SPK_PRECOND_AUTO && !s->opts.keep_history && !s->opts.monitor;
+    return s->opts.probe && asked == SPK_PRECOND_AUTO && !s->opts.keep_history && !s->opts.monitor &&
+           !s->opts.iterate;
 }
 
 /* The probe's cheap preconditioner: Jacobi where every diagonal entry is
@@ -339,23 +341,35 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "the matrix belongs to another context");
     if (solver < SPK_SOLVER_AUTO || solver > SPK_SOLVER_BICGSTAB)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown solver kind %d", (int)solver);
-    if (precond < SPK_PRECOND_AUTO || precond > SPK_PRECOND_FACTOR)
+    if (precond < SPK_PRECOND_AUTO || precond > SPK_PRECOND_USER)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown preconditioner kind %d", (int)precond);
+    const spk_options *o = opts;
+    spk_options defaults;
+    if (!o) {
+        spk_options_default(&defaults);
+        o = &defaults;
+    }
+    if (precond == SPK_PRECOND_USER && !o->precond_apply)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "SPK_PRECOND_USER needs spk_options.precond_apply (spk_options_set_precond)");
+    if (precond == SPK_PRECOND_USER && o->reorder != SPK_REORDER_NONE)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "reorder orders the rows for the factorizations; the caller's preconditioner "
+                           "works in the caller's order: use reorder none with SPK_PRECOND_USER");
     spk_solver *s = calloc(1, sizeof *s);
     if (!s) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (solver)");
     s->ctx = ctx;
     s->M = A;
     spk_context_hold(ctx);
     spk_matrix_hold(A);
-    if (opts)
-        s->opts = *opts;
-    else
-        spk_options_default(&s->opts);
+    s->opts = *o;
+    /* the caller's preconditioner waits for its copies on the GPU: fused steps, not graphs */
+    if (precond == SPK_PRECOND_USER && s->opts.vector_ops > SPK_VECTOR_FUSED) s->opts.vector_ops = SPK_VECTOR_FUSED;
     if (s->opts.format) {
         if (strlen(s->opts.format) >= sizeof s->format_name) {
             spk_solver_destroy(s);
             return spk_err_set(e, SPK_ERR_NOT_FOUND, "unknown SpMV format '%.40s...' (name too long)",
-                               opts->format);
+                               s->opts.format);
         }
         snprintf(s->format_name, sizeof s->format_name, "%s", s->opts.format);
         s->opts.format = s->format_name;

@@ -36,7 +36,9 @@ static const field options_fields[] = {
     FIELD(spk_options, factorization),
     FIELD(spk_options, factor_sweeps),  FIELD(spk_options, factor_tol), FIELD(spk_options, probe_try), FIELD(spk_options, probe_budget),
 };
-static const field no_key[] = {FIELD(spk_options, monitor), FIELD(spk_options, monitor_user)};
+static const field no_key[] = {FIELD(spk_options, monitor),      FIELD(spk_options, monitor_user),
+                               FIELD(spk_options, precond_apply), FIELD(spk_options, precond_user),
+                               FIELD(spk_options, iterate),       FIELD(spk_options, iterate_user)};
 
 /* The formats' knobs in spk_spmv_opts (hyb_width and precision are set by
  * code: the benchmark and the tests, never by a user's key). */

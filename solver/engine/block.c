@@ -43,6 +43,7 @@ void spk_block_open(spk_krylov *k, const spk_options *o, int method, const doubl
     memset(br, 0, sizeof *br);
     const int ident = spk_krylov_identity(k);
     if (o->vector_ops != SPK_VECTOR_BLOCK || !spk_block_runs_on(k->e) || !k->dA || k->n < 1 || k->n > SPK_BLOCK_ROWS) return;
+    if (o->iterate) return; /* the iterate callback reads x after every iteration */
     spk_block_job *j = &br->job;
     if (!ident && (!k->M_ops->block || !k->M_ops->block(k->M, &j->M))) return;
     /* Jacobi costs a product per entry of a vector: the limits without M */
