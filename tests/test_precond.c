@@ -1056,7 +1056,7 @@ static void test_registry(ctx *c)
     int st = spk_precond_find("ilu", c->ex, &ops, &c->err);
     CHECK(st == SPK_ERR_NOT_FOUND && ops == NULL, "unknown name: %d", st);
     CHECK(strcmp(c->err.msg, "unknown preconditioner 'ilu' (available: none, jacobi, ilu0, ic0, ilu0-sweeps, "
-                             "ic0-sweeps, ilu0-isai, ic0-isai)") == 0,
+                             "ic0-sweeps, ilu0-isai, ic0-isai, user)") == 0,
           "msg: %s", c->err.msg);
     st = spk_precond_find("IC0", c->ex, &ops, &c->err);
     CHECK(st == SPK_ERR_NOT_FOUND, "lookup is case-sensitive: %d", st);
