@@ -6,8 +6,11 @@
 
     s = spk.Solver(A, method="cg", precond="ic0", rtol=1e-10)
     x1, _ = s.solve(b1)
-    x2, _ = s.solve(b2)                        # reuses the factorization
+    X, infos = s.solve(B)                      # B of shape (n, k): reuses the factorization
     s.update_values(A_new)                     # same pattern, new values: refactored on next solve
+
+    x, info = spk.cg(A, b, rtol=1e-8, M=ml.aspreconditioner())   # SciPy's calls, info 0 when converged
+    x, info = spk.bicgstab(A, b, x0=x0, maxiter=500, callback=lambda xk: None)
 
 A thin ctypes layer over the C library (libspk.so): no compiled extension.
 The library is the one `pip install ./python` built into this package
@@ -24,12 +27,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["solve", "Solver", "SpkError", "SpkOptionError", "SolveInfo", "options", "version", "have_cuda"]
+__all__ = ["solve", "Solver", "SpkError", "SpkOptionError", "SolveInfo", "options", "version", "have_cuda",
+           "cg", "bicgstab"]
 
 _DEVICES = {"auto": 0, "cpu": 1, "host": 1, "cuda": 2, "gpu": 2}
 _METHODS = {"auto": 0, "cg": 1, "bicgstab": 2}
-_PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4, "factor": 5}
-_MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_double)
+_PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4, "factor": 5, "user": 6}
+_PRECOND_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
+                               ctypes.POINTER(ctypes.c_double))
+_ITERATE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double))
 
 
 class _OptionDesc(ctypes.Structure):
@@ -58,7 +64,7 @@ class _Result(ctypes.Structure):
 # _OptionDesc spk_option_desc, and the numbers of _DEVICES, _METHODS, _PRECONDS are the
 # header's enums.  Bump it with them when the header's changes.  spk_options is held as opaque
 # memory of the library's size (spk_options_size), so it needs no mirror.
-_ABI_VERSION = 1
+_ABI_VERSION = 2
 
 
 def _candidates():
@@ -132,6 +138,8 @@ for name, res, args in [
         ("spk_options_set", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
         ("spk_options_check", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_size_t]),
         ("spk_options_get", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+        ("spk_options_set_precond", None, [_P, _PRECOND_FN, _P]),
+        ("spk_options_set_iterate", None, [_P, _ITERATE_FN, _P]),
         ("spk_option_count", ctypes.c_int, []),
         ("spk_option_info", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_OptionDesc)]),
         ("spk_solver_create", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(_P)]),
@@ -258,10 +266,25 @@ class SolveInfo:
 
 
 def _csr_of(A):
-    """A as a square CSR with int32 indices and float64 values (scipy.sparse, or a dense array)."""
+    """A as a square CSR with int32 indices and float64 values (scipy.sparse in any format, a
+    dense array, or a LinearOperator that wraps one: aslinearoperator(matrix))."""
     import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+    if isinstance(A, spla.LinearOperator):
+        inner = getattr(A, "A", None)  # aslinearoperator(matrix) keeps the matrix as .A
+        if inner is None or not (sp.issparse(inner) or isinstance(inner, np.ndarray)):
+            raise TypeError("spk needs the matrix's entries (a scipy.sparse matrix or a dense array), not a "
+                            "LinearOperator of %s: its formats and factorizations are built from the entries; "
+                            "pass the assembled matrix (a LinearOperator is accepted as the preconditioner M)"
+                            % type(A).__name__)
+        A = inner
     if not sp.issparse(A):
-        A = sp.csr_matrix(np.asarray(A, dtype=np.float64))
+        A = np.asarray(A)
+        if A.ndim != 2:
+            raise ValueError("spk: the matrix must be 2-D, got an array of shape %s" % (A.shape,))
+        if np.iscomplexobj(A):
+            raise SpkError(4, "complex matrices are not supported")  # SPK_ERR_UNSUPPORTED
+        A = sp.csr_matrix(A.astype(np.float64, copy=False))
     if np.iscomplexobj(A.data):
         raise SpkError(4, "complex matrices are not supported")  # SPK_ERR_UNSUPPORTED
     C = sp.csr_matrix(A, dtype=np.float64, copy=False)
@@ -273,6 +296,23 @@ def _csr_of(A):
     return C.shape, indptr, indices, data
 
 
+def _operator_of(M, n):
+    """The preconditioner M (an approximation of A^-1, as in SciPy) as a function r -> M r:
+    a LinearOperator, a sparse matrix, a dense array or a callable."""
+    import scipy.sparse.linalg as spla
+    if callable(M) and not hasattr(M, "shape"):
+        return M
+    try:
+        op = spla.aslinearoperator(M)
+    except TypeError:
+        raise TypeError("spk: the preconditioner must be a name (%s), a LinearOperator, a matrix or a "
+                        "callable, not %s" % (", ".join(k for k in _PRECONDS if k != "user"),
+                                              type(M).__name__)) from None
+    if op.shape != (n, n):
+        raise ValueError("spk: the preconditioner has shape %s, the matrix %s" % (op.shape, (n, n)))
+    return op.matvec
+
+
 class Solver:
     """A factorized solver for one matrix; solve() reuses its setup for every
     right-hand side, update_values() keeps the pattern and refactors.
@@ -280,21 +320,30 @@ class Solver:
     method: "auto" | "cg" | "bicgstab"; precond: "auto" | "factor" | "ic0" |
     "ilu0" | "jacobi" | "none" ("factor": IC(0) with CG, ILU(0) with BiCGStab;
     "auto": the same, but on the GPU none for a matrix shaped like a
-    Laplacian, where they do not pay for their apply); device: "auto" |
-    "cpu" | "cuda".  Every other keyword is a key of the library's options
+    Laplacian, where they do not pay for their apply), or the caller's
+    preconditioner M ~ A^-1 as in SciPy: a LinearOperator (pyamg's
+    aspreconditioner(), ...), a matrix or a callable r -> M r (on the GPU r
+    and M r pass through host memory at every apply; CG needs M symmetric
+    positive definite); device: "auto" | "cpu" | "cuda"; callback: called
+    as callback(xk) after every iteration with the iterate (a copy; it turns
+    the default's probe off, like the residual history).  Every other keyword is a key of the library's options
     table, with '_' for '-', checked by the library (SpkOptionError names the
     key and the values it takes); spk.options() lists them, and below:
     """
 
-    def __init__(self, A, method="auto", precond="auto", device="auto", **options):
-        for what, val, table in (("method", method, _METHODS), ("precond", precond, _PRECONDS),
-                                 ("device", device, _DEVICES)):
-            if val not in table:
-                raise ValueError("spk: unknown %s '%s' (one of %s)" % (what, val, ", ".join(table)))
+    def __init__(self, A, method="auto", precond="auto", device="auto", callback=None, **options):
+        user = precond if not isinstance(precond, str) else None
+        for what, val, table in (("method", method, _METHODS), ("precond", "user" if user is not None else precond,
+                                                                 _PRECONDS), ("device", device, _DEVICES)):
+            if val not in table or (what == "precond" and val == "user" and user is None):
+                names = [k for k in table if k != "user"]
+                raise ValueError("spk: unknown %s '%s' (one of %s)" % (what, val, ", ".join(names)))
         self._ctx = self._mat = self._solver = None
+        self._raised = None  # an exception of a Python callback, raised once the solve returns
         self._opts = _options_of(options)  # the format's name, if any, is the library's own string
         shape, self._indptr, self._indices, data = _csr_of(A)
         self.shape = shape
+        self._callbacks(user, callback, shape[0])
         ctx = _P()
         st = _lib.spk_context_create(ctypes.byref(ctx), _DEVICES[device])
         if st:
@@ -308,9 +357,41 @@ class Solver:
                                              self._indices.ctypes.data, data.ctypes.data, ctypes.byref(mat)))
         self._mat = mat
         solver = _P()
-        self._check(_lib.spk_solver_create(ctx, mat, _METHODS[method], _PRECONDS[precond], self._opts,
-                                           ctypes.byref(solver)))
+        self._check(_lib.spk_solver_create(ctx, mat, _METHODS[method], _PRECONDS["user" if user is not None else precond],
+                                           self._opts, ctypes.byref(solver)))
         self._solver = solver
+
+    def _callbacks(self, M, callback, n):
+        """The C callbacks of the caller's preconditioner and of callback(xk), kept alive with the
+        solver; an exception inside either is kept and raised when the solve returns."""
+        self._pfn = self._ifn = None
+        if M is not None:
+            apply_m = _operator_of(M, n)
+
+            def precond(_, size, r, z):
+                if self._raised is not None:
+                    return 1
+                try:
+                    out = np.asarray(apply_m(np.ctypeslib.as_array(r, shape=(size,)).copy()), dtype=np.float64)
+                    if out.size != size:
+                        raise ValueError("spk: the preconditioner returned %d values for %d" % (out.size, size))
+                    np.ctypeslib.as_array(z, shape=(size,))[:] = out.reshape(-1)
+                    return 0
+                except BaseException as e:  # noqa: B902 -- re-raised after the solve
+                    self._raised = e
+                    return 1
+            self._pfn = _PRECOND_FN(precond)
+            _lib.spk_options_set_precond(self._opts, self._pfn, None)
+        if callback is not None:
+            def iterate(_, k, x):
+                if self._raised is not None:
+                    return
+                try:
+                    callback(np.ctypeslib.as_array(x, shape=(n,)).copy())
+                except BaseException as e:  # noqa: B902 -- re-raised after the solve
+                    self._raised = e
+            self._ifn = _ITERATE_FN(iterate)
+            _lib.spk_options_set_iterate(self._opts, self._ifn, None)
 
     def _check(self, st):
         if st:
@@ -322,19 +403,42 @@ class Solver:
         return _s(_lib.spk_context_device(self._ctx))
 
     def solve(self, b, x0=None):
-        """Solve A x = b from x0 (default zero); returns (x, SolveInfo).  Raises
-        SpkError (with .info and .x) when the solve fails or does not converge."""
+        """Solve A x = b from x0 (default zero); returns (x, SolveInfo).  b of shape (n, k):
+        each column in turn on the same setup, returning (X of shape (n, k), [SolveInfo]).
+        Raises SpkError (with .info and .x) when the solve fails or does not converge."""
         if self._solver is None:
             raise SpkError(1, "the solver was closed")  # SPK_ERR_INVALID_ARG
-        b = np.ascontiguousarray(b, dtype=np.float64)
         n = self.shape[0]
+        b = np.asarray(b)
+        if np.iscomplexobj(b):
+            raise SpkError(4, "complex right-hand sides are not supported")  # SPK_ERR_UNSUPPORTED
+        if b.ndim == 2 and b.shape[0] == n:
+            X0 = None if x0 is None else np.asarray(x0, dtype=np.float64)
+            if X0 is not None and X0.shape != b.shape:
+                raise ValueError("spk: x0 has shape %s, expected %s" % (X0.shape, b.shape))
+            X, infos = np.zeros(b.shape), []
+            for j in range(b.shape[1]):
+                try:
+                    X[:, j], info = self.solve(b[:, j], None if X0 is None else X0[:, j])
+                except SpkError as e:
+                    if e.x is not None:
+                        X[:, j] = e.x
+                        e.x = X
+                    raise
+                infos.append(info)
+            return X, infos
+        b = np.ascontiguousarray(b, dtype=np.float64)
         if b.ndim != 1 or b.shape[0] != n:
             raise ValueError("spk: b has shape %s but the matrix has %d rows" % (b.shape, n))
-        x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64, copy=True)
+        x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64, copy=True).reshape(-1)
         if x.shape != (n,):
-            raise ValueError("spk: x0 has shape %s, expected (%d,)" % (x.shape, n))
+            raise ValueError("spk: x0 has shape %s, expected (%d,)" % (np.shape(x0), n))
         r = _Result()
+        self._raised = None
         st = _lib.spk_solve(self._solver, b.ctypes.data, x.ctypes.data, ctypes.byref(r))
+        if self._raised is not None:  # a Python callback failed: its exception, not the library's
+            raised, self._raised = self._raised, None
+            raise raised
         msg = _s(_lib.spk_last_error(self._ctx)) if st else ""
         hist = np.array(r.history[:r.history_len]) if r.history_len > 0 else np.zeros(0)
         info = SolveInfo(converged=st == 0, status=_s(_lib.spk_status_name(st)),
@@ -388,6 +492,61 @@ def solve(A, b, method="auto", precond="auto", device="auto", **options):
     """Solve A x = b once: returns (x, SolveInfo); see Solver for the keywords."""
     with Solver(A, method=method, precond=precond, device=device, **options) as s:
         return s.solve(b)
+
+
+_BREAKDOWNS = ("SPK_ERR_BREAKDOWN", "SPK_ERR_INDEFINITE")
+
+
+def _scipy_call(method, A, b, x0, rtol, atol, maxiter, M, callback, device, options):
+    """scipy.sparse.linalg's convention: (x, info), info 0 converged, > 0 the iterations
+    done without converging, < 0 a breakdown; bad input raises."""
+    b = np.asarray(b)
+    n = np.shape(A)[0] if hasattr(A, "shape") else len(b)
+    if b.ndim == 2 and b.shape[1] == 1:  # SciPy takes a column too and returns a 1-D x
+        b = b[:, 0]
+    if b.ndim != 1:
+        raise ValueError("spk.%s: b must have shape (%d,) or (%d, 1), got %s (spk.Solver solves several "
+                         "columns)" % (method, n, n, b.shape))
+    if maxiter is None:
+        maxiter = 10 * max(n, 1)  # SciPy's default
+    with Solver(A, method=method, precond="auto" if M is None else M, device=device, callback=callback,
+                rtol=rtol, atol=atol, maxit=int(maxiter), **options) as s:
+        try:
+            x, _ = s.solve(b, x0)
+            return x, 0
+        except SpkError as e:
+            if e.info is None or e.x is None:
+                raise
+            if e.status_name == "SPK_ERR_NOT_CONVERGED":
+                return e.x, max(e.info.iterations, 1)
+            if e.status_name in _BREAKDOWNS:
+                return e.x, -1
+            raise
+
+
+def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None, device="auto", **options):
+    """Conjugate gradients for a symmetric positive definite A, called as
+    scipy.sparse.linalg.cg: returns (x, info), info 0 when ||b - A x|| <=
+    max(rtol ||b||, atol), the iterations done (> 0) when maxiter (default
+    10 n) was reached first, -1 on a breakdown (A or M not positive
+    definite).  M: None gives spk's own choice (IC(0), or none or Jacobi
+    where they are faster, measured on the first solve); "none", "jacobi",
+    "ic0", ... name one; a LinearOperator, matrix or callable is applied as
+    M r (an approximation of A^-1).  callback(xk) after every iteration.
+    A: scipy.sparse in any format, a dense array, or aslinearoperator(matrix).
+    Any other keyword is an spk option (spk.options(); e.g. format="sell").
+    For several right-hand sides or new values on the same pattern, keep an
+    spk.Solver."""
+    return _scipy_call("cg", A, b, x0, rtol, atol, maxiter, M, callback, device, options)
+
+
+def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None, device="auto",
+             **options):
+    """BiCGStab for a general square A, called as scipy.sparse.linalg.bicgstab:
+    returns (x, info) as spk.cg does (-1: a breakdown that the restarts did
+    not cure).  M: None gives spk's own choice (ILU(0), or none or Jacobi
+    where they are faster); the caller's M is applied on the right."""
+    return _scipy_call("bicgstab", A, b, x0, rtol, atol, maxiter, M, callback, device, options)
 
 
 def _document():
