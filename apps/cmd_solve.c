@@ -37,17 +37,14 @@ static void monitor_progress(void *user, int it, double rnorm, double relres)
     cli_progress_show(p, 0, "spk solve: iteration %d, ||r||/||b|| %.3e, %s", it, relres, el);
 }
 
-/* Watch the iterations for the progress line, where stderr is a terminal
- * and a monitor does not change the solve: the library leaves out the probe
- * and the race (SPK_PRECOND_AUTO only) for a solve that is watched, so the
- * default solve gets none; --monitor prints every iteration already. */
+/* Watch the iterations for the progress line, where stderr is a terminal,
+ * through the progress callback, which leaves the solve as it is (the
+ * default's probe and race included); --monitor prints every iteration
+ * already. */
 static void watch_progress(solve_args *a, cli_progress *p)
 {
-    const int same = a->o.keep_history || a->precond != SPK_PRECOND_AUTO || (!a->o.probe && !a->o.race);
-    cli_progress_start(p, !a->monitor && same);
-    if (!p->on) return;
-    a->o.monitor = monitor_progress;
-    a->o.monitor_user = p;
+    cli_progress_start(p, !a->monitor);
+    if (p->on) spk_options_set_progress(&a->o, monitor_progress, p);
 }
 
 /* What one run holds. */

@@ -256,6 +256,12 @@ typedef struct spk_options {
     void *precond_user;
     spk_iterate_fn iterate;    /* optional callback (no key; spk_options_set_iterate) */
     void *iterate_user;
+    spk_monitor_fn progress;   /* optional callback (no key; spk_options_set_progress): the
+                                  iterations of whichever run of the solve is iterating, counted
+                                  over the whole solve, for a progress display.  Unlike the
+                                  monitor it changes nothing (the probe and the race stay on), so
+                                  a residual may jump where the probe changes preconditioner */
+    void *progress_user;
 } spk_options;
 
 #define SPK_VECTOR_CLASSIC 0
@@ -440,10 +446,12 @@ SPK_API int spk_options_check(const spk_options *o, char *msg, size_t len);
 /* sizeof(spk_options), for front ends that hold one as opaque memory. */
 SPK_API size_t spk_options_size(void);
 /* The callbacks, which have no keys, for front ends that hold spk_options as opaque memory:
- * the monitor, SPK_PRECOND_USER's apply and the iterate callback (fn NULL: none). */
+ * the monitor, SPK_PRECOND_USER's apply, the iterate and the progress callbacks (fn NULL:
+ * none). */
 SPK_API void spk_options_set_monitor(spk_options *o, spk_monitor_fn fn, void *user);
 SPK_API void spk_options_set_precond(spk_options *o, spk_precond_fn fn, void *user);
 SPK_API void spk_options_set_iterate(spk_options *o, spk_iterate_fn fn, void *user);
+SPK_API void spk_options_set_progress(spk_options *o, spk_monitor_fn fn, void *user);
 
 /* One key of the table, for front ends that generate their help. */
 typedef struct spk_option_desc {

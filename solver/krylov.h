@@ -63,6 +63,8 @@ typedef struct spk_krylov {
         double *host, *caller;        /* host copies: as solved, in the caller's order (perm) */
         int status;                   /* a failed copy: its status, which ends the run */
     } iter;
+    int it_base;                      /* iterations of the solve before this run (the probe's
+                                         later runs), added for spk_options.progress */
 } spk_krylov;
 
 /* spk_options.iterate: x_k copied to the host (in the caller's order) and given to the

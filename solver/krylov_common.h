@@ -44,6 +44,7 @@ static inline void spk_krylov_record(spk_krylov *k, const spk_options *o, spk_re
     }
     if (o->monitor) o->monitor(o->monitor_user, it, rnorm, bnorm > 0 ? rnorm / bnorm : rnorm);
     if (o->iterate) spk_krylov_iterate(k, o, it);
+    if (o->progress) o->progress(o->progress_user, k->it_base + it, rnorm, bnorm > 0 ? rnorm / bnorm : rnorm);
 }
 
 /* Has ||r|| met the stopping test (solver/control.h)?  Sets res->reason when it has. */

@@ -244,6 +244,13 @@ void spk_options_set_iterate(spk_options *o, spk_iterate_fn fn, void *user)
     o->iterate_user = fn ? user : NULL;
 }
 
+void spk_options_set_progress(spk_options *o, spk_monitor_fn fn, void *user)
+{
+    if (!o) return;
+    o->progress = fn;
+    o->progress_user = fn ? user : NULL;
+}
+
 int spk_option_count(void)
 {
     const spk_opt_table *t[MAX_TABLES];

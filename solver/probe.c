@@ -120,6 +120,7 @@ static int run_some(spk_solver *s, const double *b, double *x, int maxit, spk_re
     k->hist_cap = SPK_PROBE_HIST;
     const double t = spk_time_now();
     const int st = spk_solver_run(s, b, x, &o, r);
+    k->it_base += r->iterations; /* the next run's progress counts on from here */
     const double secs = spk_time_now() - t;
     k->hist = NULL;
     k->hist_cap = 0;
@@ -603,14 +604,19 @@ static int last_resort(spk_solver *s, const double *b, double *x, spk_result *r,
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
 {
     if (!s->probe.on) return spk_solver_run(s, b, x, &s->opts, r);
+    s->k.it_base = 0; /* spk_options.progress: the runs' iterations counted over the solve */
+    int st;
     if (s->probe.decided) { /* a later solve: its start kept for the last resort */
         if (s->pkind != SPK_PRECOND_NONE) SPK_TRY(s->ctx->exec->ops->copy(s->ctx->exec, s->k.n, x, s->probe.xs));
-        SPK_TRY(spk_solver_run(s, b, x, &s->opts, r));
+        st = spk_solver_run(s, b, x, &s->opts, r);
+        s->k.it_base = r->iterations;
     } else {
-        SPK_TRY(choose(s, b, x, r, t_setup));
+        st = choose(s, b, x, r, t_setup);
     }
-    SPK_TRY(last_resort(s, b, x, r, t_setup));
-    return settle(s, b, x, r);
+    if (!st) st = last_resort(s, b, x, r, t_setup);
+    if (!st) st = settle(s, b, x, r);
+    s->k.it_base = 0;
+    return st;
 }
 
 const char *spk_solver_choice(const spk_solver *s)

@@ -3,7 +3,8 @@
  * Jacobi, in CG and BiCGStab, with every vector-ops engine; the iterate
  * callback (spk_options_set_iterate): once per iteration, its last x the
  * solution, in the caller's order when the rows are reordered; the monitor
- * through its setter; and the refusals and failures of each. */
+ * through its setter; the progress callback, which leaves the default's
+ * probe on; and the refusals and failures of each. */
 #include "device.h"
 #include "io/gen.h"
 
@@ -205,6 +206,65 @@ static void iterates(spk_context *ctx, spk_matrix *A, spk_solver_kind kind, int 
     free(x);
 }
 
+typedef struct progress_seen {
+    int calls, last, monotone;
+} progress_seen;
+
+static void on_progress(void *user, int it, double rnorm, double relres)
+{
+    progress_seen *P = user;
+    (void)rnorm;
+    (void)relres;
+    P->calls++;
+    P->monotone &= it >= P->last;
+    P->last = it;
+}
+
+/* The progress callback leaves the default as it is: the probe still
+ * chooses (a monitor turns it off); it sees the solve's iterations counted
+ * over the whole solve, in order. */
+static void progress(spk_context *ctx, spk_matrix *A, const char *what)
+{
+    int n;
+    spk_matrix_csr(A, &n, NULL, NULL, NULL, NULL, NULL);
+    double *b = malloc((size_t)n * sizeof(double)), *x0 = calloc((size_t)n, sizeof(double)),
+           *x1 = calloc((size_t)n, sizeof(double));
+    for (int i = 0; i < n; i++) b[i] = 1.0 + (i % 3);
+    spk_options o;
+    spk_options_default(&o);
+    o.rtol = 1e-10;
+    spk_solver *s0 = NULL, *s1 = NULL, *s2 = NULL;
+    spk_result r0, r1, r2;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s0), spk_last_error(ctx));
+    CHECK_OK(spk_solve(s0, b, x0, &r0), spk_last_error(ctx));
+    progress_seen P = {0, 0, 1};
+    spk_options_set_progress(&o, on_progress, &P);
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s1), spk_last_error(ctx));
+    CHECK_OK(spk_solve(s1, b, x1, &r1), spk_last_error(ctx));
+    /* the probe ran (its choice depends on measured times, so only that it chose is compared) */
+    CHECK(spk_solver_choice(s0)[0] && spk_solver_choice(s1)[0] && !check_contains(spk_solver_choice(s1), "not made"),
+          "%s: with the progress callback the probe's choice is '%s', without it '%s'", what, spk_solver_choice(s1),
+          spk_solver_choice(s0));
+    CHECK(r1.true_relres <= 1e-9 && r0.true_relres <= 1e-9, "%s: true residuals %g and %g", what, r1.true_relres,
+          r0.true_relres);
+    CHECK(P.calls >= r1.iterations && P.monotone && P.last >= r1.iterations,
+          "%s: progress called %d times, last at %d, for %d iterations (monotone %d)", what, P.calls, P.last,
+          r1.iterations, P.monotone);
+    /* a monitor instead turns the probe off */
+    spk_options_set_progress(&o, NULL, NULL);
+    spk_options_set_monitor(&o, on_monitor, &(seen){0});
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s2), spk_last_error(ctx));
+    memset(x1, 0, (size_t)n * sizeof(double));
+    CHECK_OK(spk_solve(s2, b, x1, &r2), spk_last_error(ctx));
+    CHECK(spk_solver_choice(s2)[0] == 0, "%s: with a monitor the probe still chose: %s", what, spk_solver_choice(s2));
+    spk_solver_destroy(s0);
+    spk_solver_destroy(s1);
+    spk_solver_destroy(s2);
+    free(b);
+    free(x0);
+    free(x1);
+}
+
 int main(void)
 {
     spk_err err;
@@ -222,6 +282,12 @@ int main(void)
     iterates(ctx, gen, SPK_SOLVER_BICGSTAB, SPK_REORDER_NONE, "BiCGStab");
     iterates(ctx, spd, SPK_SOLVER_CG, SPK_REORDER_MULTICOLOR, "CG, reordered");
     iterates(ctx, gen, SPK_SOLVER_BICGSTAB, SPK_REORDER_MULTICOLOR, "BiCGStab, reordered");
+    /* a system the probe measures: the cheap preconditioner first, then the factor */
+    CHECK_OK(spk_gen_convdiff2d5(60, 5.0, &C, &err), err.msg);
+    spk_matrix *big = matrix_of(ctx, &C);
+    progress(ctx, big, "convdiff2d-60");
+    progress(ctx, spd, "powerlaw-sym");
+    spk_matrix_destroy(big);
     spk_matrix_destroy(spd);
     spk_matrix_destroy(gen);
     spk_context_destroy(ctx);

@@ -38,7 +38,8 @@ static const field options_fields[] = {
 };
 static const field no_key[] = {FIELD(spk_options, monitor),      FIELD(spk_options, monitor_user),
                                FIELD(spk_options, precond_apply), FIELD(spk_options, precond_user),
-                               FIELD(spk_options, iterate),       FIELD(spk_options, iterate_user)};
+                               FIELD(spk_options, iterate),       FIELD(spk_options, iterate_user),
+                               FIELD(spk_options, progress),      FIELD(spk_options, progress_user)};
 
 /* The formats' knobs in spk_spmv_opts (hyb_width and precision are set by
  * code: the benchmark and the tests, never by a user's key). */
