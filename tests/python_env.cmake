@@ -26,6 +26,16 @@ function(spk_python_env outpy outwhy imports)
       set(${outwhy} "cannot make a virtual environment (${rc}): ${err}" PARENT_SCOPE)
       return()
     endif()
+    # --system-site-packages shows the base installation's packages only; where PYTHON is itself
+    # a virtual environment's, a .pth file adds that environment's (its NumPy and SciPy), so
+    # pip installs only what is missing (offline too, from PIP_FIND_LINKS)
+    execute_process(COMMAND "${PYTHON}" -c "import site; print('\\n'.join(site.getsitepackages()))"
+                    OUTPUT_VARIABLE parent OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc1)
+    execute_process(COMMAND "${py}" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+                    OUTPUT_VARIABLE purelib OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc2)
+    if(rc1 EQUAL 0 AND rc2 EQUAL 0 AND parent AND purelib)
+      file(WRITE "${purelib}/spk_parent_site.pth" "${parent}\n")
+    endif()
   endif()
   execute_process(COMMAND "${py}" -c "${imports}" RESULT_VARIABLE have OUTPUT_QUIET ERROR_QUIET)
   if(NOT have EQUAL 0)
