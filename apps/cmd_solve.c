@@ -272,7 +272,11 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
     if (r->res.shift > 0)
         fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
                 spk_solver_precond(r->s), r->res.shift);
-    if (r->res.restarts > 0)
+    const int gmres = strcmp(spk_solver_method(r->s), "gmres") == 0;
+    if (r->res.restarts > 0 && gmres)
+        fprintf(out, "restart   GMRES restarted %d time%s from the true residual (every %d iterations)\n",
+                r->res.restarts, r->res.restarts == 1 ? "" : "s", o->gmres_restart);
+    else if (r->res.restarts > 0)
         fprintf(out, "restart   BiCGStab restarted %d time%s with a fresh shadow residual after "
                      "a breakdown\n",
                 r->res.restarts, r->res.restarts == 1 ? "" : "s");
@@ -280,7 +284,7 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
     fprintf(out, "residual  ||r||/||b||: recurrence %.3e, true %.3e (rtol %.1e)\n", r->res.relres,
             r->res.true_relres, o->rtol);
     if (r->xstar) fprintf(out, "error     ||x - x*||_inf = %.3e\n", r->err);
-    if (o->vector_ops != SPK_VECTOR_CLASSIC) {
+    if (o->vector_ops != SPK_VECTOR_CLASSIC && !gmres) { /* GMRES runs one operation at a time */
         char how[64] = "fused vector steps"; /* graphs: where some ran */
         if (r->res.graph_iterations > 0)
             snprintf(how, sizeof how, "fused vector steps, %d iterations replayed as graphs", r->res.graph_iterations);

@@ -30,9 +30,10 @@ module spk
        SPK_ERR_ZERO_PIVOT = 7, SPK_ERR_NOT_FOUND = 8, SPK_ERR_DEVICE = 9, SPK_ERR_NOT_CONVERGED = 10, &
        SPK_ERR_BREAKDOWN = 11, SPK_ERR_INDEFINITE = 12, SPK_ERR_INTERNAL = 13
   integer(c_int), parameter, public :: SPK_DEVICE_AUTO = 0, SPK_DEVICE_HOST = 1, SPK_DEVICE_CUDA = 2
-  integer(c_int), parameter, public :: SPK_SOLVER_AUTO = 0, SPK_SOLVER_CG = 1, SPK_SOLVER_BICGSTAB = 2
+  integer(c_int), parameter, public :: SPK_SOLVER_AUTO = 0, SPK_SOLVER_CG = 1, SPK_SOLVER_BICGSTAB = 2, &
+       SPK_SOLVER_GMRES = 3
   integer(c_int), parameter, public :: SPK_PRECOND_AUTO = 0, SPK_PRECOND_NONE = 1, SPK_PRECOND_JACOBI = 2, &
-       SPK_PRECOND_ILU0 = 3, SPK_PRECOND_IC0 = 4, SPK_PRECOND_FACTOR = 5
+       SPK_PRECOND_ILU0 = 3, SPK_PRECOND_IC0 = 4, SPK_PRECOND_FACTOR = 5, SPK_PRECOND_USER = 6
 
   ! struct spk_options, opaque: fill with spk_options_default, change by key
   integer, parameter :: SPK_OPTIONS_WORDS = 64   ! 512 bytes, more than sizeof(spk_options)

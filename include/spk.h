@@ -103,7 +103,8 @@ typedef enum spk_device {
 typedef enum spk_solver_kind {
     SPK_SOLVER_AUTO = 0,       /* CG for a symmetric matrix with a positive diagonal, else BiCGStab */
     SPK_SOLVER_CG = 1,
-    SPK_SOLVER_BICGSTAB = 2
+    SPK_SOLVER_BICGSTAB = 2,
+    SPK_SOLVER_GMRES = 3       /* restarted GMRES(m), right-preconditioned (spk_options.gmres_restart) */
 } spk_solver_kind;
 
 typedef enum spk_precond_kind {
@@ -252,6 +253,7 @@ typedef struct spk_options {
                                   a build stopped there is tried again only where that rest has
                                   grown so that twice the budget spent is allowed.  0 (default):
                                   0.1 on the GPU, unbounded on the host */
+    int gmres_restart;         /* "gmres-restart": GMRES's basis size m, the iterations between restarts */
     spk_precond_fn precond_apply; /* SPK_PRECOND_USER's apply (no key; spk_options_set_precond) */
     void *precond_user;
     spk_iterate_fn iterate;    /* optional callback (no key; spk_options_set_iterate) */
@@ -291,7 +293,8 @@ typedef struct spk_result {
     double relres;             /* rnorm / ||b||_2 */
     double true_relres;        /* ||b - A x||_2 / ||b||_2, recomputed after the loop */
     int restarts;              /* BiCGStab: restarts with a fresh shadow residual r0 = b - A x
-                                  after a rho = 0 or r0'v = 0 breakdown (at most 10 per solve) */
+                                  after a rho = 0 or r0'v = 0 breakdown (at most 10 per solve);
+                                  GMRES: its restarts from the true residual */
     double shift;              /* alpha of A + alpha*diag(A) used by the factorization (0: none) */
     int switched;              /* 1 when SPK_SOLVER_AUTO chose CG, found A indefinite and solved
                                   again from x0 with BiCGStab + ILU(0); times cover both attempts */

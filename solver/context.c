@@ -64,6 +64,7 @@ const char *spk_solver_kind_name(spk_solver_kind k)
     case SPK_SOLVER_AUTO: return "auto";
     case SPK_SOLVER_CG: return "cg";
     case SPK_SOLVER_BICGSTAB: return "bicgstab";
+    case SPK_SOLVER_GMRES: return "gmres";
     }
     return "unknown";
 }

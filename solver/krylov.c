@@ -45,6 +45,9 @@ int spk_krylov_init(spk_krylov *k, spk_exec *e, int n, int maxit, int keep_histo
 
 void spk_krylov_free(spk_krylov *k)
 {
+    if (k->gmres.V) k->e->ops->free(k->e, k->gmres.V);
+    k->gmres.V = NULL;
+    k->gmres.m = 0;
     free(k->iter.host);
     free(k->iter.caller);
     k->iter.host = k->iter.caller = NULL;

@@ -63,6 +63,11 @@ typedef struct spk_krylov {
         double *host, *caller;        /* host copies: as solved, in the caller's order (perm) */
         int status;                   /* a failed copy: its status, which ends the run */
     } iter;
+    struct {                          /* GMRES's basis (gmres.c): m + 1 vectors of stride entries */
+        double *V;
+        int m;
+        size_t stride;
+    } gmres;
     int it_base;                      /* iterations of the solve before this run (the probe's
                                          later runs), added for spk_options.progress */
 } spk_krylov;
@@ -78,6 +83,9 @@ void spk_krylov_free(spk_krylov *k);
 int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
 /* Right-preconditioned BiCGStab. */
 int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
+/* Restarted GMRES(o->gmres_restart), right-preconditioned (gmres.c; executor operations only). */
+int spk_gmres(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
+int spk_gmres_classic(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res);
 /* Each runs on the engine its options ask for (method.c): classic, one
  * executor operation per dot product, norm and update (cg.c, bicgstab.c),
  * where o->vector_ops is SPK_VECTOR_CLASSIC or the executor keeps no

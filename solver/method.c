@@ -17,6 +17,13 @@ int spk_cg(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_
     return fused(k, o) ? spk_cg_fused(k, b, x, o, res) : spk_cg_classic(k, b, x, o, res);
 }
 
+int spk_gmres(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
+{
+    k->iter.x = x;
+    k->iter.status = SPK_OK;
+    return spk_gmres_classic(k, b, x, o, res); /* no fused steps: its work is the basis's */
+}
+
 int spk_bicgstab(spk_krylov *k, const double *b, double *x, const spk_options *o, spk_result *res)
 {
     k->iter.x = x;

@@ -56,6 +56,8 @@ static const spk_opt solver_keys[] = {
      .unset = "auto on the GPU, csr on the host",
      .help = "the SpMV format (auto: on the GPU the fastest by a rule on the row lengths and, where it "
              "leaves several, short trials)"},
+    {.key = "gmres-restart", SOLVER_KEY(gmres_restart), .type = SPK_OPT_INT, .min = 1, .max = 1000, .def = 30,
+     .meta = "M", .help = "GMRES: the basis of M vectors (M + 1 stored), restarted from the true residual after M iterations"},
     {.key = "keep-history", SOLVER_KEY(keep_history), .type = SPK_OPT_FLAG,
      .help = "record ||r|| of every iteration (spk_result.history)"},
     {.key = "precond-sweeps", SOLVER_KEY(precond_sweeps), .type = SPK_OPT_INT, .min = 0, .max = 1000,

@@ -27,7 +27,9 @@
 int spk_solver_run(spk_solver *s, const double *b, double *x, const spk_options *o, spk_result *r)
 {
     s->k.iter.perm = s->perm;
-    const int st = s->kind == SPK_SOLVER_CG ? spk_cg(&s->k, b, x, o, r) : spk_bicgstab(&s->k, b, x, o, r);
+    const int st = s->kind == SPK_SOLVER_CG      ? spk_cg(&s->k, b, x, o, r)
+                   : s->kind == SPK_SOLVER_GMRES ? spk_gmres(&s->k, b, x, o, r)
+                                                 : spk_bicgstab(&s->k, b, x, o, r);
     return st ? st : s->k.iter.status; /* the iterate callback's copy failed */
 }
 

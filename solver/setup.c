@@ -339,7 +339,7 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     *out = NULL;
     if (A->ctx != ctx)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "the matrix belongs to another context");
-    if (solver < SPK_SOLVER_AUTO || solver > SPK_SOLVER_BICGSTAB)
+    if (solver < SPK_SOLVER_AUTO || solver > SPK_SOLVER_GMRES)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown solver kind %d", (int)solver);
     if (precond < SPK_PRECOND_AUTO || precond > SPK_PRECOND_USER)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown preconditioner kind %d", (int)precond);

@@ -28,14 +28,15 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["solve", "Solver", "SpkError", "SpkOptionError", "SolveInfo", "options", "version", "have_cuda",
-           "cg", "bicgstab"]
+           "cg", "bicgstab", "gmres"]
 
 _DEVICES = {"auto": 0, "cpu": 1, "host": 1, "cuda": 2, "gpu": 2}
-_METHODS = {"auto": 0, "cg": 1, "bicgstab": 2}
+_METHODS = {"auto": 0, "cg": 1, "bicgstab": 2, "gmres": 3}
 _PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4, "factor": 5, "user": 6}
 _PRECOND_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
                                ctypes.POINTER(ctypes.c_double))
 _ITERATE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double))
+_MONITOR_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_double)
 
 
 class _OptionDesc(ctypes.Structure):
@@ -140,6 +141,7 @@ for name, res, args in [
         ("spk_options_get", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
         ("spk_options_set_precond", None, [_P, _PRECOND_FN, _P]),
         ("spk_options_set_iterate", None, [_P, _ITERATE_FN, _P]),
+        ("spk_options_set_monitor", None, [_P, _MONITOR_FN, _P]),
         ("spk_option_count", ctypes.c_int, []),
         ("spk_option_info", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_OptionDesc)]),
         ("spk_solver_create", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(_P)]),
@@ -317,7 +319,7 @@ class Solver:
     """A factorized solver for one matrix; solve() reuses its setup for every
     right-hand side, update_values() keeps the pattern and refactors.
 
-    method: "auto" | "cg" | "bicgstab"; precond: "auto" | "factor" | "ic0" |
+    method: "auto" | "cg" | "bicgstab" | "gmres"; precond: "auto" | "factor" | "ic0" |
     "ilu0" | "jacobi" | "none" ("factor": IC(0) with CG, ILU(0) with BiCGStab;
     "auto": the same, but on the GPU none for a matrix shaped like a
     Laplacian, where they do not pay for their apply), or the caller's
@@ -326,12 +328,14 @@ class Solver:
     and M r pass through host memory at every apply; CG needs M symmetric
     positive definite); device: "auto" | "cpu" | "cuda"; callback: called
     as callback(xk) after every iteration with the iterate (a copy; it turns
-    the default's probe off, like the residual history).  Every other keyword is a key of the library's options
+    the default's probe off, like the residual history); monitor: called as
+    monitor(k, rnorm, relres) for k = 0, 1, ... (also turns the probe off).
+    Every other keyword is a key of the library's options
     table, with '_' for '-', checked by the library (SpkOptionError names the
     key and the values it takes); spk.options() lists them, and below:
     """
 
-    def __init__(self, A, method="auto", precond="auto", device="auto", callback=None, **options):
+    def __init__(self, A, method="auto", precond="auto", device="auto", callback=None, monitor=None, **options):
         user = precond if not isinstance(precond, str) else None
         for what, val, table in (("method", method, _METHODS), ("precond", "user" if user is not None else precond,
                                                                  _PRECONDS), ("device", device, _DEVICES)):
@@ -343,7 +347,7 @@ class Solver:
         self._opts = _options_of(options)  # the format's name, if any, is the library's own string
         shape, self._indptr, self._indices, data = _csr_of(A)
         self.shape = shape
-        self._callbacks(user, callback, shape[0])
+        self._callbacks(user, callback, monitor, shape[0])
         ctx = _P()
         st = _lib.spk_context_create(ctypes.byref(ctx), _DEVICES[device])
         if st:
@@ -361,10 +365,20 @@ class Solver:
                                            self._opts, ctypes.byref(solver)))
         self._solver = solver
 
-    def _callbacks(self, M, callback, n):
-        """The C callbacks of the caller's preconditioner and of callback(xk), kept alive with the
-        solver; an exception inside either is kept and raised when the solve returns."""
-        self._pfn = self._ifn = None
+    def _callbacks(self, M, callback, monitor, n):
+        """The C callbacks of the caller's preconditioner, callback(xk) and monitor, kept alive
+        with the solver; an exception inside one is kept and raised when the solve returns."""
+        self._pfn = self._ifn = self._mfn = None
+        if monitor is not None:
+            def watch(_, k, rnorm, relres):
+                if self._raised is not None:
+                    return
+                try:
+                    monitor(k, rnorm, relres)
+                except BaseException as e:  # noqa: B902 -- re-raised after the solve
+                    self._raised = e
+            self._mfn = _MONITOR_FN(watch)
+            _lib.spk_options_set_monitor(self._opts, self._mfn, None)
         if M is not None:
             apply_m = _operator_of(M, n)
 
@@ -497,7 +511,7 @@ def solve(A, b, method="auto", precond="auto", device="auto", **options):
 _BREAKDOWNS = ("SPK_ERR_BREAKDOWN", "SPK_ERR_INDEFINITE")
 
 
-def _scipy_call(method, A, b, x0, rtol, atol, maxiter, M, callback, device, options):
+def _scipy_call(method, A, b, x0, rtol, atol, maxiter, M, callback, device, options, monitor=None):
     """scipy.sparse.linalg's convention: (x, info), info 0 converged, > 0 the iterations
     done without converging, < 0 a breakdown; bad input raises."""
     b = np.asarray(b)
@@ -510,7 +524,7 @@ def _scipy_call(method, A, b, x0, rtol, atol, maxiter, M, callback, device, opti
     if maxiter is None:
         maxiter = 10 * max(n, 1)  # SciPy's default
     with Solver(A, method=method, precond="auto" if M is None else M, device=device, callback=callback,
-                rtol=rtol, atol=atol, maxit=int(maxiter), **options) as s:
+                monitor=monitor, rtol=rtol, atol=atol, maxit=int(maxiter), **options) as s:
         try:
             x, _ = s.solve(b, x0)
             return x, 0
@@ -547,6 +561,32 @@ def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callba
     not cure).  M: None gives spk's own choice (ILU(0), or none or Jacobi
     where they are faster); the caller's M is applied on the right."""
     return _scipy_call("bicgstab", A, b, x0, rtol, atol, maxiter, M, callback, device, options)
+
+
+def gmres(A, b, x0=None, *, rtol=1e-5, atol=0.0, restart=None, maxiter=None, M=None, callback=None,
+          callback_type=None, device="auto", **options):
+    """Restarted GMRES for a general square A, called as scipy.sparse.linalg.gmres: returns
+    (x, info) as spk.cg does.  restart: the basis size m (default 20, SciPy's); maxiter: the
+    restart cycles (default 10 n, at most 10000, as SciPy's), so at most maxiter * restart
+    iterations.  M as in spk.cg, applied on the right (spk's residual is the unpreconditioned
+    one).  callback_type "pr_norm" (the default) or "legacy": callback(||r|| / ||b||) after
+    every inner iteration; "x": callback(xk) after every inner iteration (x_k is formed for
+    it, one more preconditioner apply per iteration)."""
+    n = np.shape(A)[0] if hasattr(A, "shape") else len(b)
+    m = 20 if restart is None else int(restart)
+    cycles = min(10 * max(n, 1), 10000) if maxiter is None else int(maxiter)
+    monitor = None
+    if callback is not None and callback_type in (None, "pr_norm", "legacy"):
+        on_norm = callback
+
+        def monitor(k, rnorm, relres):
+            if k > 0:
+                on_norm(relres)
+        callback = None
+    elif callback is not None and callback_type != "x":
+        raise ValueError("spk.gmres: callback_type must be 'x', 'pr_norm' or 'legacy', not %r" % (callback_type,))
+    return _scipy_call("gmres", A, b, x0, rtol, atol, cycles * m, M, callback, device,
+                       dict(options, gmres_restart=m), monitor=monitor)
 
 
 def _document():

@@ -200,7 +200,10 @@ class DistMatrix:
         self._open()
         refused = None
         try:
-            for what, val, table in (("method", method, _METHODS), ("precond", precond, _PRECONDS)):
+            # across ranks: CG and BiCGStab (GMRES is the one-process solver's), spk's preconditioners
+            methods = {k: v for k, v in _METHODS.items() if k != "gmres"}
+            preconds = {k: v for k, v in _PRECONDS.items() if k != "user"}
+            for what, val, table in (("method", method, methods), ("precond", precond, preconds)):
                 if val not in table:
                     raise _Refused("value", 1, "unknown %s '%s' (one of %s)" % (what, val, ", ".join(table)))
             opts = _options_of(options)
@@ -210,7 +213,7 @@ class DistMatrix:
             refused = e
         self._agree(refused)
         r = _Result()
-        st = _lib.spk_mpi_solve(self._A, _METHODS[method], _PRECONDS[precond], opts, b.ctypes.data, x.ctypes.data,
+        st = _lib.spk_mpi_solve(self._A, methods[method], preconds[precond], opts, b.ctypes.data, x.ctypes.data,
                                 ctypes.byref(r))
         msg = _s(_lib.spk_mpi_last_error(self._A)) if st else ""
         # no history: r.history points into the solve's freed workspace (keep_history)

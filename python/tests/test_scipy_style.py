@@ -144,3 +144,31 @@ def test_errors_are_clear():
         spk.cg(A, b, callback=stop, device=DEVICE)
     with pytest.raises(spk.SpkOptionError, match="rtol"):
         spk.cg(A, b, tol=1e-5)  # SciPy's old keyword: the message names rtol
+
+
+def test_gmres_like_scipy():
+    A = read("sherman3")
+    b = A @ np.ones(A.shape[0])
+    x, info = spk.gmres(A, b, rtol=1e-9, restart=50, M="ilu0", device=DEVICE)
+    assert info == 0 and relres(A, b, x) <= 1e-8
+    # the same method, M and restart as SciPy: the same residual norms, to rounding
+    A, b = spd()
+    A = sp.csr_matrix(A + sp.diags([0.3], [1], shape=A.shape))  # nonsymmetric
+    Minv = sp.diags(1.0 / A.diagonal())
+    ours, theirs = [], []
+    x, info = spk.gmres(A, b, rtol=1e-10, restart=15, M=Minv, callback=ours.append, device=DEVICE)
+    ref, rinfo = spla.gmres(A, b, rtol=1e-10, restart=15, M=Minv, callback=theirs.append, callback_type="pr_norm",
+                            maxiter=1000)
+    assert info == 0 and rinfo == 0 and relres(A, b, x) <= 1e-9
+    assert np.linalg.norm(x - ref) <= 1e-7 * np.linalg.norm(ref)
+    assert all(b2 <= a2 * (1 + 1e-8) for a2, b2 in zip(ours, ours[1:]))  # never grows
+    xs = []
+    x, info = spk.gmres(A, b, restart=15, callback=xs.append, callback_type="x", M="none", device=DEVICE)
+    assert info == 0 and np.array_equal(xs[-1], x)
+    x, info = spk.gmres(A, b, restart=5, maxiter=2, M="none", device=DEVICE)
+    assert info == 10  # two cycles of five
+    with pytest.raises(ValueError, match="callback_type"):
+        spk.gmres(A, b, callback=print, callback_type="residual")
+    with spk.Solver(A, method="gmres", gmres_restart=40, device=DEVICE) as s:
+        x, inf = s.solve(b)
+        assert inf.converged and inf.method == "gmres"

@@ -130,7 +130,7 @@ def test_errors_raise_with_the_library_message():
     with pytest.raises(ValueError, match="rows"):
         spk.solve(A, np.ones(3), device="cpu")
     with pytest.raises(ValueError, match="method"):
-        spk.solve(A, np.ones(A.shape[0]), method="gmres")
+        spk.solve(A, np.ones(A.shape[0]), method="minres")
     with pytest.raises(spk.SpkError, match="complex"):
         spk.solve(sp.eye(3, dtype=complex, format="csr"), np.ones(3), device="cpu")
 
