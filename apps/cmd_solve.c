@@ -198,6 +198,7 @@ static void print_json(const solve_args *a, const solve_run *r)
     cli_json_string(stdout, spk_solver_choice(r->s));
     printf(", \"factorization\": ");
     cli_json_string(stdout, spk_solver_factorization(r->s));
+    printf(", \"pivoted\": %d", spk_solver_pivoted(r->s));
     printf(", \"switched\": %s, \"rhs\": ", r->res.switched ? "true" : "false");
     cli_json_string(stdout, a->rhs ? a->rhs : r->rhs_note);
     char kind[40];
@@ -269,6 +270,9 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
                 spk_solver_precond(r->s), sweeps_note(r->s));
     if (spk_solver_choice(r->s)[0]) fprintf(out, "choice    %s\n", spk_solver_choice(r->s));
     if (spk_solver_factorization(r->s)[0]) fprintf(out, "factor    %s\n", spk_solver_factorization(r->s));
+    if (spk_solver_pivoted(r->s) >= 0)
+        fprintf(out, "pivot     static pivoting moved %d of %d rows (maximum product matching) for a nonzero diagonal\n",
+                spk_solver_pivoted(r->s), r->n);
     if (r->res.shift > 0)
         fprintf(out, "shift     %s needed A + alpha*diag(A) with alpha = %g\n",
                 spk_solver_precond(r->s), r->res.shift);

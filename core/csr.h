@@ -109,6 +109,13 @@ int spk_csr_block_multicolor(const spk_csr *A, int block, int *blk, int *color, 
  * *B zero-initialised or freed).  map (may be NULL; nnz entries) receives for
  * each position of B the position of its entry in A. */
 int spk_csr_permute(const spk_csr *A, const int *perm, spk_csr *B, int *map, spk_err *e);
+/* matching.c: rowof[j] for each column j of the square A such that the product of the
+ * |a_rowof[j],j| is the largest over all perfect matchings (static pivoting); *matched
+ * (may be NULL) the columns matched, n unless A is structurally singular (the others then
+ * take the unmatched rows in order). */
+int spk_csr_max_product_matching(const spk_csr *A, int *rowof, int *matched, spk_err *e);
+/* B = P A, row r of B being row rowof[r] of A; map as spk_csr_permute's. */
+int spk_csr_permute_rows(const spk_csr *A, const int *rowof, spk_csr *B, int *map, spk_err *e);
 
 /* y = alpha*A*x + beta*y (beta == 0: y is not read, so it may hold NaN). */
 void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y);

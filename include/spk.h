@@ -254,6 +254,12 @@ typedef struct spk_options {
                                   grown so that twice the budget spent is allowed.  0 (default):
                                   0.1 on the GPU, unbounded on the host */
     int gmres_restart;         /* "gmres-restart": GMRES's basis size m, the iterations between restarts */
+    int pivot;                 /* "pivot": static pivoting, the rows permuted by a maximum product
+                                  matching (every diagonal entry one of its column's largest;
+                                  x keeps its order, ||b - A x|| its meaning) before ILU(0) or
+                                  Jacobi: SPK_PIVOT_AUTO (where a diagonal entry is missing, zero
+                                  or below 1e-14 of its row's largest, the method not CG and the
+                                  preconditioner not IC(0) or the caller's), _ON, _OFF */
     spk_precond_fn precond_apply; /* SPK_PRECOND_USER's apply (no key; spk_options_set_precond) */
     void *precond_user;
     spk_iterate_fn iterate;    /* optional callback (no key; spk_options_set_iterate) */
@@ -279,6 +285,10 @@ typedef struct spk_options {
 #define SPK_FACTORIZATION_AUTO 0
 #define SPK_FACTORIZATION_EXACT 1
 #define SPK_FACTORIZATION_ITERATIVE 2
+
+#define SPK_PIVOT_AUTO 0
+#define SPK_PIVOT_ON 1
+#define SPK_PIVOT_OFF 2
 
 #define SPK_REORDER_NONE 0
 #define SPK_REORDER_MULTICOLOR 1
@@ -516,6 +526,9 @@ SPK_API const char *spk_solver_format(const spk_solver *s);
 SPK_API const char *spk_solver_format_detail(const spk_solver *s);
 /* With SPK_REORDER_(BLOCK_)MULTICOLOR: the number of colors (0 without reordering). */
 SPK_API int spk_solver_colors(const spk_solver *s);
+/* Static pivoting (spk_options.pivot): the rows it moved, 0 where the matching kept them all,
+ * -1 where it did not run. */
+SPK_API int spk_solver_pivoted(const spk_solver *s);
 /* The levels of a level-by-level triangular solve with the lower and the upper
  * triangle of the matrix solved (P A P^T when reordered, else A), and of A in
  * its own order (natural_lower, natural_upper); any pointer may be NULL.

@@ -37,6 +37,8 @@ static const spk_opt_name reorder_names[] = {{"none", SPK_REORDER_NONE},
                                              {"multicolor", SPK_REORDER_MULTICOLOR},
                                              {"block-multicolor", SPK_REORDER_BLOCK_MULTICOLOR},
                                              {NULL, 0}};
+static const spk_opt_name pivot_names[] = {
+    {"auto", SPK_PIVOT_AUTO}, {"on", SPK_PIVOT_ON}, {"off", SPK_PIVOT_OFF}, {NULL, 0}};
 static const spk_opt_name vector_names[] = {{"classic", SPK_VECTOR_CLASSIC}, {"cublas", SPK_VECTOR_CLASSIC},
                                             {"fused", SPK_VECTOR_FUSED},     {"graph", SPK_VECTOR_GRAPH},
                                             {"block", SPK_VECTOR_BLOCK},     {NULL, 0}};
@@ -77,6 +79,11 @@ static const spk_opt solver_keys[] = {
      .help = "solve with the rows ordered by a greedy coloring of A + A^T, one triangular-solve level per "
              "color (multicolor), or with blocks of reorder-block rows colored, each kept in order "
              "(block-multicolor); x comes back in A's order"},
+    {.key = "pivot", SOLVER_KEY(pivot), .type = SPK_OPT_ENUM, .names = pivot_names, .def = SPK_PIVOT_AUTO,
+     .meta = "P",
+     .help = "static pivoting: A's rows permuted by a maximum product matching so that ILU(0) and Jacobi "
+             "find a large diagonal; auto where a diagonal entry is missing or zero and the method is not "
+             "CG (x keeps its order, rtol its meaning)"},
     {.key = "reorder-block", SOLVER_KEY(reorder_block), .type = SPK_OPT_INT, .min = 1, .max = 1e6,
      .unset = "16", .meta = "B", .help = "rows per block of reorder block-multicolor"},
     {.key = "vector-ops", SOLVER_KEY(vector_ops), .type = SPK_OPT_ENUM, .names = vector_names,

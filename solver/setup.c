@@ -88,13 +88,14 @@ void spk_solver_race_free(spk_solver *s)
 int spk_solver_original_row(spk_solver *s, int st)
 {
     spk_err *e = &s->ctx->err;
-    const char *p = s->perm && st == SPK_ERR_ZERO_PIVOT ? strstr(e->msg, "at row ") : NULL;
+    const int *rows = s->perm ? s->perm : s->rperm;
+    const char *p = rows && st == SPK_ERR_ZERO_PIVOT ? strstr(e->msg, "at row ") : NULL;
     int r;
     if (!p || sscanf(p + 7, "%d", &r) != 1 || r < 0 || r >= s->PA.nrows) return st;
     char why[sizeof e->msg];
     snprintf(why, sizeof why, "%s", e->msg);
-    return spk_err_set(e, st, "%.900s (rows counted in the reordered matrix: its row %d is row %d of A)", why, r,
-                       s->perm[r]);
+    return spk_err_set(e, st, "%.900s (rows counted in the %s matrix: its row %d is row %d of A)", why,
+                       s->perm ? "reordered" : "row-permuted (static pivoting)", r, rows[r]);
 }
 
 /* spk_options.race: on the GPU, with SPK_PRECOND_AUTO resolved to IC(0)
@@ -381,6 +382,7 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     spk_precond_opts_of(&s->opts, &s->popts);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
     if (s->opts.reorder != SPK_REORDER_NONE) SPK_CHECK(st, reorder_setup(s));
+    SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond));
     SPK_CHECK(st, solver_setup(s, solver, precond));
     if (!spk_exec_is_host(ctx->exec)) {
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->b));
@@ -397,7 +399,7 @@ cleanup:
 int spk_solver_refresh(spk_solver *s)
 {
     double t0 = spk_time_now();
-    if (s->perm)
+    if (s->perm || s->rperm)
         for (int k = 0; k < s->PA.nnz; k++) s->PA.val[k] = s->M->A.val[s->pmap[k]];
     const spk_csr *A = spk_solver_work(s);
     spk_exec *ex = s->ctx->exec;
@@ -533,6 +535,7 @@ void spk_solver_destroy(spk_solver *s)
     if (!s) return;
     spk_csr_free(&s->PA);
     free(s->perm);
+    free(s->rperm);
     free(s->pmap);
     free(s->pb);
     free(s->px);

@@ -35,7 +35,7 @@ static const field options_fields[] = {
     FIELD(spk_options, probe_iters),   FIELD(spk_options, probe_factor_iters), FIELD(spk_options, probe_keep),
     FIELD(spk_options, factorization),
     FIELD(spk_options, factor_sweeps),  FIELD(spk_options, factor_tol), FIELD(spk_options, probe_try), FIELD(spk_options, probe_budget),
-    FIELD(spk_options, gmres_restart),
+    FIELD(spk_options, gmres_restart), FIELD(spk_options, pivot),
 };
 static const field no_key[] = {FIELD(spk_options, monitor),      FIELD(spk_options, monitor_user),
                                FIELD(spk_options, precond_apply), FIELD(spk_options, precond_user),

@@ -79,6 +79,8 @@ static void csr_free(csr *A)
 
 /* Solve A x = A*1 with the probe (probe_iters given); checks the answer
  * and returns the solver (the caller destroys it). */
+static int g_pivot = SPK_PIVOT_AUTO; /* spk_options.pivot of the runs */
+
 static spk_solver *solve(spk_context *ctx, const csr *A, spk_matrix **M, int probe, int probe_iters, int allow_shift,
                          const char *what)
 {
@@ -96,6 +98,7 @@ static spk_solver *solve(spk_context *ctx, const csr *A, spk_matrix **M, int pro
     o.probe_budget = g_budget;
     o.probe_try = g_try;
     o.allow_shift = allow_shift;
+    o.pivot = g_pivot;
     o.rtol = 1e-10;
     spk_solver *s = NULL;
     CHECK_OK(spk_solver_create(ctx, *M, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, &o, &s), spk_last_error(ctx));
@@ -184,14 +187,22 @@ int main(void)
     spk_matrix_destroy(M);
     csr_free(&D);
 
-    /* a_00 = 0: no Jacobi, and without shifts ILU(0) fails at row 0; plain
-     * BiCGStab on this slowly converging system finishes */
+    /* a_00 = 0 without static pivoting: no Jacobi, and without shifts ILU(0) fails at
+     * row 0; plain BiCGStab on this slowly converging system finishes */
     csr Z = tridiag(1500, -1.0, 2.6, -1.2, 0.0);
+    g_pivot = SPK_PIVOT_OFF;
     s = solve(ctx, &Z, &M, 1, 4, 0, "zero a_00, no shift");
+    g_pivot = SPK_PIVOT_AUTO;
     CHECK(s && strcmp(spk_solver_precond(s), "none") == 0, "zero a_00: %s", s ? spk_solver_precond(s) : "-");
     CHECK(s && (starts(spk_solver_choice(s), "none: the factorization failed") ||
                 starts(spk_solver_choice(s), "none: it")),
           "zero a_00: %s", s ? spk_solver_choice(s) : "-");
+    spk_solver_destroy(s);
+    spk_matrix_destroy(M);
+    /* ... and with it (the default): the rows permuted, the factor exists and is chosen */
+    s = solve(ctx, &Z, &M, 1, 4, 0, "zero a_00, pivoted");
+    CHECK(s && spk_solver_pivoted(s) > 0 && starts(spk_solver_precond(s), "ilu0"), "zero a_00 pivoted: %s, %d rows moved",
+          s ? spk_solver_precond(s) : "-", s ? spk_solver_pivoted(s) : -2);
     spk_solver_destroy(s);
     spk_matrix_destroy(M);
     csr_free(&Z);
