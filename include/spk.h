@@ -257,9 +257,11 @@ typedef struct spk_options {
     int pivot;                 /* "pivot": static pivoting, the rows permuted by a maximum product
                                   matching (every diagonal entry one of its column's largest;
                                   x keeps its order, ||b - A x|| its meaning) before ILU(0) or
-                                  Jacobi: SPK_PIVOT_AUTO (where a diagonal entry is missing, zero
-                                  or below 1e-14 of its row's largest, the method not CG and the
-                                  preconditioner not IC(0) or the caller's), _ON, _OFF */
+                                  Jacobi: SPK_PIVOT_AUTO (where the setup without it met a zero
+                                  pivot in ILU(0) or a zero diagonal entry in Jacobi, the method
+                                  not CG; the default's probe builds its factor later, so it is
+                                  not pivoted), _ON (always; not with CG, IC(0), reorder or the
+                                  caller's preconditioner), _OFF */
     spk_precond_fn precond_apply; /* SPK_PRECOND_USER's apply (no key; spk_options_set_precond) */
     void *precond_user;
     spk_iterate_fn iterate;    /* optional callback (no key; spk_options_set_iterate) */

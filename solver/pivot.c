@@ -3,28 +3,16 @@
  * is one of its column's largest, where ILU(0) and Jacobi need a nonzero
  * diagonal.  The solver then works on P A: b is permuted, x keeps the
  * caller's order (the columns do not move) and ||b - A x|| is unchanged, so
- * rtol means what it means without pivoting. */
-#include <math.h>
+ * rtol means what it means without pivoting.  SPK_PIVOT_AUTO pivots only
+ * where the setup without it met a zero pivot (ILU(0)) or a zero diagonal
+ * entry (Jacobi): on the shared set, pivoting every matrix whose diagonal
+ * had a zero made three solves that converged fail (the default's probe
+ * then ended without a preconditioner, on the permuted operator). */
 #include <stdlib.h>
 
 #include "solver/api_impl.h"
 
-/* A diagonal entry missing, zero, or negligible against its row (below 1e-14 of
- * the row's largest): ILU(0) meets a zero pivot there and Jacobi divides by it. */
-static int diagonal_deficient(const spk_csr *A)
-{
-    for (int i = 0; i < A->nrows; i++) {
-        double d = 0, m = 0;
-        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-            m = fmax(m, fabs(A->val[q]));
-            if (A->colind[q] == i) d = fabs(A->val[q]);
-        }
-        if (!(d > 1e-14 * m)) return 1;
-    }
-    return 0;
-}
-
-int spk_solver_pivot_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk)
+int spk_solver_pivot_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk, int failed)
 {
     spk_err *e = &s->ctx->err;
     const spk_csr *A = &s->M->A;
@@ -36,7 +24,7 @@ int spk_solver_pivot_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind
                       : s->opts.reorder != SPK_REORDER_NONE ? "it cannot be combined with reorder"
                                                             : NULL;
     if (mode == SPK_PIVOT_ON && why) return spk_err_set(e, SPK_ERR_INVALID_ARG, "pivot on: %s", why);
-    if (why || (mode == SPK_PIVOT_AUTO && !diagonal_deficient(A))) return SPK_OK;
+    if (why || (mode == SPK_PIVOT_AUTO && !failed)) return SPK_OK;
     const int n = A->nrows;
     int st = SPK_OK, matched = 0;
     s->rperm = spk_malloc((size_t)n, sizeof(int), "static pivoting's row order", e);

@@ -330,6 +330,16 @@ cleanup:
     return st;
 }
 
+/* What a failed setup built (the SpMV format, a preconditioner), released for another try. */
+static void spk_solver_unbuild(spk_solver *s)
+{
+    if (s->k.A_ops) s->k.A_ops->destroy(s->k.A);
+    if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
+    s->k.A_ops = NULL;
+    s->k.M_ops = NULL;
+    s->k.A = s->k.M = NULL;
+}
+
 int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
                       spk_precond_kind precond, const spk_options *opts, spk_solver **out)
 {
@@ -382,8 +392,23 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     spk_precond_opts_of(&s->opts, &s->popts);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
     if (s->opts.reorder != SPK_REORDER_NONE) SPK_CHECK(st, reorder_setup(s));
-    SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond));
-    SPK_CHECK(st, solver_setup(s, solver, precond));
+    SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond, 0));
+    st = solver_setup(s, solver, precond);
+    if (st == SPK_ERR_ZERO_PIVOT && s->opts.pivot == SPK_PIVOT_AUTO && !s->rperm) {
+        /* a zero pivot or diagonal entry: again on the rows a matching permuted, where it applies */
+        char first[SPK_ERR_MSG_MAX];
+        snprintf(first, sizeof first, "%s", e->msg);
+        spk_solver_unbuild(s);
+        spk_err_clear(e);
+        SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond, 1));
+        if (!s->rperm) { /* pivoting does not apply: the first failure stands */
+            st = spk_err_set(e, SPK_ERR_ZERO_PIVOT, "%s", first);
+            goto cleanup;
+        }
+        st = solver_setup(s, solver, precond);
+        if (st) spk_err_prefix(e, "after static pivoting (without it: %.300s)", first);
+    }
+    if (st) goto cleanup;
     if (!spk_exec_is_host(ctx->exec)) {
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->b));
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->x));

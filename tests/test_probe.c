@@ -199,8 +199,15 @@ int main(void)
           "zero a_00: %s", s ? spk_solver_choice(s) : "-");
     spk_solver_destroy(s);
     spk_matrix_destroy(M);
-    /* ... and with it (the default): the rows permuted, the factor exists and is chosen */
-    s = solve(ctx, &Z, &M, 1, 4, 0, "zero a_00, pivoted");
+    /* ... with it at its default (auto): the probe's setup builds no factor, so nothing fails and
+     * nothing is pivoted (the probe's choice stands as before) */
+    s = solve(ctx, &Z, &M, 1, 4, 0, "zero a_00, pivot auto");
+    CHECK(s && spk_solver_pivoted(s) == -1 && strcmp(spk_solver_precond(s), "none") == 0,
+          "zero a_00, pivot auto: %s, %d rows moved", s ? spk_solver_precond(s) : "-", s ? spk_solver_pivoted(s) : -2);
+    spk_solver_destroy(s);
+    spk_matrix_destroy(M);
+    /* ... and without the probe (ILU(0) from the start): its zero pivot makes the setup pivot */
+    s = solve(ctx, &Z, &M, 0, 4, 0, "zero a_00, no probe");
     CHECK(s && spk_solver_pivoted(s) > 0 && starts(spk_solver_precond(s), "ilu0"), "zero a_00 pivoted: %s, %d rows moved",
           s ? spk_solver_precond(s) : "-", s ? spk_solver_pivoted(s) : -2);
     spk_solver_destroy(s);
