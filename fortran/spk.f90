@@ -66,7 +66,9 @@ module spk
        spk_matrix_from_csr, spk_matrix_update_values, spk_matrix_destroy, spk_options_default, &
        spk_options_set, spk_options_get, spk_options_parse, spk_options_size, &
        spk_solver_create, spk_solve, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
-       spk_solver_precond_sweeps, spk_solver_format, spk_reason_name, spk_version
+       spk_solver_precond_sweeps, spk_solver_format, spk_reason_name, spk_version, &
+       spk_options_set_precond, spk_options_set_iterate, spk_options_set_monitor, spk_options_set_progress, &
+       spk_solver_pivoted
   ! for modules beside this one (spk_mpi): a C string as a Fortran character
   public :: spk_c_string
 
@@ -129,6 +131,40 @@ module spk
        import :: spk_options
        type(spk_options), intent(out) :: o
      end subroutine spk_options_default
+     ! the callbacks: fn = c_funloc(p) of a bind(c) procedure, c_null_funptr for none.
+     ! SPK_PRECOND_USER's apply: integer(c_int) function p(user, n, r, z) bind(c), with
+     ! type(c_ptr), value :: user; integer(c_int), value :: n; real(c_double) :: r(n), z(n)
+     ! (z = M^-1 r, nonzero to fail); the iterate: subroutine p(user, k, x) bind(c);
+     ! the monitor and progress: subroutine p(user, k, rnorm, relres) bind(c), by value
+     subroutine spk_options_set_precond(o, fn, user) bind(c, name="spk_options_set_precond")
+       import :: spk_options, c_funptr, c_ptr
+       type(spk_options), intent(inout) :: o
+       type(c_funptr), value :: fn
+       type(c_ptr), value :: user
+     end subroutine spk_options_set_precond
+     subroutine spk_options_set_iterate(o, fn, user) bind(c, name="spk_options_set_iterate")
+       import :: spk_options, c_funptr, c_ptr
+       type(spk_options), intent(inout) :: o
+       type(c_funptr), value :: fn
+       type(c_ptr), value :: user
+     end subroutine spk_options_set_iterate
+     subroutine spk_options_set_monitor(o, fn, user) bind(c, name="spk_options_set_monitor")
+       import :: spk_options, c_funptr, c_ptr
+       type(spk_options), intent(inout) :: o
+       type(c_funptr), value :: fn
+       type(c_ptr), value :: user
+     end subroutine spk_options_set_monitor
+     subroutine spk_options_set_progress(o, fn, user) bind(c, name="spk_options_set_progress")
+       import :: spk_options, c_funptr, c_ptr
+       type(spk_options), intent(inout) :: o
+       type(c_funptr), value :: fn
+       type(c_ptr), value :: user
+     end subroutine spk_options_set_progress
+     function spk_solver_pivoted(s) bind(c, name="spk_solver_pivoted") result(rows)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: s
+       integer(c_int) :: rows
+     end function spk_solver_pivoted
      function spk_solve(s, b, x, res) bind(c, name="spk_solve") result(st)
        import :: c_ptr, c_int, c_double, spk_result
        type(c_ptr), value :: s

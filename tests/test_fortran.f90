@@ -2,10 +2,41 @@
 ! 0-based CSR give the same solution, options set by key and the format reach
 ! the solver, refused options say why, the opaque spk_options holds the C
 ! struct, a failed call returns its status with the library's message, names
-! and version strings come back as Fortran characters.
+! and version strings come back as Fortran characters; a Fortran preconditioner
+! (SPK_PRECOND_USER) and iterate callback through c_funloc, and GMRES.
+! the callbacks the test passes to the library: in a module, since an internal procedure
+! that uses its host's variables would need a trampoline (an executable stack)
+module test_fortran_callbacks
+  use, intrinsic :: iso_c_binding
+  implicit none
+  integer :: applies = 0, iterates = 0
+contains
+  ! z = D^-1 r, D^-1 at user
+  integer(c_int) function jacobi(user, m, rr, z) bind(c)
+    type(c_ptr), value :: user
+    integer(c_int), value :: m
+    real(c_double), intent(in) :: rr(m)
+    real(c_double), intent(out) :: z(m)
+    real(c_double), pointer :: d(:)
+    call c_f_pointer(user, d, [m])
+    z = d * rr
+    applies = applies + 1
+    jacobi = 0
+  end function jacobi
+
+  subroutine seen(user, it, xk) bind(c)
+    type(c_ptr), value :: user
+    integer(c_int), value :: it
+    real(c_double), intent(in) :: xk(*)
+    iterates = iterates + 1
+  end subroutine seen
+
+end module test_fortran_callbacks
+
 program test_fortran
   use, intrinsic :: iso_c_binding
   use spk
+  use test_fortran_callbacks
   implicit none
   integer, parameter :: n = 50
   integer(c_int) :: rp1(n + 1), ci1(3 * n), rp0(n + 1), ci0(3 * n), st, k, i, fails
@@ -14,6 +45,8 @@ program test_fortran
   type(c_ptr) :: ctx, a1, a0, s1, s0, s2, bad
   type(spk_options) :: o, o2
   type(spk_result) :: r
+  real(c_double), target :: dinv(n)
+  integer :: its_user
 
   fails = 0
   ! tridiagonal [-1 4 -1], 1-based
@@ -103,6 +136,33 @@ program test_fortran
   call spk_solver_destroy(s2)
   st = spk_matrix_from_csr(ctx, n, n, rp1(1:n), ci1(1:k), v(1:k), bad)
   call check(st == SPK_ERR_INVALID_ARG, "short row pointer array: " // spk_status_name(st))
+
+  ! the caller's preconditioner (a Fortran Jacobi) gives spk's Jacobi's iterations, GMRES too
+  call ok(spk_matrix_update_values(a1, v(1:k)), "values back")
+  do i = 1, n
+     dinv(i) = 0.25d0
+  end do
+  applies = 0
+  o2 = o
+  call spk_options_set_precond(o2, c_funloc(jacobi), c_loc(dinv))
+  call spk_options_set_iterate(o2, c_funloc(seen), c_null_ptr)
+  call ok(spk_solver_create(ctx, a1, SPK_SOLVER_CG, SPK_PRECOND_USER, o2, s2), "solver with a Fortran M")
+  x1 = 0
+  iterates = 0
+  call ok(spk_solve(s2, b, x1, r), "solve with a Fortran M")
+  call check(spk_solver_precond(s2) == "user" .and. applies >= r%iterations .and. iterates == r%iterations .and. &
+       maxval(abs(x1 - xs)) < 1d-9, "Fortran M: " // spk_solver_precond(s2))
+  its_user = r%iterations
+  call spk_solver_destroy(s2)
+  x1 = 0
+  call ok(spk_solve(s1, b, x1, r), "spk's Jacobi")
+  call check(r%iterations == its_user, "the Fortran Jacobi's iterations differ from spk's")
+  call ok(spk_solver_create(ctx, a0, SPK_SOLVER_GMRES, SPK_PRECOND_ILU0, o, s2), "GMRES")
+  x0 = 0
+  call ok(spk_solve(s2, b, x0, r), "GMRES solve")
+  call check(spk_solver_method(s2) == "gmres" .and. maxval(abs(x0 - xs)) < 1d-9 .and. spk_solver_pivoted(s2) == -1, &
+       "GMRES: " // spk_solver_method(s2))
+  call spk_solver_destroy(s2)
 
   call spk_solver_destroy(s1)
   call spk_solver_destroy(s0)
