@@ -257,7 +257,10 @@ static void print_json(const solve_args *a, const solve_run *r)
 static void print_text(const solve_args *a, const solve_run *r, FILE *out)
 {
     const spk_options *o = &a->o;
-    if (r->res.switched)
+    if (r->res.switched == 2)
+        fprintf(out, "note      BiCGStab broke down; restarted GMRES(%d) finished from its iterate\n",
+                o->gmres_restart);
+    else if (r->res.switched)
         fprintf(out, "note      CG found the matrix indefinite (p'Ap <= 0); switched to BiCGStab + %s\n",
                 spk_solver_precond(r->s));
     if (r->res.race == 2)

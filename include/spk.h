@@ -89,9 +89,11 @@ typedef enum spk_reason {
     SPK_SOLVE_ERROR = 12,      /* an error ended the solve (a failed refactorization, bad
                                   arguments, a device error): the status spk_solve returned and
                                   spk_last_error say which */
-    SPK_PRECISION_FLOOR = 13   /* a breakdown with the residual already at the floor of double
+    SPK_PRECISION_FLOOR = 13,  /* a breakdown with the residual already at the floor of double
                                   precision (relative residual <= 1e-13; rtol asked for less):
                                   SPK_ERR_NOT_CONVERGED, x as good as double precision gives */
+    SPK_BREAKDOWN_SINGULAR = 14 /* GMRES: the least-squares problem became singular (A or M
+                                  singular, b outside the range): SPK_ERR_BREAKDOWN */
 } spk_reason;
 
 typedef enum spk_device {
@@ -308,7 +310,9 @@ typedef struct spk_result {
                                   after a rho = 0 or r0'v = 0 breakdown (at most 10 per solve);
                                   GMRES: its restarts from the true residual */
     double shift;              /* alpha of A + alpha*diag(A) used by the factorization (0: none) */
-    int switched;              /* 1 when SPK_SOLVER_AUTO chose CG, found A indefinite and solved
+    int switched;              /* 2 when SPK_SOLVER_AUTO's BiCGStab broke down and restarted GMRES
+                                  finished from its iterate (the solver keeps GMRES);
+                                  1 when SPK_SOLVER_AUTO chose CG, found A indefinite and solved
                                   again from x0 with BiCGStab + ILU(0); times cover both attempts */
     double t_setup;            /* seconds: format conversion, factorization, analysis */
     double t_spmv;             /* seconds spent in SpMV during this solve */

@@ -122,7 +122,8 @@ static inline int spk_result_at_floor(const spk_result *r)
     case SPK_BREAKDOWN_PRECOND:
     case SPK_BREAKDOWN_RHO:
     case SPK_BREAKDOWN_R0V:
-    case SPK_BREAKDOWN_OMEGA: return r->relres <= SPK_FLOOR_RELRES || r->true_relres <= SPK_FLOOR_RELRES;
+    case SPK_BREAKDOWN_OMEGA:
+    case SPK_BREAKDOWN_SINGULAR: return r->relres <= SPK_FLOOR_RELRES || r->true_relres <= SPK_FLOOR_RELRES;
     default: return 0;
     }
 }

@@ -47,6 +47,7 @@ const char *spk_reason_name(spk_reason r)
     case SPK_BREAKDOWN_RHO: return "breakdown (rho = 0)";
     case SPK_BREAKDOWN_R0V: return "breakdown (r0'v = 0)";
     case SPK_BREAKDOWN_OMEGA: return "breakdown (omega = 0)";
+    case SPK_BREAKDOWN_SINGULAR: return "breakdown (GMRES: singular least-squares problem)";
     case SPK_BREAKDOWN_INDEFINITE: return "breakdown (p'Ap <= 0: matrix not positive definite)";
     case SPK_BREAKDOWN_PRECOND: return "breakdown (r'z <= 0: preconditioner not positive definite)";
     case SPK_DIVERGED_NAN: return "diverged (NaN or Inf)";

@@ -52,8 +52,10 @@ static int lsq_make(lsq *L, int m, spk_err *e)
 }
 
 /* Column j of H (h[0..j+1]) rotated by the earlier rotations and a new one
- * that zeroes h[j+1]; g rotated with it.  Returns |g[j+1]|. */
-static double lsq_rotate(lsq *L, int j)
+ * that zeroes h[j+1]; g rotated with it.  Returns |g[j+1]|; *singular: the
+ * rotated diagonal vanished against the column (H singular: |g[j+1]| then
+ * is no residual). */
+static double lsq_rotate(lsq *L, int j, int *singular)
 {
     double *h = L->h + (size_t)j * (L->m + 1);
     for (int i = 0; i < j; i++) {
@@ -61,7 +63,10 @@ static double lsq_rotate(lsq *L, int j)
         h[i + 1] = -L->s[i] * h[i] + L->c[i] * h[i + 1];
         h[i] = t;
     }
+    double col = 0;
+    for (int i = 0; i <= j + 1; i++) col = fmax(col, fabs(h[i]));
     const double d = hypot(h[j], h[j + 1]);
+    *singular = !(d > 1e-14 * col);
     L->c[j] = d > 0 ? h[j] / d : 1.0;
     L->s[j] = d > 0 ? h[j + 1] / d : 0.0;
     h[j] = d;
@@ -144,9 +149,15 @@ static int cycle(spk_krylov *k, const double *b, double *x, const spk_options *o
         }
         SPK_SPMV(k, res, 1.0, u, 0.0, w);
         SPK_TRY(orthogonalize(k, res, L, j, w, &hn));
-        const double rnorm = lsq_rotate(L, j);
-        j++;
+        int singular;
+        const double rnorm = lsq_rotate(L, j, &singular);
         res->iterations++;
+        if (singular) { /* x from the columns before this one; no residual to test */
+            res->reason = SPK_BREAKDOWN_SINGULAR;
+            *stop = 1;
+            break;
+        }
+        j++;
         if (o->iterate) { /* the callback sees x_j, made only for it */
             SPK_TRY(update(k, res, L, j, x, xj, t, z));
             k->iter.x = xj;
@@ -198,5 +209,11 @@ int spk_gmres_classic(spk_krylov *k, const double *b, double *x, const spk_optio
     }
     free(L.h);
     SPK_TRY(st);
-    return spk_krylov_finish(k, b, x, k->w[2], res, bnorm);
+    SPK_TRY(spk_krylov_finish(k, b, x, k->w[2], res, bnorm));
+    /* the estimate said converged but the true residual is far above the target: a least-squares
+     * problem the rounding kept from looking singular */
+    const double target = fmax(o->rtol * bnorm, o->atol);
+    if ((res->reason == SPK_CONVERGED_RTOL || res->reason == SPK_CONVERGED_ATOL) && res->true_relres * bnorm > 100 * target)
+        res->reason = SPK_BREAKDOWN_SINGULAR;
+    return SPK_OK;
 }

@@ -576,6 +576,7 @@ static int choice_failed(const spk_result *r)
     case SPK_BREAKDOWN_RHO:
     case SPK_BREAKDOWN_R0V:
     case SPK_BREAKDOWN_OMEGA:
+    case SPK_BREAKDOWN_SINGULAR:
     case SPK_BREAKDOWN_PRECOND:
     case SPK_DIVERGED_NAN:
     case SPK_DIVERGED_DTOL: return !spk_result_at_floor(r);

@@ -51,6 +51,7 @@ static int outcome(spk_solver *s, const spk_result *r)
     case SPK_BREAKDOWN_RHO:
     case SPK_BREAKDOWN_R0V:
     case SPK_BREAKDOWN_OMEGA:
+    case SPK_BREAKDOWN_SINGULAR:
         return spk_err_set(e, SPK_ERR_BREAKDOWN,
                            "%s stopped at iteration %d: %s%s; the system is probably singular or "
                            "nearly so (no solution, or b outside the range of A)",
@@ -92,6 +93,32 @@ static int build_deferred(spk_solver *s, spk_race *rc, double *t_setup)
     }
     if (!st) *t_setup = s->t_setup;
     return st;
+}
+
+/* BiCGStab under AUTO broke down (rho, r0'v or omega zero, also after its
+ * restarts) with the residual well above the precision floor: restarted
+ * GMRES, whose residual cannot break down or grow, finishes from the
+ * iterate reached, with the preconditioner in use and the iterations left;
+ * later solves keep GMRES.  It only runs where the solve had failed. */
+static int switch_to_gmres(spk_solver *s, const double *db, double *dx, spk_result *r)
+{
+    const spk_result first = *r;
+    spk_options o = s->opts;
+    o.maxit = s->opts.maxit - first.iterations;
+    if (o.maxit < 1) return SPK_OK;
+    s->kind = SPK_SOLVER_GMRES;
+    memset(r, 0, sizeof *r);
+    s->k.it_base = first.iterations; /* the progress callback counts on */
+    const int st = spk_solver_run(s, db, dx, &o, r);
+    s->k.it_base = 0;
+    SPK_TRY(st);
+    r->iterations += first.iterations;
+    r->switched = 2;
+    r->t_spmv += first.t_spmv;
+    r->t_precond += first.t_precond;
+    r->t_vector += first.t_vector;
+    r->t_sync += first.t_sync;
+    return SPK_OK;
 }
 
 /* x0, for a restart with BiCGStab if CG finds A indefinite under AUTO: with
@@ -192,6 +219,10 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND) &&
         !spk_result_at_floor(&r))
         SPK_CHECK(st, switch_to_bicgstab(s, db, dx, x0, rc, &r, &t_setup, &alongside));
+    if (!alongside && s->auto_kind && s->kind == SPK_SOLVER_BICGSTAB &&
+        (r.reason == SPK_BREAKDOWN_RHO || r.reason == SPK_BREAKDOWN_R0V || r.reason == SPK_BREAKDOWN_OMEGA) &&
+        !spk_result_at_floor(&r))
+        SPK_CHECK(st, switch_to_gmres(s, db, dx, &r));
     s->k.race = NULL;
     int on_host = 0; /* the answer alongside is in x already */
     if (rc) {

@@ -4,7 +4,8 @@
  * (recurrence and recomputed residual agree) and never grows; full GMRES
  * (m >= n) ends within n iterations; restarts, the iteration limit, a zero
  * right-hand side, an invariant subspace (A = I), the iterate callback and
- * the caller's preconditioner; the restart length's key and range. */
+ * the caller's preconditioner; the restart length's key and range; the
+ * default's switch to GMRES where its BiCGStab broke down. */
 #include "device.h"
 #include "io/gen.h"
 
@@ -152,6 +153,17 @@ static void identity_and_zero(spk_context *ctx)
     free(rp);
     free(ci);
     free(v);
+    /* singular, b outside the range: a breakdown, never a converged answer */
+    int srp[] = {0, 2, 4}, sci[] = {0, 1, 0, 1};
+    double sv[] = {1, 2, 2, 4}, sb[] = {1, 0}, sx[] = {0, 0};
+    CHECK_OK(spk_matrix_from_csr(ctx, 2, 2, srp, sci, sv, &A), spk_last_error(ctx));
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_GMRES, SPK_PRECOND_NONE, NULL, &s), spk_last_error(ctx));
+    const int st = spk_solve(s, sb, sx, &r);
+    CHECK(st == SPK_ERR_BREAKDOWN && r.reason == SPK_BREAKDOWN_SINGULAR && r.true_relres > 0.5,
+          "singular inconsistent system: status %d, %s, true residual %g", st, spk_reason_name(r.reason),
+          r.true_relres);
+    spk_solver_destroy(s);
+    spk_matrix_destroy(A);
 }
 
 typedef struct last_x {
@@ -221,6 +233,47 @@ static void callbacks(spk_context *ctx)
     free(x2);
 }
 
+/* A skew-symmetric A (s'As = 0) breaks BiCGStab down at once: asked for, the
+ * breakdown is reported; under SPK_SOLVER_AUTO restarted GMRES finishes
+ * (switched = 2) and the solver keeps it for the next solve. */
+static void auto_falls_back(spk_context *ctx)
+{
+    enum { N = 20 };
+    int rp[N + 1], ci[2 * N], k = 0;
+    double v[2 * N], b[N], x[N], ones[N];
+    for (int i = 0; i < N; i++) {
+        rp[i] = k;
+        if (i > 0) ci[k] = i - 1, v[k++] = -1;
+        if (i + 1 < N) ci[k] = i + 1, v[k++] = 1;
+        ones[i] = 1;
+    }
+    rp[N] = k;
+    spk_matrix *A = NULL;
+    CHECK_OK(spk_matrix_from_csr(ctx, N, N, rp, ci, v, &A), spk_last_error(ctx));
+    CHECK_OK(spk_matrix_multiply(A, ones, b), "multiply");
+    spk_solver *s = NULL;
+    spk_result r;
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_BICGSTAB, SPK_PRECOND_NONE, NULL, &s), spk_last_error(ctx));
+    memset(x, 0, sizeof x);
+    const int st = spk_solve(s, b, x, &r);
+    CHECK(st == SPK_ERR_BREAKDOWN && r.switched == 0, "BiCGStab asked for on a skew matrix: status %d, switched %d",
+          st, r.switched);
+    spk_solver_destroy(s);
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, &s), spk_last_error(ctx));
+    for (int solve = 0; solve < 2; solve++) {
+        memset(x, 0, sizeof x);
+        const int st2 = spk_solve(s, b, x, &r);
+        double e = 0;
+        for (int i = 0; i < N; i++) e = fmax(e, fabs(x[i] - 1));
+        CHECK(st2 == SPK_OK && e < 1e-6 && strcmp(spk_solver_method(s), "gmres") == 0 &&
+                  (solve == 0 ? r.switched == 2 : r.switched == 0),
+              "auto on a skew matrix, solve %d: status %d, method %s, switched %d, error %g (%s)", solve, st2,
+              spk_solver_method(s), r.switched, e, spk_last_error(ctx));
+    }
+    spk_solver_destroy(s);
+    spk_matrix_destroy(A);
+}
+
 static void restart_key(void)
 {
     spk_options o;
@@ -244,6 +297,7 @@ int main(void)
     known_solutions(ctx);
     identity_and_zero(ctx);
     callbacks(ctx);
+    auto_falls_back(ctx);
     spk_context_destroy(ctx);
     return check_exit();
 }
