@@ -232,33 +232,18 @@ size_t spk_options_size(void)
     return sizeof(spk_options);
 }
 
-void spk_options_set_monitor(spk_options *o, spk_monitor_fn fn, void *user)
-{
-    if (!o) return;
-    o->monitor = fn;
-    o->monitor_user = fn ? user : NULL;
-}
-
-void spk_options_set_precond(spk_options *o, spk_precond_fn fn, void *user)
-{
-    if (!o) return;
-    o->precond_apply = fn;
-    o->precond_user = fn ? user : NULL;
-}
-
-void spk_options_set_iterate(spk_options *o, spk_iterate_fn fn, void *user)
-{
-    if (!o) return;
-    o->iterate = fn;
-    o->iterate_user = fn ? user : NULL;
-}
-
-void spk_options_set_progress(spk_options *o, spk_monitor_fn fn, void *user)
-{
-    if (!o) return;
-    o->progress = fn;
-    o->progress_user = fn ? user : NULL;
-}
+/* the callbacks' setters: the function and its argument (none with the function) */
+#define SPK_OPTIONS_SETTER(name, fn_type, field, user_field) \
+    void name(spk_options *o, fn_type fn, void *user)        \
+    {                                                        \
+        if (!o) return;                                      \
+        o->field = fn;                                       \
+        o->user_field = fn ? user : NULL;                    \
+    }
+SPK_OPTIONS_SETTER(spk_options_set_monitor, spk_monitor_fn, monitor, monitor_user)
+SPK_OPTIONS_SETTER(spk_options_set_precond, spk_precond_fn, precond_apply, precond_user)
+SPK_OPTIONS_SETTER(spk_options_set_iterate, spk_iterate_fn, iterate, iterate_user)
+SPK_OPTIONS_SETTER(spk_options_set_progress, spk_monitor_fn, progress, progress_user)
 
 int spk_option_count(void)
 {
