@@ -199,7 +199,8 @@ static void print_json(const solve_args *a, const solve_run *r)
     printf(", \"factorization\": ");
     cli_json_string(stdout, spk_solver_factorization(r->s));
     printf(", \"pivoted\": %d", spk_solver_pivoted(r->s));
-    printf(", \"switched\": %s, \"rhs\": ", r->res.switched ? "true" : "false");
+    printf(", \"switched\": %s, \"switched_to\": \"%s\", \"rhs\": ", r->res.switched ? "true" : "false",
+           r->res.switched == 2 ? "gmres" : r->res.switched ? "bicgstab" : "");
     cli_json_string(stdout, a->rhs ? a->rhs : r->rhs_note);
     char kind[40];
     spk_rhs_kind_text(&a->kind, kind, sizeof kind);

@@ -245,7 +245,7 @@ class SolveInfo:
     rnorm0: float
     restarts: int
     shift: float
-    switched: bool
+    switched: int  # 0; 1: auto's CG found A indefinite, BiCGStab solved; 2: auto's BiCGStab broke down, GMRES finished
     t_setup: float
     t_solve: float
     t_spmv: float
@@ -458,7 +458,7 @@ class Solver:
         info = SolveInfo(converged=st == 0, status=_s(_lib.spk_status_name(st)),
                          reason=_s(_lib.spk_reason_name(r.reason)), iterations=r.iterations,
                          relres=r.relres, true_relres=r.true_relres, rnorm0=r.rnorm0, restarts=r.restarts,
-                         shift=r.shift, switched=bool(r.switched), t_setup=r.t_setup, t_solve=r.t_total,
+                         shift=r.shift, switched=int(r.switched), t_setup=r.t_setup, t_solve=r.t_total,
                          t_spmv=r.t_spmv, t_precond=r.t_precond, t_vector=r.t_vector, t_sync=r.t_sync,
                          method=_s(_lib.spk_solver_method(self._solver)),
                          precond=_s(_lib.spk_solver_precond(self._solver)),
