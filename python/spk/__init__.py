@@ -153,6 +153,7 @@ for name, res, args in [
         ("spk_solver_factorization", ctypes.c_char_p, [_P]),
         ("spk_solver_format", ctypes.c_char_p, [_P]),
         ("spk_solver_format_detail", ctypes.c_char_p, [_P]),
+        ("spk_solver_pivoted", ctypes.c_int, [_P]),
         ("spk_solver_destroy", None, [_P])]:
     f = getattr(_lib, name)
     f.restype = res
@@ -265,6 +266,7 @@ class SolveInfo:
     race: int = 0  # 0 no race; 1 the preconditioned solve answered; 2 CG without one, run alongside; 3 CG with Jacobi, alongside
     choice: str = ""  # probe=True: the preconditioner the first solve chose by measuring, and why
     factorization: str = ""  # how the IC(0)/ILU(0) factor was computed: "exact", "by K sweeps, ..."
+    pivoted: int = -1  # rows static pivoting moved (pivot=...); -1: it did not run
 
 
 def _csr_of(A):
@@ -467,7 +469,8 @@ class Solver:
                          history=hist, graph_iterations=r.graph_iterations, block_iterations=r.block_iterations,
                          block_cluster=r.block_cluster, precond_sweeps=_lib.spk_solver_precond_sweeps(self._solver),
                          race=r.race, choice=_s(_lib.spk_solver_choice(self._solver)),
-                         factorization=_s(_lib.spk_solver_factorization(self._solver)))
+                         factorization=_s(_lib.spk_solver_factorization(self._solver)),
+                         pivoted=_lib.spk_solver_pivoted(self._solver))
         if st:
             raise SpkError(st, msg, info=info, x=x)
         return x, info

@@ -146,6 +146,17 @@ def test_errors_are_clear():
         spk.cg(A, b, tol=1e-5)  # SciPy's old keyword: the message names rtol
 
 
+def test_static_pivoting():
+    A = read("west0479")  # no diagonal: ILU(0) needs the rows permuted
+    b = A @ np.ones(A.shape[0])
+    x, info = spk.solve(A, b, precond="factor", probe=False, device=DEVICE)
+    assert info.converged and info.pivoted > 400 and relres(A, b, x) <= 2e-8
+    with pytest.raises(spk.SpkError, match="zero pivot"):
+        spk.solve(A, b, precond="factor", probe=False, pivot="off", device=DEVICE)
+    x, info = spk.bicgstab(A, b, M="ilu0", rtol=1e-9, device=DEVICE)
+    assert info == 0 and relres(A, b, x) <= 2e-9
+
+
 def test_gmres_like_scipy():
     A = read("sherman3")
     b = A @ np.ones(A.shape[0])
