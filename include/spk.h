@@ -258,12 +258,12 @@ typedef struct spk_options {
     int gmres_restart;         /* "gmres-restart": GMRES's basis size m, the iterations between restarts */
     int pivot;                 /* "pivot": static pivoting, the rows permuted by a maximum product
                                   matching (every diagonal entry one of its column's largest;
-                                  x keeps its order, ||b - A x|| its meaning) before ILU(0) or
-                                  Jacobi: SPK_PIVOT_AUTO (where the setup without it met a zero
-                                  pivot in ILU(0) or a zero diagonal entry in Jacobi, the method
-                                  not CG; the default's probe builds its factor later, so it is
-                                  not pivoted), _ON (always; not with CG, IC(0), reorder or the
-                                  caller's preconditioner), _OFF */
+                                  x keeps its order, ||b - A x|| its meaning).  SPK_PIVOT_AUTO:
+                                  where ILU(0) meets a zero pivot or Jacobi a zero diagonal entry
+                                  (BiCGStab, GMRES; not reordered), that preconditioner is built
+                                  on P A and applied to P r, A staying the operator (the default's
+                                  probe too); _ON: the whole system is P A x = P b (not with CG,
+                                  IC(0), reorder or the caller's preconditioner); _OFF */
     spk_precond_fn precond_apply; /* SPK_PRECOND_USER's apply (no key; spk_options_set_precond) */
     void *precond_user;
     spk_iterate_fn iterate;    /* optional callback (no key; spk_options_set_iterate) */

@@ -33,6 +33,19 @@ static const struct spk_precond_ops *const registry[] = {
     NULL,
 };
 
+int spk_precond_pivot(spk_exec *e, const spk_csr *A, const struct spk_precond_ops *inner, const spk_precond_opts *o,
+                      const struct spk_precond_ops **ops, void **impl)
+{
+    SPK_TRY(spk_precond_pivoted_create(e, A, inner, o, impl));
+    *ops = &spk_precond_pivoted;
+    return SPK_OK;
+}
+
+int spk_precond_rows_moved(const struct spk_precond_ops *ops, const void *impl)
+{
+    return ops == &spk_precond_pivoted && impl ? spk_precond_pivoted_moved(impl) : -1;
+}
+
 /* Shifting allowed, alpha = 1e-3, 2e-3, ... up to 1. */
 void spk_precond_opts_default(spk_precond_opts *o)
 {

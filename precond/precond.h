@@ -160,6 +160,16 @@ extern const struct spk_precond_ops spk_precond_ilu0_isai_host;
 extern const struct spk_precond_ops spk_precond_ic0_isai_host;
 extern const struct spk_precond_ops spk_precond_ilu0_isai_cuda;
 extern const struct spk_precond_ops spk_precond_ic0_isai_cuda;
+/* Static pivoting inside a preconditioner (pivoted.c): inner built on P A, P the rows of a
+ * maximum product matching, applied as inner(P r); *ops and *impl the wrapper, which forwards
+ * to inner.  spk_precond_rows_moved: the rows such a wrapper moved, -1 for any other. */
+int spk_precond_pivot(spk_exec *e, const spk_csr *A, const struct spk_precond_ops *inner, const spk_precond_opts *o,
+                      const struct spk_precond_ops **ops, void **impl);
+int spk_precond_rows_moved(const struct spk_precond_ops *ops, const void *impl);
+int spk_precond_pivoted_create(spk_exec *e, const spk_csr *A, const struct spk_precond_ops *inner,
+                               const spk_precond_opts *o, void **impl);
+extern const struct spk_precond_ops spk_precond_pivoted;
+int spk_precond_pivoted_moved(const void *impl);
 /* The caller's preconditioner (opts.user_apply) on host arrays; on the GPU r and z pass
  * through host buffers (user.c). */
 extern const struct spk_precond_ops spk_precond_user_host;

@@ -137,10 +137,9 @@ static inline const spk_csr *spk_solver_work(const spk_solver *s)
     return s->perm || s->rperm ? &s->PA : &s->M->A;
 }
 
-/* pivot.c: static pivoting decided (spk_options.pivot, for the method kind and preconditioner
- * pk the caller asked for; failed: the setup without it met a zero pivot) and, where it
- * applies, PA = P A made. */
-int spk_solver_pivot_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk, int failed);
+/* pivot.c: pivot on (spk_options.pivot; auto pivots inside the preconditioner, setup.c):
+ * checked for the method kind and preconditioner pk the caller asked for, PA = P A made. */
+int spk_solver_pivot_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk);
 
 /* matrix.c: is every diagonal entry of A stored and positive? */
 int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e);

@@ -67,10 +67,22 @@ int spk_solver_make_precond(spk_solver *s)
     s->k.M = NULL;
     const struct spk_precond_ops *ops;
     SPK_TRY(spk_solver_precond_ops(s, &ops));
+    int st;
     if (s->dA && ops->create_dev)
-        SPK_TRY(ops->create_dev(e, spk_solver_work(s), s->dA, &s->popts, &s->k.M));
+        st = ops->create_dev(e, spk_solver_work(s), s->dA, &s->popts, &s->k.M);
     else
-        SPK_TRY(ops->create(e, spk_solver_work(s), &s->popts, &s->k.M));
+        st = ops->create(e, spk_solver_work(s), &s->popts, &s->k.M);
+    /* spk_options.pivot auto: a zero pivot (ILU(0)) or zero diagonal entry (Jacobi) of a
+     * nonsymmetric method: the same preconditioner on the rows a matching permuted */
+    if (st == SPK_ERR_ZERO_PIVOT && s->opts.pivot == SPK_PIVOT_AUTO && s->kind != SPK_SOLVER_CG && !s->perm &&
+        !s->rperm && (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_JACOBI)) {
+        char first[SPK_ERR_MSG_MAX];
+        snprintf(first, sizeof first, "%s", e->err->msg);
+        spk_err_clear(e->err);
+        st = spk_precond_pivot(e, spk_solver_work(s), ops, &s->popts, &ops, &s->k.M);
+        if (st == SPK_ERR_ZERO_PIVOT) spk_err_prefix(e->err, "after static pivoting (without it: %.300s)", first);
+    }
+    SPK_TRY(st);
     s->k.M_ops = ops;
     return SPK_OK;
 }
@@ -330,16 +342,6 @@ cleanup:
     return st;
 }
 
-/* What a failed setup built (the SpMV format, a preconditioner), released for another try. */
-static void spk_solver_unbuild(spk_solver *s)
-{
-    if (s->k.A_ops) s->k.A_ops->destroy(s->k.A);
-    if (s->k.M_ops) s->k.M_ops->destroy(s->k.M);
-    s->k.A_ops = NULL;
-    s->k.M_ops = NULL;
-    s->k.A = s->k.M = NULL;
-}
-
 int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
                       spk_precond_kind precond, const spk_options *opts, spk_solver **out)
 {
@@ -392,23 +394,8 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     spk_precond_opts_of(&s->opts, &s->popts);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
     if (s->opts.reorder != SPK_REORDER_NONE) SPK_CHECK(st, reorder_setup(s));
-    SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond, 0));
-    st = solver_setup(s, solver, precond);
-    if (st == SPK_ERR_ZERO_PIVOT && s->opts.pivot == SPK_PIVOT_AUTO && !s->rperm) {
-        /* a zero pivot or diagonal entry: again on the rows a matching permuted, where it applies */
-        char first[SPK_ERR_MSG_MAX];
-        snprintf(first, sizeof first, "%s", e->msg);
-        spk_solver_unbuild(s);
-        spk_err_clear(e);
-        SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond, 1));
-        if (!s->rperm) { /* pivoting does not apply: the first failure stands */
-            st = spk_err_set(e, SPK_ERR_ZERO_PIVOT, "%s", first);
-            goto cleanup;
-        }
-        st = solver_setup(s, solver, precond);
-        if (st) spk_err_prefix(e, "after static pivoting (without it: %.300s)", first);
-    }
-    if (st) goto cleanup;
+    SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond));
+    SPK_CHECK(st, solver_setup(s, solver, precond));
     if (!spk_exec_is_host(ctx->exec)) {
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->b));
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->x));

@@ -259,7 +259,8 @@ static void auto_falls_back(spk_context *ctx)
     CHECK(st == SPK_ERR_BREAKDOWN && r.switched == 0, "BiCGStab asked for on a skew matrix: status %d, switched %d",
           st, r.switched);
     spk_solver_destroy(s);
-    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, &s), spk_last_error(ctx));
+    /* no preconditioner: with one, static pivoting makes ILU(0) of this matrix exact */
+    CHECK_OK(spk_solver_create(ctx, A, SPK_SOLVER_AUTO, SPK_PRECOND_NONE, NULL, &s), spk_last_error(ctx));
     for (int solve = 0; solve < 2; solve++) {
         memset(x, 0, sizeof x);
         const int st2 = spk_solve(s, b, x, &r);
