@@ -80,7 +80,7 @@ struct spk_solver {
     /* spk_options.pivot (pivot.c): the system solved is P A x = P b, row i of PA being row
        rperm[i] of A (NULL: not pivoted); PA, pmap and pb serve it as they serve reorder */
     int *rperm;
-    int pivot_moved, pivot_matched; /* rows not in their place; columns matched (n: all) */
+    int pivot_moved;          /* rows not in their place */
     /* SPK_REORDER_MULTICOLOR: the system solved is P A P^T (P b) */
     spk_csr PA;               /* P A P^T */
     int *perm;                /* row i of PA is row perm[i] of A (NULL: no reordering) */

@@ -24,16 +24,15 @@ int spk_solver_pivot_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind
                                                             : NULL;
     if (why) return spk_err_set(e, SPK_ERR_INVALID_ARG, "pivot on: %s", why);
     const int n = A->nrows;
-    int st = SPK_OK, matched = 0;
+    int st = SPK_OK;
     s->rperm = spk_malloc((size_t)n, sizeof(int), "static pivoting's row order", e);
     s->pmap = spk_malloc((size_t)A->nnz + 1, sizeof(int), "static pivoting's entry map", e);
     s->pb = spk_malloc((size_t)n, sizeof(double), "the permuted right-hand side", e);
     if (!s->rperm || !s->pmap || !s->pb) return SPK_ERR_NOMEM;
-    SPK_TRY(spk_csr_max_product_matching(A, s->rperm, &matched, e));
+    SPK_TRY(spk_csr_max_product_matching(A, s->rperm, NULL, e));
     SPK_TRY(spk_csr_permute_rows(A, s->rperm, &s->PA, s->pmap, e));
     s->pivot_moved = 0;
     for (int i = 0; i < n; i++) s->pivot_moved += s->rperm[i] != i;
-    s->pivot_matched = matched;
     return st;
 }
 

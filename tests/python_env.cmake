@@ -50,3 +50,16 @@ function(spk_python_env outpy outwhy imports)
   endif()
   set(${outpy} "${py}" PARENT_SCOPE)
 endfunction()
+
+# spk_python_or_skip(<out py> "<imports>" <pip packages...>): spk_python_env, then a "SKIP:"
+# line and the end of the calling script where no interpreter can be had; else the
+# environment that imports spk from the source tree with the build's library.
+macro(spk_python_or_skip outpy imports)
+  spk_python_env(${outpy} spk_skip_why_ "${imports}" ${ARGN})
+  if(NOT ${outpy})
+    message("SKIP: ${spk_skip_why_}")
+    return()
+  endif()
+  set(ENV{SPK_LIBRARY} "${LIB}")
+  set(ENV{PYTHONPATH} "${SRC}/python")
+endmacro()

@@ -10,13 +10,7 @@
 # the packages cannot be installed (no network); a failing example fails.
 # Inputs: PYTHON, LIB (libspk.so), SRC (the repository), VENV.
 include("${CMAKE_CURRENT_LIST_DIR}/python_env.cmake")
-spk_python_env(py why "import numpy, scipy, skfem" numpy scipy scikit-fem)
-if(NOT py)
-  message("SKIP: ${why}")
-  return()
-endif()
-set(ENV{SPK_LIBRARY} "${LIB}")
-set(ENV{PYTHONPATH} "${SRC}/python")
+spk_python_or_skip(py "import numpy, scipy, skfem" numpy scipy scikit-fem)
 # small sizes (a few thousand unknowns each, spsolve included), on the host: label cpu
 foreach(run "fem_poisson3d.py;--n;16" "fem_poisson3d.py;--mesh;hex;--n;14" "fem_elasticity3d.py;--n;6")
   list(POP_FRONT run script)

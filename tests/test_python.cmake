@@ -12,13 +12,7 @@
 # and SciPy are not installed (the pytest run above still counts).
 # Inputs: PYTHON, LIB (libspk.so), SRC (the repository), VENV, SHARED (may be empty).
 include("${CMAKE_CURRENT_LIST_DIR}/python_env.cmake")
-spk_python_env(py why "import numpy, scipy, pytest" numpy scipy pytest)
-if(NOT py)
-  message("SKIP: ${why}")
-  return()
-endif()
-set(ENV{SPK_LIBRARY} "${LIB}")
-set(ENV{PYTHONPATH} "${SRC}/python")
+spk_python_or_skip(py "import numpy, scipy, pytest" numpy scipy pytest)
 set(ENV{SPK_TEST_DATA} "${SRC}/data")
 if(SHARED AND IS_DIRECTORY "${SHARED}")
   set(ENV{SPK_SHARED_MATRICES} "${SHARED}")
