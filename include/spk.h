@@ -256,14 +256,13 @@ typedef struct spk_options {
                                   grown so that twice the budget spent is allowed.  0 (default):
                                   0.1 on the GPU, unbounded on the host */
     int gmres_restart;         /* "gmres-restart": GMRES's basis size m, the iterations between restarts */
-    int pivot;                 /* "pivot": static pivoting, the rows permuted by a maximum product
-                                  matching (every diagonal entry one of its column's largest;
-                                  x keeps its order, ||b - A x|| its meaning).  SPK_PIVOT_AUTO:
-                                  where ILU(0) meets a zero pivot or Jacobi a zero diagonal entry
-                                  (BiCGStab, GMRES; not reordered), that preconditioner is built
-                                  on P A and applied to P r, A staying the operator (the default's
-                                  probe too); _ON: the whole system is P A x = P b (not with CG,
-                                  IC(0), reorder or the caller's preconditioner); _OFF */
+    int pivot;                 /* "pivot": static pivoting: ILU(0) or Jacobi (BiCGStab, GMRES; not
+                                  reordered) built on P A, P the rows of a maximum product matching
+                                  (every diagonal entry one of its column's largest), and applied
+                                  to P r; A stays the operator, x and rtol keep their meaning.
+                                  SPK_PIVOT_AUTO: where they meet a zero pivot or diagonal entry
+                                  (the default's probe too); _ON: always (refused with CG, IC(0),
+                                  reorder or the caller's preconditioner); _OFF: never */
     spk_precond_fn precond_apply; /* SPK_PRECOND_USER's apply (no key; spk_options_set_precond) */
     void *precond_user;
     spk_iterate_fn iterate;    /* optional callback (no key; spk_options_set_iterate) */

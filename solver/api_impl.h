@@ -77,10 +77,6 @@ struct spk_solver {
     char factorization[160];  /* how the factor in use was computed (spk_solver_factorization) */
     char format_name[64];     /* opts.format points here: the caller's string may not outlive
                                  spk_solver_create, and a refactorization rebuilds the format */
-    /* spk_options.pivot (pivot.c): the system solved is P A x = P b, row i of PA being row
-       rperm[i] of A (NULL: not pivoted); PA, pmap and pb serve it as they serve reorder */
-    int *rperm;
-    int pivot_moved;          /* rows not in their place */
     /* SPK_REORDER_MULTICOLOR: the system solved is P A P^T (P b) */
     spk_csr PA;               /* P A P^T */
     int *perm;                /* row i of PA is row perm[i] of A (NULL: no reordering) */
@@ -134,12 +130,12 @@ static inline int spk_result_at_floor(const spk_result *r)
 /* The matrix the solver works on: A, or P A P^T when reordered. */
 static inline const spk_csr *spk_solver_work(const spk_solver *s)
 {
-    return s->perm || s->rperm ? &s->PA : &s->M->A;
+    return s->perm ? &s->PA : &s->M->A;
 }
 
-/* pivot.c: pivot on (spk_options.pivot; auto pivots inside the preconditioner, setup.c):
- * checked for the method kind and preconditioner pk the caller asked for, PA = P A made. */
-int spk_solver_pivot_setup(spk_solver *s, spk_solver_kind kind, spk_precond_kind pk);
+/* pivot.c: pivot on (spk_options.pivot) refused where it cannot apply to the method kind
+ * and preconditioner pk the caller asked for (the pivoting itself: spk_solver_make_precond). */
+int spk_solver_pivot_check(const spk_solver *s, spk_solver_kind kind, spk_precond_kind pk);
 
 /* matrix.c: is every diagonal entry of A stored and positive? */
 int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e);

@@ -83,8 +83,8 @@ static const spk_opt solver_keys[] = {
      .meta = "P",
      .help = "static pivoting: A's rows permuted by a maximum product matching so that ILU(0) and Jacobi "
              "find a large diagonal; auto: where ILU(0) meets a zero pivot or Jacobi a zero diagonal entry "
-             "(not with CG), that preconditioner is built on the permuted rows and applied to P r; on: the "
-             "whole system is P A x = P b (x keeps its order, rtol its meaning)"},
+             "(not with CG), that preconditioner is built on the permuted rows and applied to P r; on: "
+             "always; A stays the operator (x keeps its order, rtol its meaning)"},
     {.key = "reorder-block", SOLVER_KEY(reorder_block), .type = SPK_OPT_INT, .min = 1, .max = 1e6,
      .unset = "16", .meta = "B", .help = "rows per block of reorder block-multicolor"},
     {.key = "vector-ops", SOLVER_KEY(vector_ops), .type = SPK_OPT_ENUM, .names = vector_names,

@@ -67,15 +67,18 @@ int spk_solver_make_precond(spk_solver *s)
     s->k.M = NULL;
     const struct spk_precond_ops *ops;
     SPK_TRY(spk_solver_precond_ops(s, &ops));
+    /* spk_options.pivot: ILU(0) or Jacobi of a nonsymmetric method built on the rows a matching
+     * permuted, always (on) or where they meet a zero pivot or diagonal entry (auto) */
+    const int can_pivot = s->opts.pivot != SPK_PIVOT_OFF && s->kind != SPK_SOLVER_CG && !s->perm &&
+                          (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_JACOBI);
     int st;
-    if (s->dA && ops->create_dev)
+    if (can_pivot && s->opts.pivot == SPK_PIVOT_ON)
+        st = spk_precond_pivot(e, spk_solver_work(s), ops, &s->popts, &ops, &s->k.M);
+    else if (s->dA && ops->create_dev)
         st = ops->create_dev(e, spk_solver_work(s), s->dA, &s->popts, &s->k.M);
     else
         st = ops->create(e, spk_solver_work(s), &s->popts, &s->k.M);
-    /* spk_options.pivot auto: a zero pivot (ILU(0)) or zero diagonal entry (Jacobi) of a
-     * nonsymmetric method: the same preconditioner on the rows a matching permuted */
-    if (st == SPK_ERR_ZERO_PIVOT && s->opts.pivot == SPK_PIVOT_AUTO && s->kind != SPK_SOLVER_CG && !s->perm &&
-        !s->rperm && (s->pkind == SPK_PRECOND_ILU0 || s->pkind == SPK_PRECOND_JACOBI)) {
+    if (st == SPK_ERR_ZERO_PIVOT && can_pivot && s->opts.pivot == SPK_PIVOT_AUTO) {
         char first[SPK_ERR_MSG_MAX];
         snprintf(first, sizeof first, "%s", e->err->msg);
         spk_err_clear(e->err);
@@ -100,14 +103,13 @@ void spk_solver_race_free(spk_solver *s)
 int spk_solver_original_row(spk_solver *s, int st)
 {
     spk_err *e = &s->ctx->err;
-    const int *rows = s->perm ? s->perm : s->rperm;
-    const char *p = rows && st == SPK_ERR_ZERO_PIVOT ? strstr(e->msg, "at row ") : NULL;
+    const char *p = s->perm && st == SPK_ERR_ZERO_PIVOT ? strstr(e->msg, "at row ") : NULL;
     int r;
     if (!p || sscanf(p + 7, "%d", &r) != 1 || r < 0 || r >= s->PA.nrows) return st;
     char why[sizeof e->msg];
     snprintf(why, sizeof why, "%s", e->msg);
-    return spk_err_set(e, st, "%.900s (rows counted in the %s matrix: its row %d is row %d of A)", why,
-                       s->perm ? "reordered" : "row-permuted (static pivoting)", r, rows[r]);
+    return spk_err_set(e, st, "%.900s (rows counted in the reordered matrix: its row %d is row %d of A)", why, r,
+                       s->perm[r]);
 }
 
 /* spk_options.race: on the GPU, with SPK_PRECOND_AUTO resolved to IC(0)
@@ -394,7 +396,7 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     spk_precond_opts_of(&s->opts, &s->popts);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
     if (s->opts.reorder != SPK_REORDER_NONE) SPK_CHECK(st, reorder_setup(s));
-    SPK_CHECK(st, spk_solver_pivot_setup(s, solver, precond));
+    SPK_CHECK(st, spk_solver_pivot_check(s, solver, precond));
     SPK_CHECK(st, solver_setup(s, solver, precond));
     if (!spk_exec_is_host(ctx->exec)) {
         SPK_CHECK(st, spk_exec_alloc_vec(ctx->exec, A->A.nrows, &s->b));
@@ -411,7 +413,7 @@ cleanup:
 int spk_solver_refresh(spk_solver *s)
 {
     double t0 = spk_time_now();
-    if (s->perm || s->rperm)
+    if (s->perm)
         for (int k = 0; k < s->PA.nnz; k++) s->PA.val[k] = s->M->A.val[s->pmap[k]];
     const spk_csr *A = spk_solver_work(s);
     spk_exec *ex = s->ctx->exec;
@@ -547,7 +549,6 @@ void spk_solver_destroy(spk_solver *s)
     if (!s) return;
     spk_csr_free(&s->PA);
     free(s->perm);
-    free(s->rperm);
     free(s->pmap);
     free(s->pb);
     free(s->px);

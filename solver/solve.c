@@ -188,9 +188,6 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
         }
         b = s->pb;
         x = s->px;
-    } else if (s->rperm) { /* static pivoting: P A x = P b, x in the caller's order */
-        for (int i = 0; i < n; i++) s->pb[i] = b[s->rperm[i]];
-        b = s->pb;
     }
     if (s->version != s->M->version) {
         SPK_TRY(spk_solver_refresh(s));
