@@ -4,7 +4,6 @@
  * into a host buffer and z back after the call, so each apply waits (the
  * solver runs such a preconditioner in fused steps, never in graphs). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "precond/precond.h"
 
@@ -62,7 +61,6 @@ static int user_apply(void *impl, const double *r, double *z)
         SPK_TRY(e->ops->download(e, U->hr, r, bytes));
         hr = U->hr;
         hz = U->hz;
-        memset(hz, 0, bytes);
     }
     const int rc = U->fn(U->arg, U->n, hr, hz);
     if (rc) return spk_err_set(e->err, SPK_ERR_INVALID_ARG, "the caller's preconditioner returned %d", rc);
