@@ -1,6 +1,7 @@
 /* csr.c -- host CSR utilities: allocation, validation, sorting, duplicates,
  * COO assembly, transpose, symmetry, diagonal, row statistics, reference SpMV. */
 #include "csr.h"
+#include "parallel.h"
 
 #include <limits.h>
 #include <math.h>
@@ -685,11 +686,43 @@ cleanup:
 }
 
 /* y = alpha*A*x + beta*y; traffic 12*nnz + 4*(rows+1) + 8*cols + 8*rows (16 with beta) bytes. */
-void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y)
+/* rows [lo, hi) of y = alpha*A*x + beta*y */
+static void csr_spmv_rows(const spk_csr *A, int lo, int hi, double alpha, const double *x, double beta,
+                          double *y)
 {
-    for (int i = 0; i < A->nrows; i++) {
+    for (int i = lo; i < hi; i++) {
         double s = 0;
         for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += A->val[k] * x[A->colind[k]];
         y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];
+    }
+}
+
+/* The first row whose entries start at or after position k (rowptr ascending). */
+static int row_at(const spk_csr *A, long long k)
+{
+    int lo = 0, hi = A->nrows;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (A->rowptr[mid] < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Each thread takes a contiguous run of rows holding about the same number of
+ * entries (a dense row costs its length). */
+void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, double *y)
+{
+    const int nt = spk_host_threads();
+    if (nt < 2 || (long long)A->nnz + A->nrows < SPK_PAR_MIN) {
+        csr_spmv_rows(A, 0, A->nrows, alpha, x, beta, y);
+        return;
+    }
+    const long long work = A->nnz;
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++) {
+        const int lo = t == 0 ? 0 : row_at(A, work * t / nt);
+        const int hi = t == nt - 1 ? A->nrows : row_at(A, work * (t + 1) / nt);
+        csr_spmv_rows(A, lo, hi, alpha, x, beta, y);
     }
 }

@@ -65,6 +65,7 @@ static int host_nrm2(spk_exec *e, int n, const double *x, double *out)
 static int host_axpy(spk_exec *e, int n, double a, const double *x, double *y)
 {
     (void)e;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
     for (int i = 0; i < n; i++) y[i] += a * x[i];
     return SPK_OK;
 }
@@ -73,10 +74,13 @@ static int host_axpy(spk_exec *e, int n, double a, const double *x, double *y)
 static int host_axpby(spk_exec *e, int n, double a, const double *x, double b, double *y)
 {
     (void)e;
-    if (b == 0.0)
+    if (b == 0.0) {
+        SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
         for (int i = 0; i < n; i++) y[i] = a * x[i];
-    else
+    } else {
+        SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
         for (int i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+    }
     return SPK_OK;
 }
 
@@ -84,6 +88,7 @@ static int host_axpby(spk_exec *e, int n, double a, const double *x, double b, d
 static int host_scal(spk_exec *e, int n, double a, double *x)
 {
     (void)e;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
     for (int i = 0; i < n; i++) x[i] *= a;
     return SPK_OK;
 }
@@ -92,7 +97,7 @@ static int host_scal(spk_exec *e, int n, double a, double *x)
 static int host_copy(spk_exec *e, int n, const double *x, double *y)
 {
     (void)e;
-    if (n > 0 && x != y) memmove(y, x, (size_t)n * sizeof(double));
+    spk_host_copy(n, x, y);
     return SPK_OK;
 }
 
@@ -100,6 +105,7 @@ static int host_copy(spk_exec *e, int n, const double *x, double *y)
 static int host_fill(spk_exec *e, int n, double a, double *x)
 {
     (void)e;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
     for (int i = 0; i < n; i++) x[i] = a;
     return SPK_OK;
 }
@@ -131,24 +137,14 @@ static int hk_dot(spk_exec *e, int n, const double *x, const double *y, int o)
 
 static int hk_dot2(spk_exec *e, int n, const double *x, const double *y, int o1, int o2)
 {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += x[i] * x[i];
-        s1 += x[i + 1] * x[i + 1];
-        s2 += x[i + 2] * x[i + 2];
-        s3 += x[i + 3] * x[i + 3];
-        t0 += x[i] * y[i];
-        t1 += x[i + 1] * y[i + 1];
-        t2 += x[i + 2] * y[i + 2];
-        t3 += x[i + 3] * y[i + 3];
-    }
-    for (; i < n; i++) {
-        s0 += x[i] * x[i];
-        t0 += x[i] * y[i];
-    }
-    slots(e)[o1] = (s0 + s1) + (s2 + s3);
-    slots(e)[o2] = (t0 + t1) + (t2 + t3);
+    double *s = slots(e);
+#define DOT2_(i, a, b)          \
+    do {                        \
+        a += x[i] * x[i];       \
+        b += x[i] * y[i];       \
+    } while (0)
+    SPK_REDUCE4(n, DOT2_, s[o1], s[o2]);
+#undef DOT2_
     return SPK_OK;
 }
 

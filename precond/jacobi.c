@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "precond/precond.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/cuda_kernels.h"
@@ -119,7 +120,9 @@ static int jacobi_apply(void *impl, const double *r, double *z)
     const jacobi *J = impl;
     if (!J || !r || !z) return SPK_ERR_INVALID_ARG;
     const double *inv = J->inv;
-    for (int i = 0; i < J->n; i++) z[i] = r[i] * inv[i];
+    const int n = J->n;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
+    for (int i = 0; i < n; i++) z[i] = r[i] * inv[i];
     return SPK_OK;
 }
 

@@ -18,16 +18,16 @@ static int hk_cg_update(spk_exec *e, int n, int rz, int pq, const double *p, con
         s[o] = NAN;
         return SPK_OK;
     }
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#define CG_UPDATE(i, acc)                 \
+#define CG_UPDATE(i, acc, unused)                 \
     do {                                  \
         x[i] += a * p[i];                 \
         r[i] += na * q[i];                \
         acc += r[i] * r[i];               \
     } while (0)
-    SPK_FOR4(n, CG_UPDATE);
+    double none;
+    SPK_REDUCE4(n, CG_UPDATE, s[o], none);
 #undef CG_UPDATE
-    s[o] = SPK_SUM4();
+    (void)none;
     return SPK_OK;
 }
 
@@ -36,6 +36,7 @@ static int hk_cg_direction(spk_exec *e, int n, int num, int den, const double *z
     const double *s = e->ops->async->slots(e);
     const double b = s[num] / s[den];
     if (!isfinite(b)) return SPK_OK;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
     for (int i = 0; i < n; i++) p[i] = 1.0 * z[i] + b * p[i];
     return SPK_OK;
 }
@@ -46,12 +47,13 @@ static int hk_bicg_direction(spk_exec *e, int n, int fresh, int rho, int rho_old
     const double *s = e->ops->async->slots(e);
     if (!(isfinite(s[rho]) && s[rho] != 0)) return SPK_OK;
     if (fresh) {
-        if (n > 0 && r != p) memmove(p, r, (size_t)n * sizeof(double));
+        spk_host_copy(n, r, p);
         return SPK_OK;
     }
     const double alpha = s[rho_old] / s[r0v], omega = s[ts] / s[tt];
     const double beta = (s[rho] / s[rho_old]) * (alpha / omega), nw = -omega;
     if (!isfinite(beta)) return SPK_OK;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
     for (int i = 0; i < n; i++) {
         const double t = p[i] + nw * v[i];
         p[i] = 1.0 * r[i] + beta * t;
@@ -67,15 +69,15 @@ static int hk_bicg_s(spk_exec *e, int n, int rho, int r0v, const double *v, doub
         s[o] = NAN;
         return SPK_OK;
     }
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#define BICG_S(i, acc)                    \
+#define BICG_S(i, acc, unused)                    \
     do {                                  \
         r[i] += na * v[i];                \
         acc += r[i] * r[i];               \
     } while (0)
-    SPK_FOR4(n, BICG_S);
+    double none;
+    SPK_REDUCE4(n, BICG_S, s[o], none);
 #undef BICG_S
-    s[o] = SPK_SUM4();
+    (void)none;
     return SPK_OK;
 }
 
@@ -84,6 +86,7 @@ static int hk_axpy_ratio(spk_exec *e, int n, int num, int den, const double *x, 
     const double *s = e->ops->async->slots(e);
     const double a = s[num] / s[den];
     if (!isfinite(a)) return SPK_OK;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN))
     for (int i = 0; i < n; i++) y[i] += a * x[i];
     return SPK_OK;
 }
@@ -97,17 +100,17 @@ static int hk_bicg_update(spk_exec *e, int n, int rho, int r0v, int ts, int tt, 
         s[o] = NAN;
         return SPK_OK;
     }
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#define BICG_UPDATE(i, acc)               \
+#define BICG_UPDATE(i, acc, unused)               \
     do {                                  \
         x[i] += a * ph[i];                \
         x[i] += w * sh[i];                \
         r[i] += nw * t[i];                \
         acc += r[i] * r[i];               \
     } while (0)
-    SPK_FOR4(n, BICG_UPDATE);
+    double none;
+    SPK_REDUCE4(n, BICG_UPDATE, s[o], none);
 #undef BICG_UPDATE
-    s[o] = SPK_SUM4();
+    (void)none;
     return SPK_OK;
 }
 
