@@ -338,6 +338,7 @@ int cmd_solve(int argc, char **argv)
     }
     if (open_context(&a, &r)) goto done;
     spk_context_set_memory_limit(r.ctx, limit);
+    spk_context_set_threads(r.ctx, a.threads);
     if (load_matrix(&a, &r) || make_vectors(&a, &r)) goto done;
     if (a.monitor) {
         a.o.monitor = monitor_print;

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "solve_args.h"
+#include "core/parallel.h"
 #include "io/gen.h"
 #include "io/mmio.h"
 #include "mpi/dist.h"
@@ -332,6 +333,7 @@ static int run(const solve_args *a, size_t limit, dist_run *r)
     st = spk_mpi_matrix_create(r->comm, r->n, r->row0[r->rank], r->rows.nrows, r->rows.rowptr, r->rows.colind,
                                r->rows.val, &r->A);
     if (st) return spk_err_set(&r->err, st, "%s", spk_mpi_last_error(NULL));
+    if (a->threads) spk_host_set_threads(a->threads); /* after the node's cores were shared out */
     r->nloc = r->rows.nrows;
     spk_csr_free(&r->rows); /* copied into A */
     int h = 0;

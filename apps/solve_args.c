@@ -34,6 +34,10 @@ static const spk_opt solve_keys[] = {
     {.key = "max-memory", CLI_ARG(solve_args, max_memory), .type = SPK_OPT_STRING, .meta = "SIZE",
      .help = "the most memory reading A and b may hold (e.g. 4G, 512M): beyond it the read stops with an "
              "error (default: no limit)"},
+    {.key = "threads", CLI_ARG(solve_args, threads), .type = SPK_OPT_INT, .min = 0, .max = 4096, .def = 0,
+     .meta = "N",
+     .help = "the host threads (OpenMP) the setup and the solve run on; 0: OMP_NUM_THREADS, else every core "
+             "(under mpirun: the node's cores shared among its ranks); x has the same bits whatever N"},
     {.key = "monitor", CLI_ARG(solve_args, monitor), .type = SPK_OPT_FLAG,
      .help = "print the residual of every iteration"},
     {.key = "json", CLI_ARG(solve_args, json), .type = SPK_OPT_FLAG, .help = "print one JSON object instead of text"},

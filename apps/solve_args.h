@@ -14,6 +14,7 @@ typedef struct solve_args {
     int solver, precond, device; /* spk_solver_kind, spk_precond_kind, spk_device */
     int partition;           /* across MPI ranks: 0 contiguous rows, 1 METIS parts */
     int monitor, json, out_failed;
+    int threads;             /* host threads (0: the default) */
     spk_options o;
 } solve_args;
 

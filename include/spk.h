@@ -385,6 +385,12 @@ SPK_API void spk_context_destroy(spk_context *ctx);
  * read stops with SPK_ERR_NOMEM and a message naming the limit (0, the
  * default: no limit). */
 SPK_API int spk_context_set_memory_limit(spk_context *ctx, size_t bytes);
+/* The host threads this context's solver setups and solves run on (n >= 1),
+ * or 0 (the default): OMP_NUM_THREADS, else every core.  Results have the
+ * same bits whatever the count. */
+SPK_API int spk_context_set_threads(spk_context *ctx, int n);
+/* The host threads the context's work runs on now: 1 in a build without OpenMP. */
+SPK_API int spk_context_threads(const spk_context *ctx);
 /* The device the context runs on: "host" or "cuda". */
 SPK_API const char *spk_context_device(const spk_context *ctx);
 /* For SPK_DEVICE_AUTO: why that device was chosen ("" otherwise). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "dist.h"
 
 typedef struct mpi_exec {
@@ -77,6 +78,20 @@ static void mpi_destroy(spk_exec *e)
     free(m);
 }
 
+/* Ranks on one node share its cores: without OMP_NUM_THREADS each rank's
+ * host loops take its part of them, not all (which would oversubscribe). */
+static void share_cores(MPI_Comm comm)
+{
+    if (getenv("OMP_NUM_THREADS")) return;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return;
+    int local = 1;
+    if (MPI_Comm_size(node, &local) != MPI_SUCCESS || local < 1) local = 1;
+    MPI_Comm_free(&node);
+    const int cores = spk_host_set_threads(0);
+    spk_host_set_threads(cores / local > 1 ? cores / local : 1);
+}
+
 int spk_exec_mpi_create(MPI_Comm comm, spk_err *err, spk_exec **e)
 {
     if (!e) return SPK_ERR_INVALID_ARG;
@@ -92,7 +107,11 @@ int spk_exec_mpi_create(MPI_Comm comm, spk_err *err, spk_exec **e)
         return st;
     }
     m->comm = comm;
-    MPI_Comm_size(comm, &m->size);
+    if (MPI_Comm_size(comm, &m->size) != MPI_SUCCESS || m->size < 1) {
+        mpi_destroy(&m->pub);
+        return spk_err_set(err, SPK_ERR_INVALID_ARG, "MPI_Comm_size failed on the communicator given");
+    }
+    share_cores(comm);
     m->part = malloc((size_t)m->size * sizeof(double));
     if (!m->part) {
         mpi_destroy(&m->pub);

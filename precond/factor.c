@@ -309,6 +309,7 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
     if (r > 0) return r;
     if (r == 0) {
         f->valid = 1;
+        f->stamp++;
         if (f->iter) spk_parfactor_keep(f);
         return SPK_OK;
     }
@@ -326,6 +327,7 @@ int spk_factor_run(spk_factor *f, const spk_csr *A)
         if (r == 0) {
             f->alpha = alpha;
             f->valid = 1;
+            f->stamp++;
             if (f->iter) spk_parfactor_keep(f);
             return SPK_OK;
         }
@@ -341,6 +343,7 @@ void spk_factor_free(spk_factor *f)
     if (!f) return;
     if (f->kind && f->kind->release) f->kind->release(f);
     spk_parfactor_free(f->iter);
+    spk_factor_plan_free(f->plan);
     spk_csr_free(&f->F);
     free(f->adiag);
     free(f->diag);

@@ -74,6 +74,8 @@ struct spk_factor {
     int valid;               /* 1 when F holds a usable factorization */
     void *dev;               /* device-side state of a device variant */
     struct spk_parfactor *iter; /* the iterative factorization's state (parfactor.h); NULL: exact */
+    struct spk_factor_plan *plan; /* the threaded apply's levels (factor_levels.c); NULL: none yet */
+    unsigned stamp;          /* counts the factorizations, so copies of F's values know they are stale */
     spk_precond_factor_info info; /* how the factor in F was computed */
 };
 
@@ -126,6 +128,14 @@ void spk_factor_upper_solve(int n, const int *beg, int boff, const int *end, int
 void spk_factor_lower_trans_solve(int n, const int *rowptr, const int *colind, const double *val,
                                   const double *idiag, double *x);
 
+/* z = M^-1 r by level-scheduled solves on the host's threads, where there
+ * are several and the factor's levels are wide enough (*done = 1); else
+ * *done = 0 and nothing is written (the caller solves on one thread).  The
+ * result has the bits of the one-thread solves. */
+int spk_factor_solve_levels(spk_factor *f, const double *r, double *z, int *done);
+void spk_factor_plan_free(struct spk_factor_plan *p);
+/* 1 when the applies of this host factor (an ilu0/ic0 impl) run by levels. */
+int spk_factor_levels_used(const void *impl);
 /* The host kinds (ilu0.c, ic0.c), for the preconditioners built on them. */
 extern const spk_factor_kind spk_ilu0_kind;
 extern const spk_factor_kind spk_ic0_kind;

@@ -75,6 +75,9 @@ static int ic0_apply(void *impl, const double *r, double *z)
 {
     spk_factor *f = impl;
     SPK_TRY(spk_factor_check_apply(f, r, z));
+    int done;
+    SPK_TRY(spk_factor_solve_levels(f, r, z, &done));
+    if (done) return SPK_OK;
     const spk_csr *L = &f->F;
     spk_factor_lower_solve(f->n, L->rowptr, 0, L->rowptr + 1, -1, L->colind, L->val, f->idiag, r,
                            z);

@@ -91,6 +91,9 @@ static int ilu0_apply(void *impl, const double *r, double *z)
 {
     spk_factor *f = impl;
     SPK_TRY(spk_factor_check_apply(f, r, z));
+    int done;
+    SPK_TRY(spk_factor_solve_levels(f, r, z, &done));
+    if (done) return SPK_OK;
     const spk_csr *F = &f->F;
     spk_factor_lower_solve(f->n, F->rowptr, 0, f->diag, 0, F->colind, F->val, NULL, r, z);
     spk_factor_upper_solve(f->n, f->diag, 1, F->rowptr + 1, 0, F->colind, F->val, f->idiag, z, z);

@@ -46,7 +46,13 @@ struct spk_context {
     char note[SPK_ERR_MSG_MAX]; /* why this device (SPK_DEVICE_AUTO) */
     spk_ref ref;                /* its holders (matrices, solvers) */
     size_t mem_limit;           /* bytes a file read may hold (spk_context_set_memory_limit; 0: none) */
+    int threads;                /* host threads (spk_context_set_threads; 0: the default) */
 };
+
+/* Around a setup or a solve: the context's host threads in effect, and back
+ * to the caller's count (spk_threads_enter returns it) after. */
+int spk_threads_enter(const spk_context *ctx);
+void spk_threads_leave(const spk_context *ctx, int before);
 
 struct spk_matrix {
     spk_context *ctx;

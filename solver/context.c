@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "solver/api_impl.h"
+#include "core/parallel.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/exec_cuda.h"
 #endif
@@ -156,6 +157,34 @@ int spk_context_set_memory_limit(spk_context *ctx, size_t bytes)
     if (!ctx) return SPK_ERR_INVALID_ARG;
     ctx->mem_limit = bytes;
     return SPK_OK;
+}
+
+int spk_context_set_threads(spk_context *ctx, int n)
+{
+    if (!ctx || n < 0) return ctx ? spk_err_set(&ctx->err, SPK_ERR_INVALID_ARG, "spk_context_set_threads: "
+                                                 "the count must be >= 0 (0: the default), not %d", n)
+                                  : SPK_ERR_INVALID_ARG;
+    ctx->threads = n;
+    return SPK_OK;
+}
+
+int spk_context_threads(const spk_context *ctx)
+{
+    const int before = spk_threads_enter(ctx), now = spk_host_threads();
+    spk_threads_leave(ctx, before);
+    return now;
+}
+
+int spk_threads_enter(const spk_context *ctx)
+{
+    const int before = spk_host_threads();
+    if (ctx && ctx->threads) spk_host_set_threads(ctx->threads);
+    return before;
+}
+
+void spk_threads_leave(const spk_context *ctx, int before)
+{
+    if (ctx && ctx->threads) spk_host_set_threads(before);
 }
 
 void spk_context_hold(spk_context *ctx)

@@ -344,10 +344,9 @@ cleanup:
     return st;
 }
 
-int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
-                      spk_precond_kind precond, const spk_options *opts, spk_solver **out)
+static int solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
+                         spk_precond_kind precond, const spk_options *opts, spk_solver **out)
 {
-    if (!ctx) return SPK_ERR_INVALID_ARG;
     spk_err *e = &ctx->err;
     spk_err_clear(e);
     if (!A || !out) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solver_create: NULL argument");
@@ -406,6 +405,16 @@ int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
     s = NULL;
 cleanup:
     spk_solver_destroy(s);
+    return st;
+}
+
+int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver,
+                      spk_precond_kind precond, const spk_options *opts, spk_solver **out)
+{
+    if (!ctx) return SPK_ERR_INVALID_ARG;
+    const int threads = spk_threads_enter(ctx);
+    const int st = solver_create(ctx, A, solver, precond, opts, out);
+    spk_threads_leave(ctx, threads);
     return st;
 }
 

@@ -301,7 +301,9 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
                 x[i] = ldexp(x[i], -k);
             }
             s->opts.atol = ldexp(atol, -k);
+            const int threads = spk_threads_enter(s->ctx);
             st = solve_into(s, k ? bs : b, x, &r);
+            spk_threads_leave(s->ctx, threads);
             s->opts.atol = atol;
             for (int i = 0; k && i < n; i++) x[i] = ldexp(x[i], k);
             r.rnorm0 = ldexp(r.rnorm0, k);
