@@ -95,6 +95,8 @@ typedef struct bench {
     int nfmts;
     spk_floors fl;
     double copy_gbs;
+    int threads;             /* --threads: the host's threads (0: the default); in use: host_threads */
+    int host_threads;
     size_t cache;
     char devname[128];
     mat_result *m;

@@ -40,6 +40,7 @@ static void json_run(const bench *b, FILE *f, int argc, char **argv)
     fprintf(f, ", \"executor\": \"%s\", \"baseline\": \"%s\", \"precision\": \"%s\"", b->ex->ops->name,
             bench_baseline(b), b->single ? "float" : "double");
     cli_json_field(f, "copy_gbs", b->copy_gbs);
+    fprintf(f, ", \"host_threads\": %d", b->host_threads);
     fprintf(f, ", \"cache_bytes\": %zu", b->cache);
     cli_json_field(f, "min_time_s", b->min_time);
     fprintf(f, ", \"repeat\": %d, \"solve_repeat\": %d", b->repeat, b->solve_repeat);

@@ -31,6 +31,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "core/parallel.h"
 #include "io/gen.h"
 #include "io/mmio.h"
 #include "io/rhs.h"
@@ -56,6 +57,9 @@ static const spk_opt bench_keys[] = {
     {.key = "solve-config", CLI_ARG(bench, arg), .type = SPK_OPT_STRING, .meta = "C", .help = bench_cfg_keys_help},
     {.key = "device", CLI_ARG(bench, device), .type = SPK_OPT_ENUM, .names = cli_device_names, .meta = "D",
      .help = "where to run (auto: the GPU when usable)"},
+    {.key = "threads", CLI_ARG(bench, threads), .type = SPK_OPT_INT, .min = 0, .max = 4096, .def = 0, .meta = "N",
+     .help = "the host threads (OpenMP) of the host's products and solves and of the copy bandwidth's "
+             "measure; 0: OMP_NUM_THREADS, else every core"},
     {.key = "dir", CLI_ARG(bench, arg), .type = SPK_OPT_STRING, .meta = "DIR",
      .help = "every .mtx / .mtx.gz file in DIR, in name order"},
     {.key = "list", CLI_ARG(bench, arg), .type = SPK_OPT_STRING, .meta = "FILE",
@@ -294,7 +298,9 @@ static int select_formats(bench *b, const char *list)
  * formats; CLI_OK, or the exit code after printing why not. */
 static int start(bench *b)
 {
+    b->host_threads = spk_host_set_threads(b->threads); /* the products here and the solves' context */
     int st = spk_context_create(&b->ctx, (spk_device)b->device);
+    if (!st) st = spk_context_set_threads(b->ctx, b->threads);
     if (st) {
         fprintf(stderr, "spk bench: %s\n",
                 st == SPK_ERR_DEVICE ? "no usable CUDA device (use --device cpu)" : spk_status_name(st));
@@ -401,9 +407,9 @@ int cmd_bench(int argc, char **argv)
     }
     if ((rc = start(&b)) != CLI_OK || (rc = count_matrices(&b, &s)) != CLI_OK) goto out;
     bench_add_ref(&b);
-    printf("spk bench on %s (%s executor): copy bandwidth %.0f GB/s (read + write), cache %.1f MB, baseline %s, "
-           "products in %s\n",
-           b.devname, b.ex->ops->name, b.copy_gbs, (double)b.cache / 1e6, bench_baseline(&b),
+    printf("spk bench on %s (%s executor, %d host threads): copy bandwidth %.0f GB/s (read + write), cache %.1f MB, "
+           "baseline %s, products in %s\n",
+           b.devname, b.ex->ops->name, b.host_threads, b.copy_gbs, (double)b.cache / 1e6, bench_baseline(&b),
            b.single ? "float" : "double");
     if (bench_has_ref(&b))
         printf("solves against ref: CG + IC(0) or BiCGStab + ILU(0) directly on cuSPARSE and cuBLAS, A uploaded "

@@ -128,13 +128,15 @@ void spk_factor_upper_solve(int n, const int *beg, int boff, const int *end, int
 void spk_factor_lower_trans_solve(int n, const int *rowptr, const int *colind, const double *val,
                                   const double *idiag, double *x);
 
-/* z = M^-1 r by level-scheduled solves on the host's threads, where there
- * are several and the factor's levels are wide enough (*done = 1); else
- * *done = 0 and nothing is written (the caller solves on one thread).  The
- * result has the bits of the one-thread solves. */
-int spk_factor_solve_levels(spk_factor *f, const double *r, double *z, int *done);
+/* z = M^-1 r: by level-scheduled solves on the host's threads where there
+ * are several, the factor's levels are wide enough and the first applies,
+ * timed both ways, found them faster; else by one(f, r, z), the one-thread
+ * solves.  Both give the same bits. */
+int spk_factor_solve_levels(spk_factor *f, const double *r, double *z,
+                            void (*one)(const spk_factor *, const double *, double *));
 void spk_factor_plan_free(struct spk_factor_plan *p);
-/* 1 when the applies of this host factor (an ilu0/ic0 impl) run by levels. */
+/* 1 when applies of this host factor (an ilu0/ic0 impl) have run by levels
+ * (in the timed trials at least). */
 int spk_factor_levels_used(const void *impl);
 /* The host kinds (ilu0.c, ic0.c), for the preconditioners built on them. */
 extern const spk_factor_kind spk_ilu0_kind;

@@ -70,19 +70,19 @@ static int ic0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o, 
     return spk_factor_create(e, A, o, &spk_ic0_kind, impl);
 }
 
-/* z = L^-T L^-1 r: forward substitution by rows of L, backward by its columns. */
+/* z = L^-T L^-1 r on one thread: forward substitution by rows of L, backward by its columns. */
+static void ic0_solve(const spk_factor *f, const double *r, double *z)
+{
+    const spk_csr *L = &f->F;
+    spk_factor_lower_solve(f->n, L->rowptr, 0, L->rowptr + 1, -1, L->colind, L->val, f->idiag, r, z);
+    spk_factor_lower_trans_solve(f->n, L->rowptr, L->colind, L->val, f->idiag, z);
+}
+
 static int ic0_apply(void *impl, const double *r, double *z)
 {
     spk_factor *f = impl;
     SPK_TRY(spk_factor_check_apply(f, r, z));
-    int done;
-    SPK_TRY(spk_factor_solve_levels(f, r, z, &done));
-    if (done) return SPK_OK;
-    const spk_csr *L = &f->F;
-    spk_factor_lower_solve(f->n, L->rowptr, 0, L->rowptr + 1, -1, L->colind, L->val, f->idiag, r,
-                           z);
-    spk_factor_lower_trans_solve(f->n, L->rowptr, L->colind, L->val, f->idiag, z);
-    return SPK_OK;
+    return spk_factor_solve_levels(f, r, z, ic0_solve);
 }
 
 const struct spk_precond_ops spk_precond_ic0_host = {

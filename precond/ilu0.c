@@ -85,19 +85,21 @@ static int ilu0_create(spk_exec *e, const spk_csr *A, const spk_precond_opts *o,
     return spk_factor_create(e, A, o, &spk_ilu0_kind, impl);
 }
 
-/* z = U^-1 L^-1 r: forward substitution with unit L, then backward with U
- * (traffic: the factor once, 12 bytes per entry, plus about 40 bytes per row). */
+/* z = U^-1 L^-1 r on one thread: forward substitution with unit L, then
+ * backward with U (traffic: the factor once, 12 bytes per entry, plus about
+ * 40 bytes per row). */
+static void ilu0_solve(const spk_factor *f, const double *r, double *z)
+{
+    const spk_csr *F = &f->F;
+    spk_factor_lower_solve(f->n, F->rowptr, 0, f->diag, 0, F->colind, F->val, NULL, r, z);
+    spk_factor_upper_solve(f->n, f->diag, 1, F->rowptr + 1, 0, F->colind, F->val, f->idiag, z, z);
+}
+
 static int ilu0_apply(void *impl, const double *r, double *z)
 {
     spk_factor *f = impl;
     SPK_TRY(spk_factor_check_apply(f, r, z));
-    int done;
-    SPK_TRY(spk_factor_solve_levels(f, r, z, &done));
-    if (done) return SPK_OK;
-    const spk_csr *F = &f->F;
-    spk_factor_lower_solve(f->n, F->rowptr, 0, f->diag, 0, F->colind, F->val, NULL, r, z);
-    spk_factor_upper_solve(f->n, f->diag, 1, F->rowptr + 1, 0, F->colind, F->val, f->idiag, z, z);
-    return SPK_OK;
+    return spk_factor_solve_levels(f, r, z, ilu0_solve);
 }
 
 const struct spk_precond_ops spk_precond_ilu0_host = {
