@@ -160,7 +160,8 @@ static int make_vectors(const solve_args *a, solve_run *r)
 static void print_setup(const solve_args *a, const solve_run *r, FILE *out)
 {
     fprintf(out, "matrix    %s: %d x %d, %d nonzeros\n", a->matrix, r->n, r->n, r->nnz);
-    fprintf(out, "device    %s%s\n", spk_context_device(r->ctx), r->device_note);
+    fprintf(out, "device    %s%s, %d host threads\n", spk_context_device(r->ctx), r->device_note,
+            spk_context_threads(r->ctx));
     fprintf(out, "method    %s + %s%s%s, SpMV format %s\n", spk_solver_method(r->s), spk_solver_precond(r->s),
             a->solver == SPK_SOLVER_AUTO ? " (auto)" : "", sweeps_note(r->s), spk_solver_format(r->s));
     if (strcmp(spk_solver_format(r->s), "auto") == 0)
@@ -183,7 +184,7 @@ static void print_json(const solve_args *a, const solve_run *r)
     cli_json_string(stdout, a->matrix);
     printf(", \"rows\": %d, \"nnz\": %d, \"device\": ", r->n, r->nnz);
     cli_json_string(stdout, spk_context_device(r->ctx));
-    printf(", \"solver\": ");
+    printf(", \"host_threads\": %d, \"solver\": ", spk_context_threads(r->ctx));
     cli_json_string(stdout, spk_solver_method(r->s));
     printf(", \"precond\": ");
     cli_json_string(stdout, spk_solver_precond(r->s));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/parallel.h"
 #include "bell.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/exec_cuda.h"
@@ -97,6 +98,7 @@ static int bell_arrays(void *fmt, spk_format_array *l)
 static void bell_ref(const void *fmt, double alpha, const double *x, double beta, double *y)
 {
     const spk_fmt_bell *B = fmt;
+    SPK_OMP(omp parallel for schedule(static) if (B->nrows >= SPK_PAR_MIN / 8))
     for (int i = 0; i < B->nrows; i++) {
         const int g = i / SPK_BELL_ROWS, r = i % SPK_BELL_ROWS;
         const int w = (B->gptr[g + 1] - B->gptr[g]) / SPK_BELL_ROWS;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "csr_gpu.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/exec_cuda.h"
@@ -54,6 +55,7 @@ static int csr_arrays(void *fmt, spk_format_array *l)
 static void csr_ref(const void *fmt, double alpha, const double *x, double beta, double *y)
 {
     const spk_fmt_csr *F = fmt;
+    SPK_OMP(omp parallel for schedule(guided) if (F->nrows >= SPK_PAR_MIN / 8))
     for (int i = 0; i < F->nrows; i++) {
         double s = spk_format_lane_sum(F->colind, F->val, F->rowptr[i], F->rowptr[i + 1], x, F->threads);
         y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/parallel.h"
 #include "dia.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/exec_cuda.h"
@@ -75,6 +76,7 @@ static int dia_arrays(void *fmt, spk_format_array *l)
 void spk_dia_ref(const spk_fmt_dia *D, double alpha, const double *x, double beta, double *y)
 {
     const int m = D->nrows;
+    SPK_OMP(omp parallel for schedule(static) if (m >= SPK_PAR_MIN / 8))
     for (int i = 0; i < m; i++) {
         double s = 0;
         for (int d = 0; d < D->ndiag; d++) {

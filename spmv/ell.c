@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/parallel.h"
 #include "ell.h"
 #ifdef SPK_HAVE_CUDA
 #include "core/exec_cuda.h"
@@ -68,6 +69,7 @@ int spk_ell_arrays(spk_fmt_ell *E, spk_format_array *l)
 void spk_ell_ref(const spk_fmt_ell *E, double alpha, const double *x, double beta, double *y)
 {
     const int n = E->nrows;
+    SPK_OMP(omp parallel for schedule(static) if (n >= SPK_PAR_MIN / 8))
     for (int i = 0; i < n; i++) {
         double s = 0;
         for (int k = 0; k < E->width; k++) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/parallel.h"
 #include "spmv/options.h"
 #include "sell.h"
 
@@ -150,6 +151,7 @@ static int sell_arrays(void *fmt, spk_format_array *l)
 void spk_sell_ref(const spk_fmt_sell *S, double alpha, const double *x, double beta, double *y)
 {
     const int c = S->c;
+    SPK_OMP(omp parallel for schedule(static) if (S->nrows >= SPK_PAR_MIN / 8))
     for (int s = 0; s < S->nslices; s++) {
         const size_t base = (size_t)S->slice_ptr[s];
         const int width = (S->slice_ptr[s + 1] - S->slice_ptr[s]) / c;
