@@ -466,6 +466,7 @@ static int prepare(ref_ctx *c, const spk_csr *A, const double *b, spk_csr *D, be
     }
     c->n = A->nrows;
     c->nnz = A->nnz;
+    SPK_TRY(spk_cuda_libs_load(err));
     SPK_CUSPARSE_TRY(err, cusparseCreate(&c->sp));
     SPK_CUBLAS_TRY(err, cublasCreate(&c->bl));
     SPK_CUBLAS_TRY(err, cublasSetPointerMode(c->bl, CUBLAS_POINTER_MODE_HOST));

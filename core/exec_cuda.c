@@ -345,6 +345,7 @@ int spk_exec_cuda_create(spk_err *err, spk_exec **out)
     int st;
     SPK_CUDA_CHECK(st, err, cudaGetDevice(&c->device));
     SPK_CUDA_CHECK(st, err, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    SPK_CHECK(st, spk_cuda_libs_load(err));
     SPK_CHECK(st, spk_cublas_check(err, cublasCreate(&c->blas), "cublasCreate"));
     SPK_CHECK(st, spk_cublas_check(err, cublasSetStream(c->blas, c->stream), "cublasSetStream"));
     SPK_CHECK(st, spk_cublas_check(err, cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST),

@@ -12,6 +12,9 @@
 #include "csr.h"
 #include "exec.h"
 #include "slot_kernels.h"
+#ifndef __CUDACC__
+#include "cuda_libs.h" /* cuBLAS and cuSPARSE through the table opened at run time */
+#endif
 
 /* Is a CUDA device usable?  On no, *why (may be NULL) says why. */
 int spk_cuda_available(const char **why);
