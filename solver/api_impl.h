@@ -103,6 +103,7 @@ struct spk_solver {
                                  by measuring the first solve */
         int on;
         int decided;          /* 0: not yet; 1: the cheap one; 2: the factor */
+        int resorted;         /* 1: none finished after a failure (probe.c rest_without) */
         spk_precond_kind cheap, strong;
         spk_solver_kind cheap_kind;
         double *xs;           /* executor vector: the iterate a run that broke down restarts from */

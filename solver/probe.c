@@ -11,7 +11,7 @@
  * predicted remaining time is smaller finishes, from the latest iterate.
  * Where the factor does not converge and Jacobi, the cheap one, stalls,
  * none finishes; where the choice breaks down or diverges, none finishes
- * (the last resort).  The solver keeps the choice for its later solves;
+ * (the last resort), and where BiCGStab fails without one too, GMRES.  The solver keeps the choice for its later solves;
  * the choice and its numbers are one line (spk_solver_choice). */
 #include <limits.h>
 #include <math.h>
@@ -306,6 +306,7 @@ static int rest_without(spk_solver *s, spk_solver_kind kind, const double *b, do
     SPK_TRY(spk_solver_use_precond(s, kind, SPK_PRECOND_NONE, &secs));
     add_setup(s, t_setup, secs);
     s->probe.decided = 1;
+    s->probe.resorted = 1;
     const size_t len = strlen(s->probe.why);
     snprintf(s->probe.why + len, sizeof s->probe.why - len, "%s", tail);
     spk_result more;
@@ -604,6 +605,25 @@ static int last_resort(spk_solver *s, const double *b, double *x, spk_result *r,
     return rest_without(s, s->kind, b, x, r, tail, &m, t_setup);
 }
 
+/* After none finished (the last resort, or jacobi stalled and the factor
+ * did not converge) and BiCGStab failed without a preconditioner too:
+ * GMRES, whose residual never grows, from the iterate kept before (after a
+ * breakdown, from the last good one).  It acts only after two failures, so
+ * no solve that ended before changes; an explicit BiCGStab stays. */
+static int gmres_resort(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+{
+    if (!s->probe.resorted || !s->auto_kind || s->kind != SPK_SOLVER_BICGSTAB || s->pkind != SPK_PRECOND_NONE ||
+        !choice_failed(r) || r->iterations >= s->opts.maxit)
+        return SPK_OK;
+    const int diverged = r->reason == SPK_DIVERGED_DTOL || r->reason == SPK_DIVERGED_NAN;
+    if (diverged) SPK_TRY(restore(s, x));
+    char tail[128];
+    snprintf(tail, sizeof tail, "; then gmres: bicgstab + none %s at iteration %d", diverged ? "diverged" : "broke down",
+             r->iterations);
+    probe_run m;
+    return rest_without(s, SPK_SOLVER_GMRES, b, x, r, tail, &m, t_setup);
+}
+
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
 {
     if (!s->probe.on) return spk_solver_run(s, b, x, &s->opts, r);
@@ -617,6 +637,7 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
         st = choose(s, b, x, r, t_setup);
     }
     if (!st) st = last_resort(s, b, x, r, t_setup);
+    if (!st) st = gmres_resort(s, b, x, r, t_setup);
     if (!st) st = settle(s, b, x, r);
     s->k.it_base = 0;
     return st;
