@@ -17,8 +17,8 @@
 /* the entry points spk calls (the names the libraries export) */
 #define SPK_CUBLAS_FNS(X)                                                                                    \
     X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetPointerMode_v2) X(cublasDdot_v2)  \
-    X(cublasDnrm2_v2) X(cublasDaxpy_v2) X(cublasDscal_v2) X(cublasDcopy_v2) X(cublasGetStatusName)           \
-    X(cublasGetStatusString)
+    X(cublasDnrm2_v2) X(cublasDaxpy_v2) X(cublasDscal_v2) X(cublasDcopy_v2) X(cublasDgemv_v2)                \
+    X(cublasGetStatusName) X(cublasGetStatusString)
 #define SPK_CUSPARSE_FNS(X)                                                                                  \
     X(cusparseCreate) X(cusparseDestroy) X(cusparseSetStream) X(cusparseSetPointerMode)                       \
     X(cusparseGetErrorName) X(cusparseGetErrorString) X(cusparseCreateDnVec) X(cusparseDnVecSetValues)        \
@@ -67,6 +67,7 @@ extern spk_cuda_libs spk_cuda_libs_table;
 #define cublasDaxpy_v2 SPK_LIBS_REDIRECT_(cublasDaxpy_v2)
 #define cublasDscal_v2 SPK_LIBS_REDIRECT_(cublasDscal_v2)
 #define cublasDcopy_v2 SPK_LIBS_REDIRECT_(cublasDcopy_v2)
+#define cublasDgemv_v2 SPK_LIBS_REDIRECT_(cublasDgemv_v2)
 #define cublasGetStatusName SPK_LIBS_REDIRECT_(cublasGetStatusName)
 #define cublasGetStatusString SPK_LIBS_REDIRECT_(cublasGetStatusString)
 #define cusparseCreate SPK_LIBS_REDIRECT_(cusparseCreate)

@@ -85,6 +85,11 @@ struct spk_exec_ops {
     void (*destroy)(spk_exec *e);
     /* scalars on the executor, graphs (NULL: none) */
     const struct spk_exec_async_ops *async;
+    /* k vectors at once, V_i = V + i*ld (GMRES's basis); NULL: by dot and axpy
+     * one vector at a time.  h[i] = V_i'w, h on the host: */
+    int (*mdot)(spk_exec *e, int n, int k, const double *V, size_t ld, const double *w, double *h);
+    /* w += sum_i a[i] V_i, a on the host: */
+    int (*maxpy)(spk_exec *e, int n, int k, const double *a, const double *V, size_t ld, double *w);
 };
 
 /* State that an upper layer keeps per executor (its buffers, streams), found

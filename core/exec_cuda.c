@@ -301,6 +301,50 @@ static int cu_sync(spk_exec *e)
     return SPK_OK;
 }
 
+/* the device scratch of at least k doubles */
+static int small_of(spk_exec *e, int k, double **d)
+{
+    cuda_impl *c = impl_of(e);
+    if (c->nsmall < k) {
+        if (c->small) cudaFree(c->small);
+        c->small = NULL;
+        c->nsmall = 0;
+        SPK_TRY(spk_cuda_alloc(e, (size_t)k * sizeof(double), "the coefficients of a multi-vector operation",
+                               (void **)&c->small));
+        c->nsmall = k;
+    }
+    *d = c->small;
+    return SPK_OK;
+}
+
+/* h = V' w in one cuBLAS gemv (k columns of leading dimension ld), then to the host */
+static int cu_mdot(spk_exec *e, int n, int k, const double *V, size_t ld, const double *w, double *h)
+{
+    if (k <= 0) return SPK_OK;
+    double *dh;
+    SPK_TRY(small_of(e, k, &dh));
+    const double one = 1, zero = 0;
+    cuda_impl *c = impl_of(e);
+    SPK_CUBLAS_TRY(e->err, cublasDgemv(c->blas, CUBLAS_OP_T, n, k, &one, V, (int)ld, w, 1, &zero, dh, 1));
+    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(h, dh, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
+    SPK_CUDA_TRY(e->err, cudaStreamSynchronize(c->stream));
+    return SPK_OK;
+}
+
+/* w += V a in one cuBLAS gemv, a uploaded first (stream order keeps it until used) */
+static int cu_maxpy(spk_exec *e, int n, int k, const double *a, const double *V, size_t ld, double *w)
+{
+    if (k <= 0) return SPK_OK;
+    double *da;
+    SPK_TRY(small_of(e, k, &da));
+    const double one = 1;
+    cuda_impl *c = impl_of(e);
+    SPK_CUDA_TRY(e->err, cudaMemcpyAsync(da, a, (size_t)k * sizeof(double), cudaMemcpyHostToDevice, c->stream));
+    SPK_CUBLAS_TRY(e->err, cublasDgemv(c->blas, CUBLAS_OP_N, n, k, &one, V, (int)ld, da, 1, &one, w, 1));
+    /* the caller may change a at once: the pageable copy above is staged before the call returns */
+    return SPK_OK;
+}
+
 static void cu_destroy(spk_exec *e)
 {
     if (!e) return;
@@ -308,6 +352,7 @@ static void cu_destroy(spk_exec *e)
     if (c) {
         spk_cuda_async_free(c->as);
         for (int i = 0; i < c->nlater; i++) cudaFree(c->later[i]);
+        if (c->small) cudaFree(c->small);
         free(c->later);
         for (int b = 0; b < 2; b++) {
             if (c->stage[b]) cudaFreeHost(c->stage[b]);
@@ -323,7 +368,7 @@ static void cu_destroy(spk_exec *e)
 
 static const struct spk_exec_ops cuda_ops = {
     "cuda",  cu_alloc, cu_free, cu_upload, cu_download, cu_dot,  cu_nrm2,    cu_axpy,
-    cu_axpby, cu_scal, cu_copy, cu_fill,   cu_sync,     cu_destroy, &spk_cuda_async_ops,
+    cu_axpby, cu_scal, cu_copy, cu_fill,   cu_sync,     cu_destroy, &spk_cuda_async_ops, cu_mdot, cu_maxpy,
 };
 
 int spk_exec_cuda_create(spk_err *err, spk_exec **out)

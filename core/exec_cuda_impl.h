@@ -43,6 +43,8 @@ typedef struct cuda_impl {
     int hold;              /* spk_exec_cuda_hold_frees: frees deferred while > 0 */
     void **later;          /* ... the deferred ones */
     int nlater, caplater;
+    double *small;         /* device scratch of nsmall doubles (mdot's and maxpy's coefficients) */
+    int nsmall;
 } cuda_impl;
 
 static inline cuda_impl *spk_cuda_impl(const spk_exec *e)

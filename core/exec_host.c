@@ -193,9 +193,30 @@ static void host_destroy(spk_exec *e)
     free(e);
 }
 
+/* h[i] = V_i'w, each in spk_host_dot's order (the bits of k dots) */
+static int host_mdot(spk_exec *e, int n, int k, const double *V, size_t ld, const double *w, double *h)
+{
+    (void)e;
+    for (int i = 0; i < k; i++) h[i] = spk_host_dot(n, V + (size_t)i * ld, w);
+    return SPK_OK;
+}
+
+/* w += sum_i a[i] V_i, each entry in i order (the bits of k axpys), one pass over w */
+static int host_maxpy(spk_exec *e, int n, int k, const double *a, const double *V, size_t ld, double *w)
+{
+    (void)e;
+    SPK_OMP(omp parallel for schedule(static) if ((long long)n * k >= SPK_PAR_MIN))
+    for (int r = 0; r < n; r++) {
+        double t = w[r];
+        for (int i = 0; i < k; i++) t += a[i] * V[(size_t)i * ld + r];
+        w[r] = t;
+    }
+    return SPK_OK;
+}
+
 static const struct spk_exec_ops host_ops = {
     "host",    host_alloc, host_free, host_memcpy, host_memcpy, host_dot,  host_nrm2,    host_axpy,
-    host_axpby, host_scal, host_copy, host_fill,   host_sync,   host_destroy, &host_async,
+    host_axpby, host_scal, host_copy, host_fill,   host_sync,   host_destroy, &host_async, host_mdot, host_maxpy,
 };
 
 int spk_exec_host_create(spk_err *err, spk_exec **e)

@@ -122,6 +122,8 @@ int spk_exec_mpi_create(MPI_Comm comm, spk_err *err, spk_exec **e)
     m->ops.nrm2 = mpi_nrm2;
     m->ops.destroy = mpi_destroy;
     m->ops.async = NULL; /* its scalars would reduce locally: the drivers use the plain operations */
+    m->ops.mdot = NULL;  /* the same: dots one at a time, each reduced */
+    m->ops.maxpy = NULL;
     m->pub.ops = &m->ops;
     m->pub.impl = m->host->impl;
     m->pub.err = err;

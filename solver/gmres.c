@@ -12,7 +12,8 @@
  * BiCGStab's.  The basis (m + 1 vectors) lives on the executor, in one
  * allocation kept by the workspace; the small least-squares problem on the
  * host.  Every operation is an executor operation (the classic engine), so
- * the same code runs on the host and the GPU.  Traffic per inner iteration
+ * the same code runs on the host and the GPU; the projections on the basis
+ * are one multi-vector operation each (a gemv on the GPU), not j + 1 dots.  Traffic per inner iteration
  * j: SpMV + M^-1 + about (4 (j + 1) + 3) n reads and writes. */
 #include <stdlib.h>
 #include <string.h>
@@ -36,18 +37,19 @@ static int basis(spk_krylov *k, int m)
 /* The host's part: H (column j at h + j (m + 1)), the rotations, g, y. */
 typedef struct lsq {
     int m;
-    double *h, *c, *s, *g, *y;
+    double *h, *c, *s, *g, *y, *t; /* t: coefficients of a multi-vector update */
 } lsq;
 
 static int lsq_make(lsq *L, int m, spk_err *e)
 {
     L->m = m;
-    L->h = spk_malloc((size_t)(m + 1) * (size_t)m + 4 * (size_t)(m + 1), sizeof(double), "GMRES's Hessenberg matrix", e);
+    L->h = spk_malloc((size_t)(m + 1) * (size_t)m + 5 * (size_t)(m + 1), sizeof(double), "GMRES's Hessenberg matrix", e);
     if (!L->h) return SPK_ERR_NOMEM;
     L->c = L->h + (size_t)(m + 1) * m;
     L->s = L->c + m + 1;
     L->g = L->s + m + 1;
     L->y = L->g + m + 1;
+    L->t = L->y + m + 1;
     return SPK_OK;
 }
 
@@ -88,13 +90,39 @@ static void lsq_solve(lsq *L, int j)
     }
 }
 
+/* h[i] = V_i'w for i < cnt: one multi-vector operation where the executor has it */
+static int basis_dots(spk_krylov *k, spk_result *res, int cnt, const double *w, double *h)
+{
+    const double *V = k->gmres.V;
+    const size_t ld = k->gmres.stride;
+    if (k->e->ops->mdot) {
+        SPK_VEC(k, res, mdot, k->n, cnt, V, ld, w, h);
+        return SPK_OK;
+    }
+    for (int i = 0; i < cnt; i++) SPK_VEC(k, res, dot, k->n, V + (size_t)i * ld, w, &h[i]);
+    return SPK_OK;
+}
+
+/* w += sum_{i < cnt} a[i] V_i, the same way */
+static int basis_axpys(spk_krylov *k, spk_result *res, int cnt, const double *a, double *w)
+{
+    const double *V = k->gmres.V;
+    const size_t ld = k->gmres.stride;
+    if (k->e->ops->maxpy) {
+        SPK_VEC(k, res, maxpy, k->n, cnt, a, V, ld, w);
+        return SPK_OK;
+    }
+    for (int i = 0; i < cnt; i++) SPK_VEC(k, res, axpy, k->n, a[i], V + (size_t)i * ld, w);
+    return SPK_OK;
+}
+
 /* out = base + M^-1 (V[0..j-1] y), with t and z as work vectors (z unused without M) */
 static int update(spk_krylov *k, spk_result *res, lsq *L, int j, const double *base, double *out, double *t, double *z)
 {
     const int n = k->n;
     lsq_solve(L, j);
     SPK_VEC(k, res, fill, n, 0.0, t);
-    for (int i = 0; i < j; i++) SPK_VEC(k, res, axpy, n, L->y[i], k->gmres.V + (size_t)i * k->gmres.stride, t);
+    SPK_TRY(basis_axpys(k, res, j, L->y, t));
     const double *u = t;
     if (!spk_krylov_identity(k)) {
         SPK_PREC(k, res, t, z);
@@ -109,17 +137,19 @@ static int update(spk_krylov *k, spk_result *res, lsq *L, int j, const double *b
 static int orthogonalize(spk_krylov *k, spk_result *res, lsq *L, int j, double *w, double *hn)
 {
     const int n = k->n;
-    double *h = L->h + (size_t)j * (L->m + 1), before, c;
+    double *h = L->h + (size_t)j * (L->m + 1), before;
     SPK_VEC(k, res, nrm2, n, w, &before);
-    for (int i = 0; i <= j; i++) SPK_VEC(k, res, dot, n, k->gmres.V + (size_t)i * k->gmres.stride, w, &h[i]);
-    for (int i = 0; i <= j; i++) SPK_VEC(k, res, axpy, n, -h[i], k->gmres.V + (size_t)i * k->gmres.stride, w);
+    SPK_TRY(basis_dots(k, res, j + 1, w, h));
+    for (int i = 0; i <= j; i++) L->t[i] = -h[i];
+    SPK_TRY(basis_axpys(k, res, j + 1, L->t, w));
     SPK_VEC(k, res, nrm2, n, w, hn);
-    if (*hn < 0.7 * before) { /* cancellation: once more (DGKS) */
+    if (*hn < 0.7 * before) { /* cancellation: once more (DGKS), classical as well */
+        SPK_TRY(basis_dots(k, res, j + 1, w, L->t));
         for (int i = 0; i <= j; i++) {
-            SPK_VEC(k, res, dot, n, k->gmres.V + (size_t)i * k->gmres.stride, w, &c);
-            SPK_VEC(k, res, axpy, n, -c, k->gmres.V + (size_t)i * k->gmres.stride, w);
-            h[i] += c;
+            h[i] += L->t[i];
+            L->t[i] = -L->t[i];
         }
+        SPK_TRY(basis_axpys(k, res, j + 1, L->t, w));
         SPK_VEC(k, res, nrm2, n, w, hn);
     }
     h[j + 1] = *hn;
