@@ -62,7 +62,8 @@ module spk
      integer(c_int) :: race             ! 0 none ran; 1 the preconditioned solve answered; 2 CG alongside; 3 CG + Jacobi alongside
   end type spk_result
 
-  public :: spk_context_create, spk_context_destroy, spk_context_device, spk_last_error, spk_status_name, &
+  public :: spk_context_create, spk_context_destroy, spk_context_set_threads, spk_context_threads, &
+       spk_context_device, spk_last_error, spk_status_name, &
        spk_matrix_from_csr, spk_matrix_update_values, spk_matrix_destroy, spk_options_default, &
        spk_options_set, spk_options_get, spk_options_parse, spk_options_size, &
        spk_solver_create, spk_solve, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
@@ -113,6 +114,18 @@ module spk
        integer(c_int), value :: device
        integer(c_int) :: st
      end function spk_context_create
+     ! the host threads of the context's setups and solves (0: OMP_NUM_THREADS, else every core)
+     function spk_context_set_threads(ctx, n) bind(c, name="spk_context_set_threads") result(st)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: ctx
+       integer(c_int), value :: n
+       integer(c_int) :: st
+     end function spk_context_set_threads
+     function spk_context_threads(ctx) bind(c, name="spk_context_threads") result(n)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: ctx
+       integer(c_int) :: n
+     end function spk_context_threads
      subroutine spk_context_destroy(ctx) bind(c, name="spk_context_destroy")
        import :: c_ptr
        type(c_ptr), value :: ctx

@@ -73,6 +73,9 @@ program test_fortran
 
   call ok(spk_context_create(ctx, SPK_DEVICE_HOST), "context")
   call check(spk_context_device(ctx) == "host", "device name '" // spk_context_device(ctx) // "'")
+  call ok(spk_context_set_threads(ctx, 2), "two host threads")
+  call check(spk_context_threads(ctx) == 2 .or. spk_context_threads(ctx) == 1, "threads in use")
+  call check(spk_context_set_threads(ctx, -1) /= SPK_OK, "threads -1 accepted")
   call check(len(spk_version()) >= 5, "version '" // spk_version() // "'")
   call ok(spk_matrix_from_csr(ctx, n, n, rp1, ci1(1:k), v(1:k), a1), "1-based matrix")
   call ok(spk_matrix_from_csr(ctx, n, n, rp0, ci0(1:k), v(1:k), a0, base=0), "0-based matrix")

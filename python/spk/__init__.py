@@ -130,6 +130,8 @@ for name, res, args in [
         ("spk_context_create", ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_int]),
         ("spk_context_destroy", None, [_P]),
         ("spk_context_device", ctypes.c_char_p, [_P]),
+        ("spk_context_set_threads", ctypes.c_int, [_P, ctypes.c_int]),
+        ("spk_context_threads", ctypes.c_int, [_P]),
         ("spk_last_error", ctypes.c_char_p, [_P]),
         ("spk_matrix_from_csr", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P, _P, _P, ctypes.POINTER(_P)]),
         ("spk_matrix_update_values", ctypes.c_int, [_P, _P]),
@@ -331,13 +333,16 @@ class Solver:
     positive definite); device: "auto" | "cpu" | "cuda"; callback: called
     as callback(xk) after every iteration with the iterate (a copy; it turns
     the default's probe off, like the residual history); monitor: called as
-    monitor(k, rnorm, relres) for k = 0, 1, ... (also turns the probe off).
+    monitor(k, rnorm, relres) for k = 0, 1, ... (also turns the probe off);
+    threads: the host threads of the setup and the solves (0: OMP_NUM_THREADS,
+    else every core; x has the same bits for any count).
     Every other keyword is a key of the library's options
     table, with '_' for '-', checked by the library (SpkOptionError names the
     key and the values it takes); spk.options() lists them, and below:
     """
 
-    def __init__(self, A, method="auto", precond="auto", device="auto", callback=None, monitor=None, **options):
+    def __init__(self, A, method="auto", precond="auto", device="auto", callback=None, monitor=None, threads=0,
+                 **options):
         user = precond if not isinstance(precond, str) else None
         for what, val, table in (("method", method, _METHODS), ("precond", "user" if user is not None else precond,
                                                                  _PRECONDS), ("device", device, _DEVICES)):
@@ -358,6 +363,9 @@ class Solver:
                 _lib.spk_context_destroy(ctx)
             raise SpkError(st, msg or "cannot create a context for device '%s'" % device)
         self._ctx = ctx
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
+            raise ValueError("spk: threads must be an integer >= 0 (0: the default), got %r" % (threads,))
+        self._check(_lib.spk_context_set_threads(ctx, int(threads)))
         mat = _P()
         self._check(_lib.spk_matrix_from_csr(ctx, shape[0], shape[1], self._indptr.ctypes.data,
                                              self._indices.ctypes.data, data.ctypes.data, ctypes.byref(mat)))
@@ -417,6 +425,11 @@ class Solver:
     def device(self):
         """The device the solves run on, e.g. "cuda (NVIDIA H100 80GB HBM3)" or "host"."""
         return _s(_lib.spk_context_device(self._ctx))
+
+    @property
+    def threads(self):
+        """The host threads this solver's work runs on (1 in a build without OpenMP)."""
+        return _lib.spk_context_threads(self._ctx)
 
     def solve(self, b, x0=None):
         """Solve A x = b from x0 (default zero); returns (x, SolveInfo).  b of shape (n, k):

@@ -106,6 +106,26 @@ def test_solver_reuse_and_update_values():
             s.update_values(sp.eye(n, format="csr"))
 
 
+def test_threads_give_the_same_bits():
+    """A 3-D Laplacian large enough for threaded loops and level-scheduled
+    IC(0): x is bit for bit the one-thread x, with 2 and 3 threads."""
+    m = 40
+    T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
+    I = sp.identity(m)
+    A = sp.csr_matrix(sp.kron(sp.kron(T, I), I) + sp.kron(sp.kron(I, T), I) + sp.kron(sp.kron(I, I), T))
+    b = A @ np.sin(np.arange(A.shape[0]))
+    xs = []
+    for t in (1, 2, 3):
+        with spk.Solver(A, method="cg", precond="ic0", device="cpu", threads=t, probe="off") as s:
+            assert s.threads == t or s.threads == 1  # 1: a build without OpenMP
+            x, info = s.solve(b)
+            assert info.converged
+            xs.append(x)
+    assert all(np.array_equal(xs[0], x) for x in xs[1:])
+    with pytest.raises(ValueError, match="threads"):
+        spk.Solver(A, device="cpu", threads=-1)
+
+
 def test_any_scipy_format_and_dense():
     A = read(os.path.join(DATA, "nos3.mtx.gz"))
     b = A @ np.ones(A.shape[0])
