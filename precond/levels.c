@@ -1,4 +1,4 @@
-/* levels.c -- level-scheduled triangular solves on the host's threads (levels.h). */
+/* levels.c -- the level sets of a triangular factor (levels.h). */
 #include "levels.h"
 
 #include <stdlib.h>
@@ -45,21 +45,4 @@ void spk_levels_free(spk_levels *L)
 int spk_levels_pay(const spk_levels *L, int n, int nt)
 {
     return nt > 1 && L->nlev > 0 && n >= SPK_PAR_MIN / 4 && (long long)n >= 256LL * L->nlev;
-}
-
-void spk_levels_solve(const spk_levels *L, const int *beg, int boff, const int *end, int eoff, const int *colind,
-                      const double *val, const double *idiag, const double *b, double *x)
-{
-    const int *ptr = L->ptr, *rows = L->rows, nlev = L->nlev;
-    SPK_OMP(omp parallel)
-    for (int l = 0; l < nlev; l++) {
-        const int lo = ptr[l], hi = ptr[l + 1];
-        SPK_OMP(omp for schedule(static))
-        for (int q = lo; q < hi; q++) {
-            const int i = rows[q];
-            double s = b[i];
-            for (int k = beg[i] + boff, e = end[i] + eoff; k < e; k++) s -= val[k] * x[colind[k]];
-            x[i] = idiag ? s * idiag[i] : s;
-        } /* the implicit barrier: the next level reads this one's rows */
-    }
 }
