@@ -44,5 +44,5 @@ void spk_levels_free(spk_levels *L)
 
 int spk_levels_pay(const spk_levels *L, int n, int nt)
 {
-    return nt > 1 && L->nlev > 0 && n >= SPK_PAR_MIN / 4 && (long long)n >= 256LL * L->nlev;
+    return nt > 1 && L->nlev > 0 && n >= SPK_PAR_MIN && (long long)n >= (long long)SPK_LEVEL_ROWS * L->nlev;
 }

@@ -19,8 +19,11 @@ int spk_levels_build(spk_levels *L, int n, const int *beg, int boff, const int *
                      int upper, spk_err *err);
 void spk_levels_free(spk_levels *L);
 
-/* 1 where a threaded solve over L pays with nt threads: levels wide enough
- * that a level's work outweighs the threads' meeting at its end. */
+/* 1 where a threaded solve over L may pay with nt threads: levels of at
+ * least SPK_LEVEL_ROWS rows on average, whose work outweighs the threads'
+ * meeting at each level's end (on 2 cores levels of 1,200 rows broke even,
+ * and on a loaded machine every meeting waits for a descheduled thread). */
+#define SPK_LEVEL_ROWS 2048
 int spk_levels_pay(const spk_levels *L, int n, int nt);
 
 #endif

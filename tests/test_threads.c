@@ -160,7 +160,8 @@ static void applies(void)
     spk_exec *ex = NULL;
     CHECK_OK(spk_exec_host_create(&e, &ex), e.msg);
     const struct spk_precond_ops *ops[] = {&spk_precond_ic0_host, &spk_precond_ilu0_host};
-    const char *specs[] = {"poisson3d-7:40", "convdiff3d-7:40"};
+    /* levels of about 2,150 rows (238 of them): wide enough to be tried */
+    const char *specs[] = {"poisson3d-7:80", "convdiff3d-7:80"};
     for (int k = 0; k < 2; k++) {
         spk_csr A;
         CHECK_OK(spk_gen_spec(specs[k], &A, &e), e.msg);
