@@ -9,19 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "qcsr.h"
-
-/* first entry of row i with column >= c */
-static int lower(const spk_csr *A, int i, int c)
-{
-    int lo = A->rowptr[i], hi = A->rowptr[i + 1];
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (A->colind[mid] < c) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
 
 /* The block columns with entries in band b, in increasing order, into cols
  * (mark: one slot per block column, holding the last band that set it);
@@ -51,6 +40,44 @@ static int band_tiles(const spk_csr *A, int b, int *mark, int *cols)
     return count;
 }
 
+/* Band b's leaves: columns, first entries, row pointers, local columns and
+ * values.  Each row's entries are read once, in column order, and go to
+ * their leaf (pos: block column -> leaf of this band); per leaf the row
+ * pointers count, then place, then are shifted back. */
+static void fill_band(const spk_csr *A, spk_fmt_qcsr *Q, int b, int *mark, int *cols, int *pos)
+{
+    const int D = SPK_QCSR_DENSITY, m = A->nrows, r1 = (b + 1) * D < m ? (b + 1) * D : m;
+    const int count = band_tiles(A, b, mark, cols), l0 = Q->bandptr[b];
+    unsigned short *rp0 = Q->leafrp + (size_t)l0 * (D + 1);
+    for (int t = 0; t < count; t++) pos[cols[t]] = t;
+    memset(rp0, 0, (size_t)count * (D + 1) * sizeof(unsigned short));
+    for (int i = b * D; i < r1; i++)
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) rp0[(size_t)pos[A->colind[k] / D] * (D + 1) + (i - b * D) + 1]++;
+    int at = A->rowptr[b * D < m ? b * D : m];
+    for (int t = 0; t < count; t++) {
+        unsigned short *rp = rp0 + (size_t)t * (D + 1);
+        for (int r = 0; r < D; r++) rp[r + 1] = (unsigned short)(rp[r + 1] + rp[r]);
+        Q->leafcol[l0 + t] = cols[t];
+        Q->leafent[l0 + t] = at;
+        at += rp[D];
+    }
+    for (int i = b * D; i < r1; i++) {
+        const int r = i - b * D;
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            const int t = pos[A->colind[k] / D];
+            unsigned short *rp = rp0 + (size_t)t * (D + 1);
+            const int q = Q->leafent[l0 + t] + rp[r]++;
+            Q->lcol[q] = (unsigned char)(A->colind[k] - cols[t] * D);
+            Q->val[q] = A->val[k];
+        }
+    }
+    for (int t = 0; t < count; t++) { /* rp[r] now holds row r's end: back to its start */
+        unsigned short *rp = rp0 + (size_t)t * (D + 1);
+        for (int r = D; r > 0; r--) rp[r] = rp[r - 1];
+        rp[0] = 0;
+    }
+}
+
 static int qcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_err *err)
 {
     (void)o;
@@ -61,19 +88,28 @@ static int qcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk
     Q->ncols = n;
     Q->nnz = A->nnz;
     Q->nbands = (m + D - 1) / D;
-    int *mark = spk_malloc((size_t)nbc + 1, sizeof(int), "QCSR tile marks", err);
-    int *cols = spk_malloc((size_t)nbc + 1, sizeof(int), "QCSR band tiles", err);
+    /* the bands in nt contiguous chunks, one a thread, each with its own marks */
+    const int nt = A->nnz >= SPK_PAR_MIN && Q->nbands > 1 ? spk_host_threads() : 1;
+    int *mark = spk_malloc(((size_t)nbc + 1) * nt, sizeof(int), "QCSR tile marks", err);
+    int *cols = spk_malloc(((size_t)nbc + 1) * nt * 2, sizeof(int), "QCSR band tiles", err);
     Q->bandptr = spk_calloc((size_t)Q->nbands + 1, sizeof(int), "QCSR band pointers", err);
     if (!mark || !cols || !Q->bandptr) {
         free(mark);
         free(cols);
         return SPK_ERR_NOMEM;
     }
-    /* count the leaves */
-    for (int c = 0; c < nbc; c++) mark[c] = -1;
+    const int nb = Q->nbands;
+    /* count the leaves of each band */
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++) {
+        int *mk = mark + (size_t)t * (nbc + 1), *cl = cols + (size_t)t * (nbc + 1);
+        for (int c = 0; c < nbc; c++) mk[c] = -1;
+        for (int b = (int)((long long)nb * t / nt); b < (int)((long long)nb * (t + 1) / nt); b++)
+            Q->bandptr[b + 1] = band_tiles(A, b, mk, cl);
+    }
     long long nl = 0;
-    for (int b = 0; b < Q->nbands; b++) {
-        nl += band_tiles(A, b, mark, cols);
+    for (int b = 0; b < nb; b++) {
+        nl += Q->bandptr[b + 1];
         Q->bandptr[b + 1] = (int)(nl < 2147483647LL ? nl : 2147483647LL);
     }
     Q->nleaves = (int)nl;
@@ -87,30 +123,16 @@ static int qcsr_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk
         free(cols);
         return SPK_ERR_NOMEM;
     }
-    /* each leaf: its rows' entries in its columns, found from each row's sorted columns */
-    for (int c = 0; c < nbc; c++) mark[c] = -1;
-    int at = 0;
-    for (int b = 0; b < Q->nbands; b++) {
-        const int count = band_tiles(A, b, mark, cols);
-        for (int t = 0; t < count; t++) {
-            const int l = Q->bandptr[b] + t, c0 = cols[t] * D;
-            Q->leafcol[l] = cols[t];
-            Q->leafent[l] = at;
-            unsigned short *rp = Q->leafrp + (size_t)l * (D + 1);
-            const int start = at;
-            for (int r = 0; r < D; r++) {
-                rp[r] = (unsigned short)(at - start);
-                const int i = b * D + r;
-                if (i >= m) continue;
-                for (int k = lower(A, i, c0); k < A->rowptr[i + 1] && A->colind[k] < c0 + D; k++) {
-                    Q->lcol[at] = (unsigned char)(A->colind[k] - c0);
-                    Q->val[at++] = A->val[k];
-                }
-            }
-            rp[D] = (unsigned short)(at - start);
-        }
+    /* each leaf: its rows' entries in its columns, found from each row's sorted columns; a
+     * band's entries are its rows' own, so they start where its first row's do */
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++) {
+        int *mk = mark + (size_t)t * (nbc + 1), *cl = cols + (size_t)t * (nbc + 1);
+        for (int c = 0; c < nbc; c++) mk[c] = -1;
+        for (int b = (int)((long long)nb * t / nt); b < (int)((long long)nb * (t + 1) / nt); b++)
+            fill_band(A, Q, b, mk, cl, cols + (size_t)(nt + t) * (nbc + 1));
     }
-    Q->leafent[Q->nleaves] = at;
+    Q->leafent[Q->nleaves] = A->nnz;
     free(mark);
     free(cols);
     return SPK_OK;
