@@ -31,17 +31,27 @@ int spk_host_set_threads(int n)
 #endif
 }
 
+void spk_host_memcpy(void *dst, const void *src, size_t bytes)
+{
+    const size_t chunk = (size_t)64 << 10;
+    if (bytes < SPK_PAR_MIN * sizeof(double) || spk_host_threads() < 2) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
+    const long long nc = (long long)((bytes - 1) / chunk + 1);
+    SPK_OMP(omp parallel for schedule(static))
+    for (long long c = 0; c < nc; c++) {
+        const size_t lo = (size_t)c * chunk, len = bytes - lo < chunk ? bytes - lo : chunk;
+        memcpy((char *)dst + lo, (const char *)src + lo, len);
+    }
+}
+
 void spk_host_copy(int n, const double *x, double *y)
 {
     if (n <= 0 || x == y) return;
-    if (n < SPK_PAR_MIN || (x < y + n && y < x + n)) {
+    if (x < y + n && y < x + n) {
         memmove(y, x, (size_t)n * sizeof(double));
         return;
     }
-    const int chunk = 8192, nc = (n - 1) / chunk + 1;
-    SPK_OMP(omp parallel for schedule(static))
-    for (int c = 0; c < nc; c++) {
-        const int lo = c * chunk, len = n - lo < chunk ? n - lo : chunk;
-        memcpy(y + lo, x + lo, (size_t)len * sizeof(double));
-    }
+    spk_host_memcpy(y, x, (size_t)n * sizeof(double));
 }

@@ -15,6 +15,8 @@
 #define SPK_OMP(...)
 #endif
 
+#include <stddef.h>
+
 #define SPK_PAR_MIN 32768
 
 /* The threads a host loop shares out among (1 without OpenMP). */
@@ -24,5 +26,7 @@ int spk_host_threads(void);
 int spk_host_set_threads(int n);
 /* y = x for n doubles (any overlap allowed; threaded where they do not). */
 void spk_host_copy(int n, const double *x, double *y);
+/* memcpy (no overlap) in chunks on the threads, from SPK_PAR_MIN doubles' bytes. */
+void spk_host_memcpy(void *dst, const void *src, size_t bytes);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "merge.h"
 
 /* The merge-path coordinate on diagonal d (0 <= d <= m + nnz): *row = the
@@ -37,18 +38,19 @@ static int merge_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, sp
     M->rowptr = spk_malloc((size_t)m + 1, sizeof(int), "merge row pointers", err);
     M->coord = spk_malloc(2 * ((size_t)M->nseg + 1), sizeof(int), "merge segment coordinates", err);
     if (!M->rowptr || !M->coord) return SPK_ERR_NOMEM;
-    memcpy(M->rowptr, A->rowptr, ((size_t)m + 1) * sizeof(int));
+    spk_host_memcpy(M->rowptr, A->rowptr, ((size_t)m + 1) * sizeof(int));
     if (nnz > 0) {
         M->colind = spk_malloc((size_t)nnz, sizeof(int), "merge column indices", err);
         M->val = spk_malloc((size_t)nnz, sizeof(double), "merge values", err);
         if (!M->colind || !M->val) return SPK_ERR_NOMEM;
-        memcpy(M->colind, A->colind, (size_t)nnz * sizeof(int));
-        memcpy(M->val, A->val, (size_t)nnz * sizeof(double));
+        spk_host_memcpy(M->colind, A->colind, (size_t)nnz * sizeof(int));
+        spk_host_memcpy(M->val, A->val, (size_t)nnz * sizeof(double));
     }
     if (M->nseg > 0) {
         M->carry = spk_calloc((size_t)M->nseg, sizeof(double), "merge carries", err);
         if (!M->carry) return SPK_ERR_NOMEM;
     }
+    SPK_OMP(omp parallel for schedule(static) if (M->nseg >= 1024))
     for (int s = 0; s < M->nseg; s++)
         merge_search(A->rowptr, m, nnz, (long long)s * SPK_MERGE_ITEMS, &M->coord[2 * s], &M->coord[2 * s + 1]);
     M->coord[2 * M->nseg] = m; /* the end entry: every item consumed */
