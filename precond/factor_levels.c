@@ -25,6 +25,7 @@
 typedef struct tri_plan {
     spk_levels lv;
     int *ptr, *col, *src; /* row q's entries: columns in the new numbering, positions in F's values */
+    int *from;            /* the backward solve: where row q's right-hand side is in the forward one's result */
     double *val, *idiag;  /* F's values at src, and 1 / pivot of each new row (NULL: unit diagonal) */
 } tri_plan;
 
@@ -36,7 +37,7 @@ struct spk_factor_plan {
     int trials;
     double best[2];      /* the shortest apply seen: [0] one thread, [1] by levels */
     tri_plan t[2];       /* the forward and the backward solve */
-    double *xn;          /* a solve's result in its own numbering */
+    double *xn;          /* the two solves' results, each in its own numbering (2n) */
     unsigned stamp;      /* f->stamp the values were copied at */
 };
 
@@ -48,6 +49,7 @@ static void tri_free(tri_plan *t)
     free(t->src);
     free(t->val);
     free(t->idiag);
+    free(t->from);
 }
 
 void spk_factor_plan_free(struct spk_factor_plan *p)
@@ -134,7 +136,15 @@ static int plan_layout(struct spk_factor_plan *p, const spk_factor *f, int nt)
         if (r != 1) return r;
         r = tri_build(&p->t[1], n, f->diag, 1, F->rowptr + 1, 0, F->colind, NULL, 1, 0, nt);
     }
-    if (r == 1 && !(p->xn = malloc(((size_t)n + 1) * sizeof(double)))) r = -1;
+    if (r == 1) { /* the backward solve reads the forward one's result where it lies */
+        int *inv = malloc(((size_t)n + 1) * sizeof(int));
+        p->t[1].from = malloc(((size_t)n + 1) * sizeof(int));
+        p->xn = malloc((2 * (size_t)n + 1) * sizeof(double));
+        if (!inv || !p->t[1].from || !p->xn) r = -1;
+        for (int q = 0; r == 1 && q < n; q++) inv[p->t[0].lv.rows[q]] = q;
+        for (int q = 0; r == 1 && q < n; q++) p->t[1].from[q] = inv[p->t[1].lv.rows[q]];
+        free(inv);
+    }
     return r;
 }
 
@@ -166,8 +176,9 @@ static void tri_values(tri_plan *t, const spk_factor *f)
         for (int q = 0; q < n; q++) t->idiag[q] = f->idiag[t->lv.rows[q]];
 }
 
-/* x = T^-1 b level by level, xn the result in the plan's numbering (x may equal b). */
-static void tri_solve(const tri_plan *t, const double *b, double *xn, double *x)
+/* T^-1 b level by level into xn, in the plan's numbering: row q's b is
+ * b[at[q]]; x (NULL: none) gets the result in the original numbering. */
+static void tri_solve(const tri_plan *t, const double *b, const int *at, double *xn, double *x)
 {
     const int *lp = t->lv.ptr, *rows = t->lv.rows, *ptr = t->ptr, *col = t->col, nlev = t->lv.nlev;
     const double *val = t->val, *idiag = t->idiag;
@@ -176,11 +187,10 @@ static void tri_solve(const tri_plan *t, const double *b, double *xn, double *x)
         const int lo = lp[l], hi = lp[l + 1];
         SPK_OMP(omp for schedule(static))
         for (int q = lo; q < hi; q++) {
-            const int i = rows[q];
-            double s = b[i];
+            double s = b[at[q]];
             for (int k = ptr[q]; k < ptr[q + 1]; k++) s -= val[k] * xn[col[k]];
             xn[q] = idiag ? s * idiag[q] : s;
-            x[i] = xn[q]; /* b_i is read only by row i, above */
+            if (x) x[rows[q]] = xn[q];
         } /* the implicit barrier: the next level reads this one's rows */
     }
 }
@@ -205,8 +215,9 @@ int spk_factor_solve_levels(spk_factor *f, const double *r, double *z, void (*on
             tri_values(&p->t[1], f);
             p->stamp = f->stamp;
         }
-        tri_solve(&p->t[0], r, p->xn, z);
-        tri_solve(&p->t[1], z, p->xn, z);
+        double *lo = p->xn, *up = p->xn + f->n;
+        tri_solve(&p->t[0], r, p->t[0].lv.rows, lo, NULL);
+        tri_solve(&p->t[1], lo, p->t[1].from, up, z);
     }
     if (p && p->pays && p->chosen < 0) {
         const double t = spk_time_now() - t0;
