@@ -690,9 +690,12 @@ cleanup:
 static void csr_spmv_rows(const spk_csr *A, int lo, int hi, double alpha, const double *x, double beta,
                           double *y)
 {
+    const int *restrict rp = A->rowptr, *restrict ci = A->colind;
+    const double *restrict v = A->val;
     for (int i = lo; i < hi; i++) {
         double s = 0;
-        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += A->val[k] * x[A->colind[k]];
+        const int e = rp[i + 1];
+        for (int k = rp[i]; k < e; k++) s += v[k] * x[ci[k]];
         y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];
     }
 }
