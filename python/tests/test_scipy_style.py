@@ -41,6 +41,14 @@ def test_cg_converges_like_scipy(rtol):
     assert rinfo == 0 and np.linalg.norm(x - ref) <= 1e3 * rtol * np.linalg.norm(ref)
 
 
+def test_threads_keyword():
+    """threads= reaches the solver through the SciPy-style calls: the same x for 1 and 2."""
+    A, b = spd(300)  # 90,000 rows: threaded products and vector operations
+    x1, i1 = spk.cg(A, b, rtol=1e-8, device="cpu", threads=1, M="ic0")
+    x2, i2 = spk.cg(A, b, rtol=1e-8, device="cpu", threads=2, M="ic0")
+    assert i1 == 0 and i2 == 0 and np.array_equal(x1, x2)
+
+
 def test_the_callers_preconditioner_gives_scipys_iterates():
     """The same method, M and start as SciPy: the same iterates, to rounding."""
     A, b = spd()
