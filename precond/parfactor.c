@@ -2,14 +2,20 @@
  * host (parfactor.h): the reference of the device's sweeps, and the host
  * kinds' numeric step where factorization = iterative.  A sweep costs the
  * sparse dot products of every entry of F (merges of two sorted lists), about
- * the exact factorization's arithmetic. */
+ * the exact factorization's arithmetic.  A sweep's rows are independent
+ * (it reads the last iterate and writes the next): they go to the host's
+ * threads by blocks of SWEEP_ROWS, the residual summed per block and the
+ * blocks' sums in order, so the sweep has the same bits for any count. */
 #include "parfactor.h"
+
+#include "core/parallel.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PIVOT_RTOL 1e-14 /* the exact factorization's pivot test (ilu0.c, ic0.c) */
+#define SWEEP_ROWS 256
 
 struct spk_parfactor {
     double *a;          /* A's values in F's pattern, diagonal shifted */
@@ -20,6 +26,7 @@ struct spk_parfactor {
     double *d;          /* IC(0): a_ii - sum_k l_ik^2 of the last sweep */
     int *ucp, *upos;    /* ILU(0): F by columns, each column's rows ascending: the positions in F */
     int *urow;
+    double *part;       /* a sweep's residual per block of SWEEP_ROWS rows */
 };
 
 void spk_parfactor_free(spk_parfactor *w)
@@ -33,6 +40,7 @@ void spk_parfactor_free(spk_parfactor *w)
     free(w->ucp);
     free(w->upos);
     free(w->urow);
+    free(w->part);
     free(w);
 }
 
@@ -65,7 +73,8 @@ int spk_parfactor_create(spk_factor *f)
     w->prev = spk_malloc(m, sizeof(double), "iterative factorization", err);
     w->w = spk_malloc((size_t)n + 1, sizeof(double), "iterative factorization", err);
     w->d = spk_malloc((size_t)n + 1, sizeof(double), "iterative factorization", err);
-    int ok = w->a && w->nv && w->prev && w->w && w->d;
+    w->part = spk_malloc((size_t)n / SWEEP_ROWS + 1, sizeof(double), "iterative factorization", err);
+    int ok = w->a && w->nv && w->prev && w->w && w->d && w->part;
     if (ok && !f->kind->lower_only) {
         w->ucp = spk_malloc((size_t)n + 1, sizeof(int), "iterative factorization", err);
         w->urow = spk_malloc(m, sizeof(int), "iterative factorization", err);
@@ -128,6 +137,14 @@ static void initial_guess(spk_factor *f)
         }
 }
 
+/* the blocks' residuals added in block order */
+static double block_sum(const double *part, int nb)
+{
+    double s = 0;
+    for (int b = 0; b < nb; b++) s += part[b];
+    return s;
+}
+
 /* One ILU(0) sweep from P's values into nv; the residual's ||W R W||_F^2
  * in *r2, and whether any entry changed. */
 static int sweep_ilu0(spk_factor *f, double *r2)
@@ -135,36 +152,41 @@ static int sweep_ilu0(spk_factor *f, double *r2)
     const spk_parfactor *w = f->iter;
     const int n = f->n, *rp = f->F.rowptr, *ci = f->F.colind, *dg = f->diag;
     const double *v = f->F.val, *a = w->a;
-    double s = 0;
+    const int nb = (n - 1) / SWEEP_ROWS + 1;
     int changed = 0;
-    for (int i = 0; i < n; i++)
-        for (int q = rp[i]; q < rp[i + 1]; q++) {
-            const int j = ci[q], m = j < i ? j : i;
-            double x = a[q];
-            int p = rp[i], e = w->ucp[j], ee = w->ucp[j + 1];
-            while (p < dg[i] && e < ee) { /* k < m in row i of L and column j of U */
-                const int k = ci[p], r = w->urow[e];
-                if (k >= m || r >= m) break;
-                if (k < r) {
-                    p++;
-                } else if (r < k) {
-                    e++;
-                } else {
-                    x -= v[p++] * v[w->upos[e++]];
+    SPK_OMP(omp parallel for schedule(dynamic, 4) reduction(| : changed) if (f->F.nnz >= SPK_PAR_MIN))
+    for (int blk = 0; blk < nb; blk++) {
+        double s = 0;
+        for (int i = blk * SWEEP_ROWS; i < n && i < (blk + 1) * SWEEP_ROWS; i++)
+            for (int q = rp[i]; q < rp[i + 1]; q++) {
+                const int j = ci[q], m = j < i ? j : i;
+                double x = a[q];
+                int p = rp[i], e = w->ucp[j], ee = w->ucp[j + 1];
+                while (p < dg[i] && e < ee) { /* k < m in row i of L and column j of U */
+                    const int k = ci[p], r = w->urow[e];
+                    if (k >= m || r >= m) break;
+                    if (k < r) {
+                        p++;
+                    } else if (r < k) {
+                        e++;
+                    } else {
+                        x -= v[p++] * v[w->upos[e++]];
+                    }
                 }
+                double nx = x, res = x - v[q];
+                if (j < i) {
+                    const double u = v[dg[j]];
+                    res = x - v[q] * u;
+                    nx = u != 0 && isfinite(u) ? x / u : v[q];
+                }
+                const double t = res * w->w[i] * w->w[j];
+                s += t * t;
+                changed |= nx != v[q];
+                w->nv[q] = nx;
             }
-            double nx = x, res = x - v[q];
-            if (j < i) {
-                const double u = v[dg[j]];
-                res = x - v[q] * u;
-                nx = u != 0 && isfinite(u) ? x / u : v[q];
-            }
-            const double t = res * w->w[i] * w->w[j];
-            s += t * t;
-            changed |= nx != v[q];
-            w->nv[q] = nx;
-        }
-    *r2 = s;
+        w->part[blk] = s;
+    }
+    *r2 = block_sum(w->part, nb);
     return changed;
 }
 
@@ -174,41 +196,46 @@ static int sweep_ic0(spk_factor *f, double *r2)
     const spk_parfactor *w = f->iter;
     const int n = f->n, *rp = f->F.rowptr, *ci = f->F.colind;
     const double *v = f->F.val, *a = w->a;
-    double s = 0;
+    const int nb = (n - 1) / SWEEP_ROWS + 1;
     int changed = 0;
-    for (int i = 0; i < n; i++) {
-        const int b = rp[i], d = rp[i + 1] - 1;
-        double di = a[d];
-        for (int q = b; q < d; q++) {
-            const int j = ci[q], dj = rp[j + 1] - 1;
-            double x = a[q];
-            int p = b, e = rp[j];
-            while (p < q && e < dj) {
-                const int k = ci[p], r = ci[e];
-                if (k < r) {
-                    p++;
-                } else if (r < k) {
-                    e++;
-                } else {
-                    x -= v[p++] * v[e++];
+    SPK_OMP(omp parallel for schedule(dynamic, 4) reduction(| : changed) if (f->F.nnz >= SPK_PAR_MIN))
+    for (int blk = 0; blk < nb; blk++) {
+        double s = 0;
+        for (int i = blk * SWEEP_ROWS; i < n && i < (blk + 1) * SWEEP_ROWS; i++) {
+            const int b = rp[i], d = rp[i + 1] - 1;
+            double di = a[d];
+            for (int q = b; q < d; q++) {
+                const int j = ci[q], dj = rp[j + 1] - 1;
+                double x = a[q];
+                int p = b, e = rp[j];
+                while (p < q && e < dj) {
+                    const int k = ci[p], r = ci[e];
+                    if (k < r) {
+                        p++;
+                    } else if (r < k) {
+                        e++;
+                    } else {
+                        x -= v[p++] * v[e++];
+                    }
                 }
+                const double ljj = v[dj], res = x - v[q] * ljj;
+                const double nx = ljj != 0 && isfinite(ljj) ? x / ljj : v[q];
+                const double t = res * w->w[i] * w->w[j];
+                s += t * t;
+                changed |= nx != v[q];
+                w->nv[q] = nx;
+                di -= v[q] * v[q];
             }
-            const double ljj = v[dj], res = x - v[q] * ljj;
-            const double nx = ljj != 0 && isfinite(ljj) ? x / ljj : v[q];
-            const double t = res * w->w[i] * w->w[j];
+            const double res = di - v[d] * v[d], nx = di > 0 && isfinite(di) ? sqrt(di) : v[d];
+            const double t = res * w->w[i] * w->w[i];
             s += t * t;
-            changed |= nx != v[q];
-            w->nv[q] = nx;
-            di -= v[q] * v[q];
+            changed |= nx != v[d];
+            w->nv[d] = nx;
+            w->d[i] = di;
         }
-        const double res = di - v[d] * v[d], nx = di > 0 && isfinite(di) ? sqrt(di) : v[d];
-        const double t = res * w->w[i] * w->w[i];
-        s += t * t;
-        changed |= nx != v[d];
-        w->nv[d] = nx;
-        w->d[i] = di;
+        w->part[blk] = s;
     }
-    *r2 = s;
+    *r2 = block_sum(w->part, nb);
     return changed;
 }
 

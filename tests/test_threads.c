@@ -2,7 +2,7 @@
  * product in its documented block order (against a plain re-summation), the
  * CSR product on matrices with dense rows, the levels of a factor (every row
  * once, after the rows it reads), the IC(0) and ILU(0) applies by levels
- * against row-by-row substitution, and whole CG + IC(0) and
+ * against row-by-row substitution, the factorization by sweeps, and whole CG + IC(0) and
  * BiCGStab + ILU(0) solves through the public API with 1, 2, 3 and 4
  * threads (same iterations, same x).  In a build without OpenMP the
  * threaded comparisons are skipped (said so). */
@@ -201,6 +201,42 @@ static void applies(void)
     spk_exec_destroy(ex);
 }
 
+/* the factorization by sweeps (its rows on the threads): the same factor with 1 and 3 threads */
+static void sweeps(void)
+{
+    spk_err e;
+    spk_err_clear(&e);
+    spk_exec *ex = NULL;
+    CHECK_OK(spk_exec_host_create(&e, &ex), e.msg);
+    const struct spk_precond_ops *ops[] = {&spk_precond_ic0_host, &spk_precond_ilu0_host};
+    const char *specs[] = {"poisson3d-7:30", "convdiff3d-7:30"};
+    for (int k = 0; k < 2; k++) {
+        spk_csr A;
+        CHECK_OK(spk_gen_spec(specs[k], &A, &e), e.msg);
+        spk_precond_opts po;
+        spk_precond_opts_default(&po);
+        po.factorization = SPK_FACTORIZATION_ITERATIVE;
+        void *f1 = NULL, *f3 = NULL;
+        spk_host_set_threads(1);
+        CHECK_OK(ops[k]->create(ex, &A, &po, &f1), e.msg);
+        spk_host_set_threads(g_threaded ? 3 : 1);
+        CHECK_OK(ops[k]->create(ex, &A, &po, &f3), e.msg);
+        spk_host_set_threads(0);
+        if (f1 && f3) {
+            const spk_factor *a = f1, *b = f3;
+            CHECK(a->info.iterative && a->info.sweeps > 0, "%s: not by sweeps", specs[k]);
+            CHECK(a->info.sweeps == b->info.sweeps && a->info.residual == b->info.residual &&
+                      memcmp(a->F.val, b->F.val, (size_t)a->F.nnz * sizeof(double)) == 0,
+                  "%s: %d sweeps (residual %.17g) on one thread, %d (%.17g) on three, or other values", specs[k],
+                  a->info.sweeps, a->info.residual, b->info.sweeps, b->info.residual);
+        }
+        if (f1) ops[k]->destroy(f1);
+        if (f3) ops[k]->destroy(f3);
+        spk_csr_free(&A);
+    }
+    spk_exec_destroy(ex);
+}
+
 /* whole solves through the API: the same iterations and x with 1..4 threads */
 static void solves(void)
 {
@@ -255,6 +291,7 @@ int main(void)
     products();
     factor_levels();
     applies();
+    sweeps();
     solves();
     return check_exit();
 }
