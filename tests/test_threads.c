@@ -67,6 +67,29 @@ static void dots(void)
     free(y);
 }
 
+/* the threaded copies: a large one in chunks, and overlapping ones (memmove's) */
+static void copies(void)
+{
+    const int n = 1 << 20;
+    double *x = malloc(((size_t)n + 8) * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+    fill(x, n + 8, 9);
+    for (int t = 1; t <= (g_threaded ? 3 : 1); t += 2) {
+        spk_host_set_threads(t);
+        memset(y, 0, (size_t)n * sizeof(double));
+        spk_host_memcpy(y, x, (size_t)n * sizeof(double) - 3); /* not a whole number of chunks or doubles */
+        CHECK(memcmp(y, x, (size_t)n * sizeof(double) - 3) == 0 && ((unsigned char *)y)[(size_t)n * 8 - 3] == 0,
+              "spk_host_memcpy with %d threads", t);
+        spk_host_copy(n, x, y);
+        CHECK(memcmp(y, x, (size_t)n * sizeof(double)) == 0, "spk_host_copy with %d threads", t);
+    }
+    double *z = malloc(((size_t)n + 8) * sizeof(double));
+    memcpy(z, x, ((size_t)n + 8) * sizeof(double));
+    spk_host_copy(n, z, z + 8); /* overlapping: as memmove */
+    CHECK(memcmp(z + 8, x, (size_t)n * sizeof(double)) == 0, "overlapping spk_host_copy");
+    spk_host_set_threads(0);
+    free(x), free(y), free(z);
+}
+
 static void products(void)
 {
     const char *specs[] = {"powerlaw:60000", "poisson3d-7:40", "circuit:40000"};
@@ -288,6 +311,7 @@ int main(void)
     spk_host_set_threads(0);
     if (!g_threaded) printf("SKIP (this build has no OpenMP): the comparisons across thread counts\n");
     dots();
+    copies();
     products();
     factor_levels();
     applies();
