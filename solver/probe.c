@@ -585,43 +585,41 @@ static int choice_failed(const spk_result *r)
     }
 }
 
-/* The last resort: where the preconditioner the default chose broke down
- * or diverged with iterations left, the same method runs on without one
- * (the preconditioner is what failed: on such matrices a factor or a
- * diagonal scaling can make the iteration diverge where none converges).
- * After a breakdown from the iterate (the last good one), after a
- * divergence from the one kept before the failed run (xs).  The solver
- * keeps none for its later solves.  No constant: it acts only after a
- * failure, so a solve that converged never takes this path. */
-static int last_resort(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+/* The run that failed is taken over without a preconditioner by method
+ * kind: after a breakdown from the iterate (the last good one), after a
+ * divergence from the one kept before the failed run (xs); the choice line
+ * ends with lead, what failed and where. */
+static int take_over(spk_solver *s, spk_solver_kind kind, const char *lead, const double *b, double *x,
+                     spk_result *r, double *t_setup)
 {
-    if (s->pkind == SPK_PRECOND_NONE || !choice_failed(r) || r->iterations >= s->opts.maxit) return SPK_OK;
     const int diverged = r->reason == SPK_DIVERGED_DTOL || r->reason == SPK_DIVERGED_NAN;
     if (diverged) SPK_TRY(restore(s, x));
     char tail[128];
-    snprintf(tail, sizeof tail, "; then none, the last resort: %s %s at iteration %d", spk_solver_precond(s),
+    snprintf(tail, sizeof tail, "%s%s %s at iteration %d", lead, spk_solver_precond(s),
              diverged ? "diverged" : "broke down", r->iterations);
     probe_run m;
-    return rest_without(s, s->kind, b, x, r, tail, &m, t_setup);
+    return rest_without(s, kind, b, x, r, tail, &m, t_setup);
 }
 
-/* After none finished (the last resort, or jacobi stalled and the factor
- * did not converge) and BiCGStab failed without a preconditioner too:
- * GMRES, whose residual never grows, from the iterate kept before (after a
- * breakdown, from the last good one).  It acts only after two failures, so
- * no solve that ended before changes; an explicit BiCGStab stays. */
-static int gmres_resort(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
+/* The resorts, each only after a failure with iterations left (away from
+ * the precision floor), so a solve that converged never takes them.
+ * The last resort: where the preconditioner the default chose broke down or
+ * diverged, the same method runs on without one (the preconditioner is what
+ * failed: on such matrices a factor or a diagonal scaling can make the
+ * iteration diverge where none converges); the solver keeps none.  Then,
+ * where none finished (this way, or after jacobi stalled and the factor did
+ * not converge) and BiCGStab failed without a preconditioner too: GMRES,
+ * whose residual never grows (only with the solver auto). */
+static int resorts(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
 {
-    if (!s->probe.resorted || !s->auto_kind || s->kind != SPK_SOLVER_BICGSTAB || s->pkind != SPK_PRECOND_NONE ||
-        !choice_failed(r) || r->iterations >= s->opts.maxit)
-        return SPK_OK;
-    const int diverged = r->reason == SPK_DIVERGED_DTOL || r->reason == SPK_DIVERGED_NAN;
-    if (diverged) SPK_TRY(restore(s, x));
-    char tail[128];
-    snprintf(tail, sizeof tail, "; then gmres: bicgstab + none %s at iteration %d", diverged ? "diverged" : "broke down",
-             r->iterations);
-    probe_run m;
-    return rest_without(s, SPK_SOLVER_GMRES, b, x, r, tail, &m, t_setup);
+    if (!choice_failed(r) || r->iterations >= s->opts.maxit) return SPK_OK;
+    if (s->pkind != SPK_PRECOND_NONE) {
+        SPK_TRY(take_over(s, s->kind, "; then none, the last resort: ", b, x, r, t_setup));
+        if (!choice_failed(r) || r->iterations >= s->opts.maxit) return SPK_OK;
+    }
+    if (s->probe.resorted && s->auto_kind && s->kind == SPK_SOLVER_BICGSTAB)
+        SPK_TRY(take_over(s, SPK_SOLVER_GMRES, "; then gmres: bicgstab + ", b, x, r, t_setup));
+    return SPK_OK;
 }
 
 int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r, double *t_setup)
@@ -636,8 +634,7 @@ int spk_solver_iterate(spk_solver *s, const double *b, double *x, spk_result *r,
     } else {
         st = choose(s, b, x, r, t_setup);
     }
-    if (!st) st = last_resort(s, b, x, r, t_setup);
-    if (!st) st = gmres_resort(s, b, x, r, t_setup);
+    if (!st) st = resorts(s, b, x, r, t_setup);
     if (!st) st = settle(s, b, x, r);
     s->k.it_base = 0;
     return st;
