@@ -1,13 +1,16 @@
 /* cmd_info.c -- `spk info`: what a matrix looks like (size, symmetry,
  * diagonal, dominance, row lengths), which method spk would pick, and with
- * --format how a storage format holds it (split, widths, bytes). */
+ * --format how a storage format holds it (split, widths, bytes); of a
+ * complex matrix its size, symmetry class, diagonal and row lengths. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "core/csr.h"
 #include "core/exec.h"
+#include "core/zcsr.h"
 #include "io/mmio.h"
 #include "spmv/options.h"
 #include "spmv/spmv.h"
@@ -41,6 +44,8 @@ static void help(const cli_parser *p)
            "the measured pattern and value symmetry, the diagonal (missing, positive, zero,\n"
            "negative entries), diagonal dominance, row-length statistics, the method\n"
            "'spk solve' would choose, and the formats the GPU's 'auto' format would consider.\n"
+           "Of a complex file: the size, nonzeros, symmetry class (complex symmetric A = A^T,\n"
+           "Hermitian A = A^H, both, or general), diagonal, row lengths and norm.\n"
            "\n"
            "options:\n");
     cli_print_options(p);
@@ -124,12 +129,15 @@ static void print_tile_stats(const spk_tile_stats *s, int json)
 
 static const char *field_name(spk_mm_field f)
 {
-    return f == SPK_MM_REAL ? "real" : f == SPK_MM_INTEGER ? "integer" : "pattern";
+    return f == SPK_MM_REAL ? "real" : f == SPK_MM_INTEGER ? "integer" : f == SPK_MM_PATTERN ? "pattern" : "complex";
 }
 
 static const char *sym_name(spk_mm_symmetry s)
 {
-    return s == SPK_MM_GENERAL ? "general" : s == SPK_MM_SYMMETRIC ? "symmetric" : "skew-symmetric";
+    return s == SPK_MM_GENERAL     ? "general"
+           : s == SPK_MM_SYMMETRIC ? "symmetric"
+           : s == SPK_MM_SKEW      ? "skew-symmetric"
+                                   : "hermitian";
 }
 
 /* Is name one of the comma-separated list? */
@@ -310,6 +318,134 @@ static void print_text(const info_args *a, const spk_csr *A, const info_facts *f
     }
 }
 
+/* ---- complex matrices ---------------------------------------------------- */
+
+/* What spk info reports about a complex A. */
+typedef struct zinfo_facts {
+    spk_mm_info mi;
+    spk_zsym sym;
+    int nd, missing, dreal; /* the diagonal: its length, entries not stored, stored ones that are real */
+    double remin, remax, immin, immax, fro;
+    spk_csr_rowstats rs;
+} zinfo_facts;
+
+static const char *const zsym_json[4] = {"general", "symmetric", "hermitian", "both"};
+static const char *const zsym_text[4] = {"general (neither A = A^T nor A = A^H)",
+                                         "complex symmetric (A = A^T), not Hermitian",
+                                         "Hermitian (A = A^H), not symmetric",
+                                         "symmetric and Hermitian (A = A^T = A^H: the values are real)"};
+
+static int zgather(const spk_zcsr *A, zinfo_facts *f, spk_err *e)
+{
+    int *pos = NULL;
+    f->sym = spk_zcsr_symmetry(A);
+    SPK_TRY(spk_zcsr_diag_pos(A, &pos, e));
+    f->nd = A->nrows < A->ncols ? A->nrows : A->ncols;
+    f->remin = f->immin = INFINITY;
+    f->remax = f->immax = -INFINITY;
+    for (int i = 0; i < f->nd; i++) {
+        if (pos[i] < 0) {
+            f->missing++;
+            continue;
+        }
+        const double re = A->val[2 * (size_t)pos[i]], im = A->val[2 * (size_t)pos[i] + 1];
+        f->dreal += im == 0;
+        f->remin = fmin(f->remin, re);
+        f->remax = fmax(f->remax, re);
+        f->immin = fmin(f->immin, im);
+        f->immax = fmax(f->immax, im);
+    }
+    free(pos);
+    for (size_t k = 0; k < 2 * (size_t)A->nnz; k++) f->fro += A->val[k] * A->val[k];
+    f->fro = sqrt(f->fro);
+    const spk_csr pattern = {A->nrows, A->ncols, A->nnz, A->rowptr, A->colind, NULL};
+    spk_csr_row_stats(&pattern, &f->rs);
+    return SPK_OK;
+}
+
+static void zprint_json(const info_args *a, const spk_zcsr *A, const zinfo_facts *f)
+{
+    cli_json_begin(stdout);
+    printf(", \"file\": ");
+    cli_json_string(stdout, a->path);
+    printf(", \"rows\": %d, \"cols\": %d, \"entries_in_file\": %lld, \"nnz\": %d, \"field\": \"%s\","
+           " \"header_symmetry\": \"%s\", \"complex\": true, \"symmetry\": \"%s\", \"diag_missing\": %d,"
+           " \"diag_real\": %d",
+           A->nrows, A->ncols, f->mi.entries, A->nnz, field_name(f->mi.field), sym_name(f->mi.symmetry),
+           zsym_json[f->sym], f->missing, f->dreal);
+    const double v[4] = {f->remin, f->remax, f->immin, f->immax};
+    const char *const k[4] = {"diag_re_min", "diag_re_max", "diag_im_min", "diag_im_max"};
+    for (int i = 0; i < 4; i++) {
+        printf(", \"%s\": ", k[i]);
+        cli_json_number(stdout, v[i]);
+    }
+    printf(", \"frobenius\": ");
+    cli_json_number(stdout, f->fro);
+    printf(", \"row_min\": %d, \"row_max\": %d", f->rs.min, f->rs.max);
+    cli_json_field(stdout, "row_mean", f->rs.mean);
+    cli_json_field(stdout, "row_std", f->rs.std);
+    printf(", \"empty_rows\": %d}\n", f->rs.empty);
+}
+
+static void zprint_text(const info_args *a, const spk_zcsr *A, const zinfo_facts *f)
+{
+    printf("file        %s\n", a->path);
+    printf("size        %d x %d%s\n", A->nrows, A->ncols, A->nrows == A->ncols ? "" : " (not square)");
+    printf("nonzeros    %d (%lld entries in the file, %s %s)\n", A->nnz, f->mi.entries, field_name(f->mi.field),
+           sym_name(f->mi.symmetry));
+    printf("values      complex\n");
+    printf("symmetry    %s\n", zsym_text[f->sym]);
+    printf("diagonal    %d missing, %d real", f->missing, f->dreal);
+    if (f->nd - f->missing > 0)
+        printf("; real parts [%.6g, %.6g], imaginary parts [%.6g, %.6g]", f->remin, f->remax, f->immin, f->immax);
+    printf("\n");
+    printf("rows        length min %d, max %d, mean %.2f, std %.2f; %d empty\n", f->rs.min, f->rs.max, f->rs.mean,
+           f->rs.std, f->rs.empty);
+    printf("norm        ||A||_F = %.6g\n", f->fro);
+}
+
+/* spk info of a complex file (its banner says so): read as complex, reported. */
+static int info_complex(const info_args *a, size_t limit)
+{
+    spk_err e;
+    spk_err_clear(&e);
+    if (a->format) {
+        fprintf(stderr, "spk info: %s: a complex matrix (--format describes how a real one is stored)\n", a->path);
+        return CLI_FAIL;
+    }
+    spk_zcsr A = {0};
+    zinfo_facts f;
+    memset(&f, 0, sizeof f);
+    if (spk_mm_read_zcsr(a->path, limit, &A, &f.mi, &e)) {
+        fprintf(stderr, "spk info: %s\n", e.msg);
+        return CLI_FAIL;
+    }
+    if (f.mi.warnings)
+        fprintf(stderr, "spk info: warning: %s%s\n", f.mi.warning, f.mi.warnings > 1 ? " (and more such notes)" : "");
+    int rc = CLI_OK;
+    if (zgather(&A, &f, &e)) {
+        fprintf(stderr, "spk info: %s: %s\n", a->path, e.msg);
+        rc = CLI_FAIL;
+    } else if (a->json) {
+        zprint_json(a, &A, &f);
+    } else {
+        zprint_text(a, &A, &f);
+    }
+    spk_zcsr_free(&A);
+    return rc;
+}
+
+/* Does the banner of the regular file path name the complex field?  (Not tried on a device or a
+ * pipe, whose bytes a first look would take from the read.) */
+static int is_complex_file(const char *path)
+{
+    struct stat sb;
+    spk_mm_field field;
+    spk_err e;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && spk_mm_peek_field(path, &field, &e) == SPK_OK &&
+           field == SPK_MM_COMPLEX;
+}
+
 int cmd_info(int argc, char **argv)
 {
     info_args a;
@@ -323,6 +459,7 @@ int cmd_info(int argc, char **argv)
     size_t limit = 0;
     const int lr = cli_parse_bytes("info", a.max_memory, &limit);
     if (lr) return lr;
+    if (is_complex_file(a.path)) return info_complex(&a, limit);
     if (spk_mm_read_csr_limit(a.path, limit, &A, &f.mi, &e)) {
         fprintf(stderr, "spk info: %s\n", e.msg);
         return CLI_FAIL;

@@ -1,7 +1,8 @@
 /* gen.c -- the generator specs: NAME:N[:P1[:P2]][:seed=S] parsed against a
  * table of families and dispatched to gen_stencil.c, gen_graph.c,
  * gen_random.c, gen_block.c and gen_brusselator.c, for the whole matrix or
- * a range of its rows; the help text. */
+ * a range of its rows; the help text.  The parser takes its table as an
+ * argument (gen_parse_spec), so the complex families (gen_complex.c) share it. */
 #include "io/gen.h"
 
 #include <limits.h>
@@ -12,27 +13,6 @@
 
 #include "io/gen_util.h"
 
-/* One optional parameter after N: its name in messages, its letter, its
- * default and range (lo < p < hi, or <= where incl), integer or a word
- * (rgg's ORDER: local = 0, shuffled = 1). */
-typedef struct gen_param {
-    const char *what, *sym, *rule;
-    double def, lo, hi;
-    int lo_incl, hi_incl, integer, word;
-} gen_param;
-
-/* How a family is made: F_ROWS, any range of rows on its own (grid and block families);
- * F_RANDOM, seeded from the spec and built whole (one random stream over the matrix). */
-enum { F_ROWS, F_RANDOM };
-
-typedef struct gen_family {
-    int kind; /* GEN_P2 ... (gen_util.h) */
-    const char *name, *alias, *usage;
-    int how; /* F_ROWS or F_RANDOM */
-    int np;
-    gen_param p[2];
-} gen_family;
-
 #define P_NONE {NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0}
 #define P_VEL {"velocity", "W", "a finite number", 100, -INFINITY, INFINITY, 0, 0, 0, 0}
 #define P_EXP {"exponent", "G", "a number > 1", 2.2, 1, INFINITY, 0, 0, 0, 0}
@@ -41,28 +21,28 @@ typedef struct gen_family {
 #define P_ORD {"order", "ORDER", "local or shuffled", 0, 0, 1, 1, 1, 0, 1}
 
 static const gen_family families[] = {
-    {GEN_P2, "poisson2d-5", "poisson5", "poisson2d-5:N", F_ROWS, 0, {P_NONE, P_NONE}},
-    {GEN_P3, "poisson3d-7", "poisson7", "poisson3d-7:N", F_ROWS, 0, {P_NONE, P_NONE}},
-    {GEN_P27, "poisson3d-27", "poisson27", "poisson3d-27:N", F_ROWS, 0, {P_NONE, P_NONE}},
-    {GEN_CD3, "convdiff3d-7", "convdiff7", "convdiff3d-7:N[:W]", F_ROWS, 1, {P_VEL, P_NONE}},
-    {GEN_CD2, "convdiff2d-5", "convdiff5", "convdiff2d-5:N[:W]", F_ROWS, 1,
+    {GEN_P2, "poisson2d-5", "poisson5", "poisson2d-5:N", GEN_F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_P3, "poisson3d-7", "poisson7", "poisson3d-7:N", GEN_F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_P27, "poisson3d-27", "poisson27", "poisson3d-27:N", GEN_F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_CD3, "convdiff3d-7", "convdiff7", "convdiff3d-7:N[:W]", GEN_F_ROWS, 1, {P_VEL, P_NONE}},
+    {GEN_CD2, "convdiff2d-5", "convdiff5", "convdiff2d-5:N[:W]", GEN_F_ROWS, 1,
      {{"velocity", "W", "a finite number", 1000, -INFINITY, INFINITY, 0, 0, 0, 0}, P_NONE}},
-    {GEN_AN2, "aniso2d", NULL, "aniso2d:N[:EPS[:THETA]]", F_ROWS, 2,
+    {GEN_AN2, "aniso2d", NULL, "aniso2d:N[:EPS[:THETA]]", GEN_F_ROWS, 2,
      {P_EPS, {"angle", "THETA", "a finite angle in degrees", 0, -1e6, 1e6, 1, 1, 0, 0}}},
-    {GEN_AN3, "aniso3d", NULL, "aniso3d:N[:EPS]", F_ROWS, 1, {P_EPS, P_NONE}},
-    {GEN_PL, "powerlaw", NULL, "powerlaw:N[:G]", F_RANDOM, 1, {P_EXP, P_NONE}},
-    {GEN_PLS, "powerlaw-sym", NULL, "powerlaw-sym:N[:G]", F_RANDOM, 1, {P_EXP, P_NONE}},
-    {GEN_RGG, "rgg", NULL, "rgg:N[:K[:ORDER]]", F_RANDOM, 2, {P_K, P_ORD}},
-    {GEN_RGG3, "rgg3d", NULL, "rgg3d:N[:K[:ORDER]]", F_RANDOM, 2, {P_K, P_ORD}},
-    {GEN_BAND, "band", NULL, "band:N[:W[:F]]", F_RANDOM, 2,
+    {GEN_AN3, "aniso3d", NULL, "aniso3d:N[:EPS]", GEN_F_ROWS, 1, {P_EPS, P_NONE}},
+    {GEN_PL, "powerlaw", NULL, "powerlaw:N[:G]", GEN_F_RANDOM, 1, {P_EXP, P_NONE}},
+    {GEN_PLS, "powerlaw-sym", NULL, "powerlaw-sym:N[:G]", GEN_F_RANDOM, 1, {P_EXP, P_NONE}},
+    {GEN_RGG, "rgg", NULL, "rgg:N[:K[:ORDER]]", GEN_F_RANDOM, 2, {P_K, P_ORD}},
+    {GEN_RGG3, "rgg3d", NULL, "rgg3d:N[:K[:ORDER]]", GEN_F_RANDOM, 2, {P_K, P_ORD}},
+    {GEN_BAND, "band", NULL, "band:N[:W[:F]]", GEN_F_RANDOM, 2,
      {{"half-bandwidth", "W", "an integer >= 0", 40, 0, INT_MAX, 1, 1, 1, 0},
       {"fill", "F", "a number in (0, 1]", 1, 0, 1, 0, 1, 0, 0}}},
-    {GEN_CIRC, "circuit", NULL, "circuit:N[:D]", F_RANDOM, 1,
+    {GEN_CIRC, "circuit", NULL, "circuit:N[:D]", GEN_F_RANDOM, 1,
      {{"dense-net count", "D", "an integer in [0, 64]", 8, 0, 64, 1, 1, 1, 0}, P_NONE}},
-    {GEN_EL3, "elasticity3d", NULL, "elasticity3d:N[:NU]", F_ROWS, 1,
+    {GEN_EL3, "elasticity3d", NULL, "elasticity3d:N[:NU]", GEN_F_ROWS, 1,
      {{"Poisson ratio", "NU", "a number in [0, 0.5)", 0.3, 0, 0.5, 1, 0, 0, 0}, P_NONE}},
-    {GEN_SAD, "saddle", NULL, "saddle:N", F_ROWS, 0, {P_NONE, P_NONE}},
-    {GEN_BRU, "brusselator", NULL, "brusselator:N[:L]", F_ROWS, 1,
+    {GEN_SAD, "saddle", NULL, "saddle:N", GEN_F_ROWS, 0, {P_NONE, P_NONE}},
+    {GEN_BRU, "brusselator", NULL, "brusselator:N[:L]", GEN_F_ROWS, 1,
      {{"length", "L", "a finite number > 0", 0.5, 0, INFINITY, 0, 0, 0, 0}, P_NONE}},
 };
 #define NFAM ((int)(sizeof families / sizeof families[0]))
@@ -142,7 +122,7 @@ static int parse_fields(const char *spec, const gen_family *f, const char *p, do
         if (len > 5 && gen_name_is(s, 5, "seed=") && !*p) {
             char *q;
             const unsigned long long u = s[5] >= '0' && s[5] <= '9' ? strtoull(s + 5, &q, 10) : 0;
-            const int random = f->how == F_RANDOM;
+            const int random = f->how == GEN_F_RANDOM;
             if (!random || s[5] < '0' || s[5] > '9' || q != p)
                 return spk_err_set(e, SPK_ERR_INVALID_ARG,
                                    random ? "bad seed in generator spec '%s': seed=S takes a decimal integer"
@@ -152,7 +132,7 @@ static int parse_fields(const char *spec, const gen_family *f, const char *p, do
             *has_user = 1;
         } else if (k >= f->np) {
             return spk_err_set(e, SPK_ERR_INVALID_ARG, "generator spec '%s' has too many fields: %s%s", spec,
-                               f->usage, f->how == F_RANDOM ? "[:seed=S]" : "");
+                               f->usage, f->how == GEN_F_RANDOM ? "[:seed=S]" : "");
         } else {
             SPK_TRY(parse_param(spec, f, &f->p[k], s, len, &v[k], e));
         }
@@ -160,36 +140,26 @@ static int parse_fields(const char *spec, const gen_family *f, const char *p, do
     return SPK_OK;
 }
 
-/* The family named by the len bytes at s, or NULL. */
-static const gen_family *find_family(const char *s, size_t len)
+const gen_family *gen_find_family(const gen_family *table, int n, const char *s, size_t len)
 {
-    for (int k = 0; k < NFAM; k++)
-        if (gen_name_is(s, len, families[k].name) || (families[k].alias && gen_name_is(s, len, families[k].alias)))
-            return &families[k];
+    for (int k = 0; k < n; k++)
+        if (gen_name_is(s, len, table[k].name) || (table[k].alias && gen_name_is(s, len, table[k].alias)))
+            return &table[k];
     return NULL;
 }
 
-/* A spec parsed: its family, N, parameters and seed. */
-typedef struct gen_parsed {
-    const gen_family *f;
-    int n;
-    double v[2];
-    uint64_t seed;
-} gen_parsed;
-
-/* Parse "NAME:N[:P1[:P2]][:seed=S]" (spec not NULL) into *g: the one parser of the spk_gen_spec*
- * calls, so they accept and refuse the same specs with the same messages. */
-static int parse_spec(const char *spec, gen_parsed *g, spk_err *e)
+int gen_parse_spec(const gen_family *table, int nfam, const char *valid, const char *spec, gen_parsed *g,
+                   spk_err *e)
 {
     const char *c1 = strchr(spec, ':');
     size_t nlen = c1 ? (size_t)(c1 - spec) : strlen(spec);
-    const gen_family *f = find_family(spec, nlen);
+    const gen_family *f = gen_find_family(table, nfam, spec, nlen);
     if (!f)
-        return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown generator '%.*s' in '%s' (" GEN_VALID ")",
-                           (int)(nlen < 64 ? nlen : 64), spec, spec);
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown generator '%.*s' in '%s' (%s)",
+                           (int)(nlen < 64 ? nlen : 64), spec, spec, valid);
     if (!c1)
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "generator spec '%s' has no size: expected NAME:N (" GEN_VALID ")", spec);
+                           "generator spec '%s' has no size: expected NAME:N (%s)", spec, valid);
     /* N: decimal digits only, 1 <= N <= INT_MAX */
     const char *p = c1 + 1;
     long long n = 0;
@@ -209,7 +179,14 @@ static int parse_spec(const char *spec, gen_parsed *g, spk_err *e)
     return SPK_OK;
 }
 
-/* Rows rg of g's matrix.  F_ROWS families make just those rows; F_RANDOM ones only the whole
+/* Parse a spec of the real families: the one parser of the spk_gen_spec* calls, so they accept
+ * and refuse the same specs with the same messages. */
+static int parse_spec(const char *spec, gen_parsed *g, spk_err *e)
+{
+    return gen_parse_spec(families, NFAM, GEN_VALID, spec, g, e);
+}
+
+/* Rows rg of g's matrix.  GEN_F_ROWS families make just those rows; GEN_F_RANDOM ones only the whole
  * matrix (rg must be GEN_WHOLE). */
 static int generate(const gen_parsed *g, gen_range rg, spk_csr *A, spk_err *e)
 {
@@ -241,11 +218,11 @@ int spk_gen_spec(const char *spec, spk_csr *A, spk_err *e)
 }
 
 /* The rows (= columns) of g's matrix, with spk_gen_spec's checks of N and of the row count but
- * not of the entries: an F_ROWS family's empty range [0, 0) runs its generator's own checks and
- * gives the size; an F_RANDOM family has N rows. */
+ * not of the entries: an GEN_F_ROWS family's empty range [0, 0) runs its generator's own checks and
+ * gives the size; an GEN_F_RANDOM family has N rows. */
 static int spec_rows(const gen_parsed *g, int *rows, spk_err *e)
 {
-    if (g->f->how == F_RANDOM) {
+    if (g->f->how == GEN_F_RANDOM) {
         SPK_TRY(gen_check_size(g->f->name, g->n, g->n, 0, e));
         *rows = g->n;
         return SPK_OK;
@@ -271,7 +248,7 @@ int spk_gen_spec_has_rows(const char *spec)
     spk_err e;
     gen_parsed g;
     int n;
-    return spec && !parse_spec(spec, &g, &e) && g.f->how == F_ROWS && !spec_rows(&g, &n, &e);
+    return spec && !parse_spec(spec, &g, &e) && g.f->how == GEN_F_ROWS && !spec_rows(&g, &n, &e);
 }
 
 /* rows = rows r0 .. r1-1 of g's whole matrix: generated, copied out, freed. */
@@ -291,7 +268,7 @@ static int rows_of_whole(const gen_parsed *g, int r0, int r1, spk_csr *rows, spk
     return st;
 }
 
-/* Check the range against the size, then make it (directly for F_ROWS families); the
+/* Check the range against the size, then make it (directly for GEN_F_ROWS families); the
  * generator's messages get the spec in front. */
 int spk_gen_spec_rows(const char *spec, int row_begin, int row_end, spk_csr *rows, spk_err *e)
 {
@@ -305,7 +282,7 @@ int spk_gen_spec_rows(const char *spec, int row_begin, int row_end, spk_csr *row
         return spk_err_set(e, SPK_ERR_INVALID_ARG,
                            "bad row range [%d, %d) of generator spec '%s': need 0 <= begin <= end <= %d (its rows)",
                            row_begin, row_end, spec, n);
-    if (!st && g.f->how == F_ROWS) st = generate(&g, (gen_range){0, row_begin, row_end}, rows, e);
+    if (!st && g.f->how == GEN_F_ROWS) st = generate(&g, (gen_range){0, row_begin, row_end}, rows, e);
     else if (!st) st = rows_of_whole(&g, row_begin, row_end, rows, e);
     if (st && e) spk_err_prefix(e, "generator spec '%s'", spec);
     return st;

@@ -1,21 +1,21 @@
 /* gen_block.c -- block-structured model problems: 3-D linear elasticity
- * (3 x 3 blocks) and a 2-D saddle-point system. */
+ * (3 x 3 blocks) and a 2-D saddle-point system; the 27-point block stencil
+ * and grad-div blocks that elasticity and the complex curl-curl share. */
 #include "io/gen.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "io/gen_util.h"
 
-/* The 3 x 3 block of node offset d (each in {-1, 0, 1}) of
- *   K = kron(L27, I3) / 13 + c * G,   c = 1 / (1 - 2 nu),
- * L27 the 27-point Laplacian (26, -1) and G = D^T D, D the divergence at
- * the centre of every grid cell of the trilinear element: div_cell u =
- * (1/2) sum over its 8 corners of s . u, s = 2 t - 1 the corner's sign
- * vector (t in {0,1}^3).  So G(d)_pq = (1/4) sum over corners t with t + d
- * also a corner of s(t)_p s(t + d)_q; kron(L27, I3) is SPD, G PSD, K SPD. */
-static void elastic_block(const int d[3], double c, double blk[3][3])
+/* The 3 x 3 block of node offset d (each in {-1, 0, 1}) of c * G, G = D^T D,
+ * D the divergence at the centre of every grid cell of the trilinear
+ * element: div_cell u = (1/2) sum over its 8 corners of s . u, s = 2 t - 1
+ * the corner's sign vector (t in {0,1}^3).  So G(d)_pq = (1/4) sum over
+ * corners t with t + d also a corner of s(t)_p s(t + d)_q; G is PSD. */
+void gen_graddiv_block(const int d[3], double c, double blk[3][3])
 {
     for (int p = 0; p < 3; p++)
         for (int q = 0; q < 3; q++) blk[p][q] = 0.0;
@@ -29,22 +29,20 @@ static void elastic_block(const int d[3], double c, double blk[3][3])
         for (int p = 0; p < 3; p++)
             for (int q = 0; q < 3; q++) blk[p][q] += c * 0.25 * (2 * a[p] - 1) * (2 * b[q] - 1);
     }
-    const double l = (d[0] || d[1] || d[2]) ? -1.0 / 13.0 : 2.0;
-    for (int p = 0; p < 3; p++) blk[p][p] += l;
 }
 
-/* The 27 node offsets of elasticity3d, (dz, dy, dx) order, with their blocks. */
-typedef struct elastic_ctx {
+/* The 27 node offsets of a block stencil, (dz, dy, dx) order, with their blocks. */
+typedef struct block27_ctx {
     int n;
     int off[27][3];
     double blk[27][3][3];
-} elastic_ctx;
+} block27_ctx;
 
-/* Rows r0 .. r1-1 of elasticity3d (a gen_emit_fn): row 3 node + p, node = x + N (y + N z),
+/* Rows r0 .. r1-1 of a block stencil (a gen_emit_fn): row 3 node + p, node = x + N (y + N z),
  * the 3 unknowns of each neighbour inside the grid in turn. */
-static long long elastic_emit(const void *ctx, int r0, int r1, spk_csr *T)
+static long long block27_emit(const void *ctx, int r0, int r1, spk_csr *T)
 {
-    const elastic_ctx *c = ctx;
+    const block27_ctx *c = ctx;
     const int n = c->n;
     const long long node0 = r0 / 3;
     int p = r0 % 3, x = (int)(node0 % n), y = (int)((node0 / n) % n), z = (int)(node0 / ((long long)n * n));
@@ -73,34 +71,51 @@ static long long elastic_emit(const void *ctx, int r0, int r1, spk_csr *T)
     return q;
 }
 
+void gen_block27_offset(int t, int d[3])
+{
+    d[0] = t % 3 - 1;
+    d[1] = t / 3 % 3 - 1;
+    d[2] = t / 9 - 1;
+}
+
 /* N^3 nodes (Dirichlet boundary eliminated), 3 unknowns per node numbered
  * node-major; full 3 x 3 blocks between 27-point neighbours (81 entries in
  * an interior row; couplings that vanish by symmetry are stored as zeros,
  * as finite-element assembly does). */
+int gen_block27_rows(const char *name, int n, const gen_blocks27 *blk, gen_range rg, spk_csr *A, spk_err *e)
+{
+    if (!A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: A is NULL", name);
+    if (n < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "%s: N must be >= 1 (got %d)", name, n);
+    if (n > 1000000) /* 3 N^3 would pass 64 bits */
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "%s:%d: its 3 N^3 rows exceed 32-bit index limits; take a smaller N", name, n);
+    const long long n3 = (long long)n * n * n, m = n > 1 ? n - 1 : 0;
+    /* node pairs: per axis n + 2 (n - 1); counted only where the rows fit (no overflow) */
+    const long long per = n + 2 * m, pairs = 3 * n3 < INT_MAX ? per * per * per : 0;
+    SPK_TRY(gen_check_size(name, n, 3 * n3, rg.whole ? 9 * pairs : 0, e));
+    block27_ctx c = {.n = n};
+    for (int t = 0; t < 27; t++) gen_block27_offset(t, c.off[t]);
+    memcpy(c.blk, blk->b, sizeof c.blk);
+    return gen_emit(name, n, (int)(3 * n3), 9 * pairs, rg, block27_emit, &c, A, e);
+}
+
+/* Elasticity's blocks: K = kron(L27, I3) / 13 + c * G, c = 1 / (1 - 2 nu), L27 the 27-point
+ * Laplacian (26, -1); kron(L27, I3) is SPD, G PSD, K SPD. */
 int gen_elasticity3d_rows(int n, double nu, gen_range rg, spk_csr *A, spk_err *e)
 {
     if (!A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "elasticity3d: A is NULL");
     if (n < 1) return spk_err_set(e, SPK_ERR_INVALID_ARG, "elasticity3d: N must be >= 1 (got %d)", n);
     if (!(nu >= 0.0) || !(nu < 0.5))
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "elasticity3d: NU must be in [0, 0.5) (got %g)", nu);
-    if (n > 1000000) /* 3 N^3 would pass 64 bits */
-        return spk_err_set(e, SPK_ERR_INVALID_ARG,
-                           "elasticity3d:%d: its 3 N^3 rows exceed 32-bit index limits; take a smaller N", n);
-    const long long n3 = (long long)n * n * n, m = n > 1 ? n - 1 : 0;
-    /* node pairs: per axis n + 2 (n - 1); counted only where the rows fit (no overflow) */
-    const long long per = n + 2 * m, pairs = 3 * n3 < INT_MAX ? per * per * per : 0;
-    SPK_TRY(gen_check_size("elasticity3d", n, 3 * n3, rg.whole ? 9 * pairs : 0, e));
-    elastic_ctx c = {.n = n};
-    int nb = 0;
-    for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++, nb++) {
-                c.off[nb][0] = dx;
-                c.off[nb][1] = dy;
-                c.off[nb][2] = dz;
-                elastic_block(c.off[nb], 1.0 / (1.0 - 2.0 * nu), c.blk[nb]);
-            }
-    return gen_emit("elasticity3d", n, (int)(3 * n3), 9 * pairs, rg, elastic_emit, &c, A, e);
+    gen_blocks27 blk;
+    for (int t = 0; t < 27; t++) {
+        int d[3];
+        gen_block27_offset(t, d);
+        gen_graddiv_block(d, 1.0 / (1.0 - 2.0 * nu), blk.b[t]);
+        const double l = t != 13 ? -1.0 / 13.0 : 2.0;
+        for (int p = 0; p < 3; p++) blk.b[t][p][p] += l;
+    }
+    return gen_block27_rows("elasticity3d", n, &blk, rg, A, e);
 }
 
 int spk_gen_elasticity3d(int n, double nu, spk_csr *A, spk_err *e)

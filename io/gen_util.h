@@ -5,6 +5,7 @@
 #ifndef SPK_IO_GEN_UTIL_H
 #define SPK_IO_GEN_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/csr.h"
@@ -64,14 +65,65 @@ typedef long long (*gen_emit_fn)(const void *ctx, int r0, int r1, spk_csr *T);
 int gen_emit(const char *name, long long n, int rows, long long nnz, gen_range rg, gen_emit_fn emit,
              const void *ctx, spk_csr *A, spk_err *e);
 
-/* The families of spk_gen_spec; GEN_P2 .. GEN_AN3 are gen_stencil.c's. */
+/* The families of spk_gen_spec; GEN_P2 .. GEN_AN3 are gen_stencil.c's; GEN_ZH3 .. GEN_ZML the
+ * complex ones of spk_gen_zspec (gen_complex.c). */
 enum {
     GEN_P2, GEN_P3, GEN_P27, GEN_CD3, GEN_CD2, GEN_AN2, GEN_AN3, GEN_PL, GEN_PLS, GEN_RGG, GEN_RGG3, GEN_BAND,
-    GEN_CIRC, GEN_EL3, GEN_SAD, GEN_BRU
+    GEN_CIRC, GEN_EL3, GEN_SAD, GEN_BRU, GEN_ZH3, GEN_ZH2, GEN_ZCC, GEN_ZML
 };
+
+/* ---- specs: NAME:N[:P1[:P2]][:seed=S] (gen.c) -------------------------------------------- */
+
+/* One optional parameter after N: its name in messages, its letter, its
+ * default and range (lo < p < hi, or <= where incl), integer or a word
+ * (rgg's ORDER: local = 0, shuffled = 1). */
+typedef struct gen_param {
+    const char *what, *sym, *rule;
+    double def, lo, hi;
+    int lo_incl, hi_incl, integer, word;
+} gen_param;
+
+/* How a family is made: GEN_F_ROWS, any range of rows on its own (grid and block families);
+ * GEN_F_RANDOM, seeded from the spec and built whole (one random stream over the matrix). */
+enum { GEN_F_ROWS, GEN_F_RANDOM };
+
+typedef struct gen_family {
+    int kind; /* GEN_P2 ... */
+    const char *name, *alias, *usage;
+    int how; /* GEN_F_ROWS or GEN_F_RANDOM */
+    int np;
+    gen_param p[2];
+} gen_family;
+
+/* A spec parsed: its family, N, parameters and seed. */
+typedef struct gen_parsed {
+    const gen_family *f;
+    int n;
+    double v[2];
+    uint64_t seed;
+} gen_parsed;
+
+/* The family of table[0 .. n) named (or aliased) by the len bytes at s, ignoring case; NULL if none. */
+const gen_family *gen_find_family(const gen_family *table, int n, const char *s, size_t len);
+/* Parse "NAME:N[:P1[:P2]][:seed=S]" (spec not NULL) against the families table[0 .. n) into *g;
+ * SPK_ERR_INVALID_ARG naming the spec, valid (the list of usages) in the messages about the name. */
+int gen_parse_spec(const gen_family *table, int n, const char *valid, const char *spec, gen_parsed *g,
+                   spk_err *e);
 /* Rows rg of stencil family kind (GEN_P2 .. GEN_AN3) with its parameters v (as spk_gen_spec
  * parses them; unused ones ignored) on N points per dimension. */
 int gen_stencil_rows(int kind, int n, const double *v, gen_range rg, spk_csr *A, spk_err *e);
+/* Rows rg of a 3-dof block stencil on N^3 nodes (gen_block.c): blk->b[t] is the 3 x 3 block
+ * between a node and its neighbour at offset gen_block27_offset(t) (t = 13: itself); full blocks
+ * stored for every neighbour inside the grid.  name is used in messages. */
+typedef struct gen_blocks27 {
+    double b[27][3][3];
+} gen_blocks27;
+int gen_block27_rows(const char *name, int n, const gen_blocks27 *blk, gen_range rg, spk_csr *A, spk_err *e);
+/* The offset (dx, dy, dz), each in {-1, 0, 1}, of block t = 9 (dz + 1) + 3 (dy + 1) + dx + 1. */
+void gen_block27_offset(int t, int d[3]);
+/* c times the block of offset d of G = D^T D, D the trilinear element's divergence per grid cell
+ * (the grad-div part of elasticity3d; PSD, with 0 <= G <= 4 kron(L7, I3)). */
+void gen_graddiv_block(const int d[3], double c, double blk[3][3]);
 /* Rows rg of spk_gen_elasticity3d, spk_gen_saddle, spk_gen_brusselator. */
 int gen_elasticity3d_rows(int n, double nu, gen_range rg, spk_csr *A, spk_err *e);
 int gen_saddle_rows(int n, gen_range rg, spk_csr *A, spk_err *e);

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 
 /* Make room for one more entry in d (doubling, capped by the announced count). */
-/* Bytes an entry takes while read: row and column (coordinate), value. */
+/* Bytes an entry takes while read: row and column (coordinate), value (a pair
+ * for the complex readers). */
 static double mm_entry_bytes(const mm_data *d)
 {
-    return (d->info.format == SPK_MM_COORDINATE ? 8.0 : 0.0) + (d->info.field != SPK_MM_PATTERN ? 8.0 : 0.0);
+    return (d->info.format == SPK_MM_COORDINATE ? 8.0 : 0.0) +
+           (d->info.field != SPK_MM_PATTERN ? 8.0 * (double)mm_width(d) : 0.0);
 }
 
 static int mm_grow(mm_data *d, const char *name, spk_err *e)
@@ -38,7 +40,7 @@ static int mm_grow(mm_data *d, const char *name, spk_err *e)
         d->col = c;
     }
     if (d->val || d->info.field != SPK_MM_PATTERN) {
-        double *v = realloc(d->val, cap * sizeof *v);
+        double *v = realloc(d->val, cap * mm_width(d) * sizeof *v);
         if (!v) goto nomem;
         d->val = v;
     }
@@ -63,7 +65,7 @@ static int mm_reserve(mm_data *d, size_t remaining, size_t min_bytes, const char
         if (!d->row || !d->col) goto nomem;
     }
     if (d->info.field != SPK_MM_PATTERN) {
-        d->val = malloc(cap * sizeof *d->val);
+        d->val = malloc(cap * mm_width(d) * sizeof *d->val);
         if (!d->val) goto nomem;
     }
     d->cap = cap;
@@ -122,18 +124,51 @@ static int mm_bad_value(mm_parser *ps, const char *p, long long line, int status
                        line, tok);
 }
 
+/* Scan an entry's value at *pp into v[0] and, for the complex field, its
+ * imaginary part into v[1] (else 0), with the blanks after them: "too few
+ * tokens, expected EXPECT" where the line ends first. */
+static inline int mm_scan_value(mm_parser *ps, mm_data *d, const char **pp, const char *end, long long line,
+                                const char *expect, double v[2], spk_err *e)
+{
+    const int integer = d->info.field == SPK_MM_INTEGER, parts = d->info.field == SPK_MM_COMPLEX ? 2 : 1;
+    const char *p = *pp;
+    v[1] = 0;
+    for (int k = 0; k < parts; k++) {
+        int intg;
+        const char *t0 = p;
+        if (p == end || *p == '\n')
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too few tokens, expected %s", ps->name, line, expect);
+        const int st = spk_mm_scan_real(&p, end, &v[k], &intg);
+        if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
+        if (integer && fabs(v[k]) >= 0x1p53)
+            mm_warn(ps, d, line, "an integer of magnitude 2^53 or more, which a double may round");
+        while (p < end && mm_blank(*p)) p++;
+    }
+    *pp = p;
+    return SPK_OK;
+}
+
+/* The diagonal of a Hermitian matrix is real. */
+static int mm_hermitian_diagonal(const mm_parser *ps, long long line, long long i, double im, spk_err *e)
+{
+    return spk_err_set(e, SPK_ERR_PARSE,
+                       "%s:%lld: diagonal entry (%lld,%lld) of a hermitian matrix is not real (imaginary part %.17g)",
+                       ps->name, line, i, i, im);
+}
+
 /* Parse the L coordinate entries "i j [v]" into d (1-based in, 0-based out). */
 int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
 {
     const spk_mm_info *in = &d->info;
-    const int pattern = in->field == SPK_MM_PATTERN, integer = in->field == SPK_MM_INTEGER;
-    const int skew = in->symmetry == SPK_MM_SKEW;
+    const int pattern = in->field == SPK_MM_PATTERN, cplx = d->cplx;
+    const int skew = in->symmetry == SPK_MM_SKEW, herm = in->symmetry == SPK_MM_HERMITIAN;
     const long long M = in->nrows, N = in->ncols;
-    const char *expect = pattern ? "2 (row column)" : "3 (row column value)";
+    const char *expect = pattern                        ? "2 (row column)"
+                         : in->field == SPK_MM_COMPLEX ? "4 (row column real imaginary)"
+                                                        : "3 (row column value)";
     const char *p = ps->p, *end = ps->end, *q;
     long long line = ps->line, r, c;
     char tok[64];
-    int st;
     int found = 0;
     long long above = 0, below = 0; /* the first line of an entry above / below the diagonal */
     d->max = (size_t)in->entries;
@@ -163,18 +198,16 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
                                line, c, N);
         p = q;
         while (p < end && mm_blank(*p)) p++;
+        double v[2] = {0, 0};
         if (!pattern) {
-            double v;
-            int intg;
-            const char *t0 = p;
-            if (p == end || *p == '\n') goto too_few;
-            st = spk_mm_scan_real(&p, end, &v, &intg);
-            if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
-            if (integer && fabs(v) >= 0x1p53)
-                mm_warn(ps, d, line, "an integer of magnitude 2^53 or more, which a double may round");
-            while (p < end && mm_blank(*p)) p++;
+            SPK_TRY(mm_scan_value(ps, d, &p, end, line, expect, v, e));
             if (k == d->cap) SPK_TRY(mm_grow(d, ps->name, e));
-            d->val[k] = v;
+            if (cplx) {
+                d->val[2 * k] = v[0];
+                d->val[2 * k + 1] = v[1];
+            } else {
+                d->val[k] = v[0];
+            }
         } else if (k == d->cap) {
             SPK_TRY(mm_grow(d, ps->name, e));
         }
@@ -185,6 +218,7 @@ int spk_mm_parse_coordinate(mm_parser *ps, mm_data *d, spk_err *e)
             return spk_err_set(e, SPK_ERR_PARSE,
                                "%s:%lld: diagonal entry (%lld,%lld) in a skew-symmetric matrix",
                                ps->name, line, r, c);
+        if (herm && r == c && v[1] != 0) return mm_hermitian_diagonal(ps, line, r, v[1], e);
         if (in->symmetry != SPK_MM_GENERAL && r != c) { /* the spec stores one triangle */
             if (r < c && !above) above = line;
             if (r > c && !below) below = line;
@@ -216,15 +250,17 @@ too_long:
 /* Parse the values of an array file, one per line, column by column. */
 int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
 {
-    const int integer = d->info.field == SPK_MM_INTEGER;
+    const int cplx = d->cplx, herm = d->info.symmetry == SPK_MM_HERMITIAN;
+    const char *expect = d->info.field == SPK_MM_COMPLEX ? "2 values (real imaginary) per line in a complex array file"
+                                                         : "1 value per line in an array file";
     const char *p = ps->p, *end = ps->end;
     long long line = ps->line;
+    long long jcol = 0, left = d->info.nrows; /* hermitian: the packed column and its values still to come */
     int found = 0;
     d->max = (size_t)d->info.entries;
     SPK_TRY(mm_reserve(d, ps->more ? MM_WINDOW : (size_t)(end - p), 2, ps->name, e));
     for (size_t k = 0; k < d->max; k++) {
-        double v;
-        int intg, st;
+        double v[2];
         SPK_TRY(mm_next_entry(ps, &p, &end, &line, &found, e));
         if (!found)
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: file ends after %zu of %lld values",
@@ -232,18 +268,20 @@ int spk_mm_parse_array(mm_parser *ps, mm_data *d, spk_err *e)
         if (!mm_line_whole(ps, p, end))
             return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a line longer than %zu bytes", ps->name, line,
                                ps->line_max);
-        const char *t0 = p;
-        st = spk_mm_scan_real(&p, end, &v, &intg);
-        if (st || (integer && !intg)) return mm_bad_value(ps, t0, line, st, integer, e);
-        if (integer && fabs(v) >= 0x1p53) mm_warn(ps, d, line, "an integer of magnitude 2^53 or more, which a double may round");
-        while (p < end && mm_blank(*p)) p++;
+        SPK_TRY(mm_scan_value(ps, d, &p, end, line, expect, v, e));
         if (p < end && *p != '\n')
-            return spk_err_set(e, SPK_ERR_PARSE,
-                               "%s:%lld: too many tokens, expected 1 value per line in an array "
-                               "file",
-                               ps->name, line);
+            return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: too many tokens, expected %s", ps->name, line, expect);
+        if (herm) { /* the first value of each packed column is its diagonal */
+            if (left == d->info.nrows - jcol && v[1] != 0) return mm_hermitian_diagonal(ps, line, jcol + 1, v[1], e);
+            if (--left == 0) left = d->info.nrows - ++jcol;
+        }
         if (k == d->cap) SPK_TRY(mm_grow(d, ps->name, e));
-        d->val[k] = v;
+        if (cplx) {
+            d->val[2 * k] = v[0];
+            d->val[2 * k + 1] = v[1];
+        } else {
+            d->val[k] = v[0];
+        }
         d->n = k + 1;
         if (p < end) {
             p++;

@@ -22,7 +22,7 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
 {
     const char *p = ps->p, *end = ps->end, *w[6];
     size_t wn[6];
-    int nw = 0, complex = 0, hermitian = 0;
+    int nw = 0;
     char tok[64];
     /* a UTF-8 byte order mark, which some editors write, is no part of the banner */
     if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
@@ -83,7 +83,7 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
     else if (spk_mm_word_is(w[3], wn[3], "pattern"))
         info->field = SPK_MM_PATTERN;
     else if (spk_mm_word_is(w[3], wn[3], "complex"))
-        complex = 1;
+        info->field = SPK_MM_COMPLEX;
     else
         return spk_err_set(e, SPK_ERR_PARSE,
                            "%s:1: unknown qualifier '%s' in banner (field must be real, integer, "
@@ -91,8 +91,8 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
                            ps->name, spk_mm_token(w[3], eol, tok, sizeof tok));
     if (nw < 5)
         return spk_err_set(e, SPK_ERR_PARSE,
-                           "%s:1: banner is missing the symmetry (general, symmetric or "
-                           "skew-symmetric)",
+                           "%s:1: banner is missing the symmetry (general, symmetric, "
+                           "skew-symmetric or hermitian)",
                            ps->name);
     if (spk_mm_word_is(w[4], wn[4], "general"))
         info->symmetry = SPK_MM_GENERAL;
@@ -101,7 +101,7 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
     else if (spk_mm_word_is(w[4], wn[4], "skew-symmetric"))
         info->symmetry = SPK_MM_SKEW;
     else if (spk_mm_word_is(w[4], wn[4], "hermitian"))
-        hermitian = 1;
+        info->symmetry = SPK_MM_HERMITIAN;
     else
         return spk_err_set(e, SPK_ERR_PARSE,
                            "%s:1: unknown qualifier '%s' in banner (symmetry must be general, "
@@ -110,9 +110,12 @@ int spk_mm_parse_banner(mm_parser *ps, spk_mm_info *info, spk_err *e)
     if (nw > 5)
         return spk_err_set(e, SPK_ERR_PARSE, "%s:1: extra word '%s' in banner", ps->name,
                            spk_mm_token(w[5], eol, tok, sizeof tok));
-    if (complex || hermitian)
-        return spk_err_set(e, SPK_ERR_UNSUPPORTED, "%s:1: complex matrices are not supported%s",
-                           ps->name, complex ? "" : " (hermitian symmetry)");
+    /* the conjugate of a real value is itself: a real hermitian file would be a symmetric one */
+    if (info->symmetry == SPK_MM_HERMITIAN && info->field != SPK_MM_COMPLEX)
+        return spk_err_set(e, SPK_ERR_PARSE,
+                           "%s:1: hermitian symmetry goes with the complex field only (a real "
+                           "hermitian matrix is symmetric)",
+                           ps->name);
     if (info->format == SPK_MM_ARRAY && info->field == SPK_MM_PATTERN)
         return spk_err_set(e, SPK_ERR_PARSE,
                            "%s:1: the pattern field is not allowed with the array format",
@@ -231,10 +234,12 @@ int spk_mm_parse_size(mm_parser *ps, spk_mm_info *info, spk_err *e)
     info->nrows = (int)v[0];
     info->ncols = (int)v[1];
     if (info->symmetry != SPK_MM_GENERAL && v[0] != v[1])
-        return spk_err_set(
-            e, SPK_ERR_PARSE, "%s:%lld: a %s matrix must be square, the size line says %lld x %lld",
-            ps->name, ps->line, info->symmetry == SPK_MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
-            v[0], v[1]);
+        return spk_err_set(e, SPK_ERR_PARSE, "%s:%lld: a %s matrix must be square, the size line says %lld x %lld",
+                           ps->name, ps->line,
+                           info->symmetry == SPK_MM_SYMMETRIC ? "symmetric"
+                           : info->symmetry == SPK_MM_SKEW    ? "skew-symmetric"
+                                                              : "hermitian",
+                           v[0], v[1]);
     if (info->format == SPK_MM_COORDINATE) {
         if (info->symmetry == SPK_MM_GENERAL && v[2] > INT_MAX)
             return spk_err_set(e, SPK_ERR_PARSE,
@@ -253,7 +258,7 @@ int spk_mm_parse_size(mm_parser *ps, spk_mm_info *info, spk_err *e)
                                "%s:%lld: array size %lld x %lld (%lld values) exceeds 32-bit "
                                "index limits",
                                ps->name, ps->line, v[0], v[1], total);
-        if (info->symmetry == SPK_MM_SYMMETRIC)
+        if (info->symmetry == SPK_MM_SYMMETRIC || info->symmetry == SPK_MM_HERMITIAN)
             info->entries = v[0] * (v[0] + 1) / 2;
         else if (info->symmetry == SPK_MM_SKEW)
             info->entries = v[0] * (v[0] - 1) / 2;

@@ -42,14 +42,23 @@ typedef struct mm_parser {
 /* What a file holds once parsed: the header, and either coordinate entries
  * (0-based row, col, val; val NULL for pattern; mirrored parts not yet added)
  * or the values of an array file (row and col NULL, column-major, packed lower
- * triangle for symmetric and skew-symmetric). */
+ * triangle for symmetric, hermitian and skew-symmetric).  With cplx (the
+ * complex readers) each value is a (re, im) pair, val[2k], val[2k + 1];
+ * the imaginary parts of a real or integer file are 0. */
 typedef struct mm_data {
     spk_mm_info info;
     size_t n, cap, max; /* entries stored, allocated, announced */
     size_t limit;       /* bytes the read may hold (spk_mm_read_*_limit; 0: no limit) */
+    int cplx;           /* 1: values as complex pairs (set before the parse) */
     int *row, *col;
     double *val;
 } mm_data;
+
+/* Doubles a value takes in d->val: 2 for complex pairs, else 1. */
+static inline size_t mm_width(const mm_data *d)
+{
+    return d->cplx ? 2 : 1;
+}
 
 /* ---- bytes and lines ---------------------------------------------------- */
 
@@ -183,7 +192,10 @@ int spk_mm_within_limit(const mm_data *d, double bytes, const char *name, const 
 void spk_mm_data_free(mm_data *d);
 /* mm_convert.c: canonical CSR from d (d's arrays are consumed) */
 int spk_mm_data_to_csr(mm_data *d, const char *name, spk_csr *A, spk_err *e);
-/* mm_convert.c: a column-major dense array from d (d's arrays are consumed) */
+/* mm_convert.c: a column-major dense array from d (d's arrays are consumed;
+ * with d->cplx, (re, im) pairs) */
 int spk_mm_data_to_dense(mm_data *d, const char *name, double **out, spk_err *e);
+/* mm_convert.c: canonical complex CSR from d (d->cplx; d's arrays are consumed) */
+int spk_mm_data_to_zcsr(mm_data *d, const char *name, spk_zcsr *A, spk_err *e);
 
 #endif

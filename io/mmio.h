@@ -4,19 +4,24 @@
  * skew-symmetric into canonical CSR (symmetric parts mirrored, duplicates
  * summed, pattern values 1), and array (dense, column-major) files.
  * Every malformed input fails with SPK_ERR_PARSE and a message
- * "FILE:LINE: cause"; complex and hermitian files fail with
- * SPK_ERR_UNSUPPORTED "complex matrices are not supported".  Files named
- * *.gz are read through zlib (a plain file with a .gz name is read as is). */
+ * "FILE:LINE: cause".  Complex files (also hermitian) are read by the
+ * spk_mm_read_z* functions into complex matrices (which read real, integer
+ * and pattern files too, imaginary parts 0); the real readers refuse them
+ * with SPK_ERR_UNSUPPORTED.  Hermitian symmetry goes with the complex field
+ * only.  Files named *.gz are read through zlib (a plain file with a .gz
+ * name is read as is). */
 #ifndef SPK_IO_MMIO_H
 #define SPK_IO_MMIO_H
 
 #include <stddef.h>
 
 #include "core/csr.h"
+#include "core/zcsr.h"
 
 typedef enum { SPK_MM_COORDINATE, SPK_MM_ARRAY } spk_mm_format;
-typedef enum { SPK_MM_REAL, SPK_MM_INTEGER, SPK_MM_PATTERN } spk_mm_field;
-typedef enum { SPK_MM_GENERAL, SPK_MM_SYMMETRIC, SPK_MM_SKEW } spk_mm_symmetry;
+typedef enum { SPK_MM_REAL, SPK_MM_INTEGER, SPK_MM_PATTERN, SPK_MM_COMPLEX } spk_mm_field;
+/* hermitian: complex files only (the mirror of an entry is its conjugate) */
+typedef enum { SPK_MM_GENERAL, SPK_MM_SYMMETRIC, SPK_MM_SKEW, SPK_MM_HERMITIAN } spk_mm_symmetry;
 
 /* What the banner and size line said. */
 typedef struct spk_mm_info {
@@ -76,6 +81,34 @@ int spk_mm_write_csr_lines(const char *path, const spk_csr *A, int symmetric, co
 /* Write a column-major nrows x ncols array in array real general format. */
 int spk_mm_write_dense(const char *path, int nrows, int ncols, const double *v,
                        const char *comment, spk_err *e);
+
+/* ---- complex matrices (values as (re, im) pairs, core/zcsr.h) ----------- */
+
+/* The field a file's banner names (only the banner is read; .gz too). */
+int spk_mm_peek_field(const char *path, spk_mm_field *field, spk_err *e);
+/* Read a sparse matrix as complex: coordinate complex general, symmetric
+ * (mirrored), hermitian (mirrored with the conjugate; a diagonal entry with a
+ * nonzero imaginary part is an error) or skew-symmetric (mirrored negated;
+ * no diagonal entries); real, integer and pattern files too (imaginary parts
+ * 0), and array files, keeping their nonzeros.  limit as for
+ * spk_mm_read_csr_limit (0: none); info may be NULL. */
+int spk_mm_read_zcsr(const char *path, size_t limit, spk_zcsr *A, spk_mm_info *info, spk_err *e);
+int spk_mm_read_zcsr_mem(const char *name, const char *buf, size_t len, spk_zcsr *A, spk_mm_info *info,
+                         spk_err *e);
+/* Read a dense complex matrix (array complex or real/integer, or coordinate
+ * with zeros filled in) as a column-major nrows x ncols array of (re, im)
+ * pairs, 2 * nrows * ncols doubles allocated with malloc. */
+int spk_mm_read_zdense(const char *path, size_t limit, int *nrows, int *ncols, double **v, spk_err *e);
+int spk_mm_read_zdense_mem(const char *name, const char *buf, size_t len, int *nrows, int *ncols, double **v,
+                           spk_err *e);
+/* Write A as coordinate complex: symmetry 0 general, 1 symmetric, 2 hermitian
+ * (1 and 2 write the lower triangle; A must be exactly symmetric, or exactly
+ * Hermitian with a real diagonal).  %.17g values, comment and ".gz" as
+ * spk_mm_write_csr. */
+int spk_mm_write_zcsr(const char *path, const spk_zcsr *A, int symmetry, const char *comment, spk_err *e);
+/* Write a column-major nrows x ncols array of (re, im) pairs as array complex
+ * general. */
+int spk_mm_write_zdense(const char *path, int nrows, int ncols, const double *v, spk_err *e);
 
 /* Write len bytes to path as the writers above write (every file spk writes):
  * into a temporary file beside it, renamed over path once complete, so that

@@ -608,10 +608,10 @@ static const bad_case bad_cases[] = {
     {MMB "coordinate real xyz\n", SPK_ERR_PARSE, "inline:1: unknown qualifier 'xyz'"},
     {MMB "coordinate real general xyz\n", SPK_ERR_PARSE, "inline:1: extra word 'xyz'"},
     {MMB "coordinate complex general\n1 1 1\n1 1 1 0\n", SPK_ERR_UNSUPPORTED,
-     "inline:1: complex matrices are not supported"},
+     "inline:1: complex matrix: read it as a complex system"},
     {MMB "coordinate complex hermitian\n", SPK_ERR_UNSUPPORTED,
-     "inline:1: complex matrices are not supported"},
-    {MMB "array real hermitian\n", SPK_ERR_UNSUPPORTED, "complex matrices are not supported"},
+     "inline:1: complex matrix: read it as a complex system"},
+    {MMB "array real hermitian\n", SPK_ERR_PARSE, "inline:1: hermitian symmetry goes with the complex field only"},
     {MMB "array pattern general\n1 1\n", SPK_ERR_PARSE,
      "inline:1: the pattern field is not allowed"},
     {MMG, SPK_ERR_PARSE, "inline:1: missing size line"},
@@ -765,7 +765,7 @@ static void test_malformed_files(void)
         if (!tab) continue;
         *tab = '\0';
         const char *file = line, *want = tab + 1;
-        int code = strstr(want, "complex matrices") || strstr(want, "stored entries") ? SPK_ERR_UNSUPPORTED
+        int code = strstr(want, "complex matrix:") || strstr(want, "stored entries") ? SPK_ERR_UNSUPPORTED
                    : strstr(want, "gzip data")      ? SPK_ERR_IO
                                                     : SPK_ERR_PARSE;
         spk_csr A = {0};

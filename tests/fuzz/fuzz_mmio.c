@@ -12,6 +12,8 @@
  *     SPK_ERR_NOMEM and a message that names the input, or returns a CSR
  *     matrix that passes spk_csr_validate (sorted, no duplicates, indices in
  *     range) with finite values and dimensions that agree with the header;
+ *   - the complex reader likewise, with a canonical complex matrix of finite
+ *     values (real files too, and every symmetry, hermitian included);
  *   - the dense reader likewise fails with a named message, or returns
  *     nrows x ncols finite values;
  *   - what the reader returns (up to 2^22 rows + columns) can be transposed,
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/csr.h"
+#include "core/zcsr.h"
 #include "io/mm_parse.h" /* spk_mm_set_window */
 #include "io/mmio.h"
 
@@ -90,6 +93,35 @@ static void check_sparse(const uint8_t *data, size_t size)
         free(y);
     }
     spk_csr_free(&A);
+}
+
+/* The complex reader: a named failure, or canonical complex CSR with finite
+ * values whose symmetry can be classified and product formed. */
+static void check_zsparse(const uint8_t *data, size_t size)
+{
+    spk_err e;
+    spk_err_clear(&e);
+    spk_zcsr A = {0};
+    spk_mm_info info;
+    int st = spk_mm_read_zcsr_mem(NAME, (const char *)data, size, &A, &info, &e);
+    if (st) {
+        check_failure(st, &e);
+        return;
+    }
+    const spk_csr pattern = {A.nrows, A.ncols, A.nnz, A.rowptr, A.colind, NULL};
+    if (spk_csr_validate(&pattern, 1, &e)) finding("the complex reader returned an invalid matrix", e.msg);
+    if (A.nrows != info.nrows || A.ncols != info.ncols) finding("complex dimensions differ from the header", NULL);
+    for (size_t k = 0; k < 2 * (size_t)A.nnz; k++)
+        if (!isfinite(A.val[k])) finding("a non-finite complex value was accepted", NULL);
+    if ((size_t)A.nrows + (size_t)A.ncols <= ((size_t)1 << 22)) {
+        spk_zcsr_symmetry(&A);
+        double *x = calloc(2 * (size_t)A.ncols + 2, sizeof(double));
+        double *y = malloc((2 * (size_t)A.nrows + 2) * sizeof(double));
+        if (x && y) spk_zcsr_spmv(&A, x, y);
+        free(x);
+        free(y);
+    }
+    spk_zcsr_free(&A);
 }
 
 static void check_dense(const uint8_t *data, size_t size)
@@ -158,6 +190,7 @@ static void check_window(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check_sparse(data, size);
+    check_zsparse(data, size);
     check_dense(data, size);
     check_window(data, size);
     return 0;
