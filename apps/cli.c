@@ -38,7 +38,7 @@ const spk_opt_name cli_device_names[] = {
     {"cuda", SPK_DEVICE_CUDA}, {"gpu", SPK_DEVICE_CUDA},   {NULL, 0}};
 const spk_opt_name cli_solver_names[] = {
     {"auto", SPK_SOLVER_AUTO}, {"cg", SPK_SOLVER_CG}, {"bicgstab", SPK_SOLVER_BICGSTAB},
-    {"gmres", SPK_SOLVER_GMRES}, {NULL, 0}};
+    {"gmres", SPK_SOLVER_GMRES}, {"cocg", SPK_SOLVER_COCG}, {NULL, 0}};
 const spk_opt_name cli_precond_names[] = {
     {"auto", SPK_PRECOND_AUTO}, {"factor", SPK_PRECOND_FACTOR}, {"ic0", SPK_PRECOND_IC0},
     {"ilu0", SPK_PRECOND_ILU0}, {"jacobi", SPK_PRECOND_JACOBI}, {"none", SPK_PRECOND_NONE}, {NULL, 0}};

@@ -7,6 +7,7 @@
 #include "solve_args.h"
 #include "spk.h"
 #include "io/gen.h"
+#include "io/gen_complex.h"
 #include "io/rhs.h"
 
 /* ", K sweeps per triangular solve" where the preconditioner has them */
@@ -54,6 +55,7 @@ typedef struct solve_run {
     spk_solver *s;
     double *b, *x, *xstar;   /* xstar: the known solution (no --rhs) */
     int n, nnz;
+    int complex;             /* a complex system: b, x, xstar hold 2n doubles */
     const char *rhs_note;
     char rhs_buf[80];
     char device_note[300];
@@ -79,10 +81,28 @@ static int open_context(const solve_args *a, solve_run *r)
     return CLI_OK;
 }
 
+/* A complex model problem (gen:SPEC of a complex family). */
+static int load_complex_gen(const char *spec, solve_run *r)
+{
+    spk_zcsr G = {0};
+    spk_err ge;
+    spk_err_clear(&ge);
+    if (spk_gen_zspec(spec, &G, &ge)) {
+        fprintf(stderr, "spk solve: gen:%s: %s\n", spec, ge.msg);
+        return CLI_FAIL;
+    }
+    int st = spk_matrix_from_csr_complex(r->ctx, G.nrows, G.ncols, G.rowptr, G.colind, G.val, &r->A);
+    spk_zcsr_free(&G);
+    if (st) fprintf(stderr, "spk solve: gen:%s: %s\n", spec, spk_last_error(r->ctx));
+    return st ? CLI_FAIL : CLI_OK;
+}
+
 /* A from the file or the generator (gen:SPEC), square. */
 static int load_matrix(const solve_args *a, solve_run *r)
 {
-    if (strncmp(a->matrix, "gen:", 4) == 0) { /* a model problem made in memory */
+    if (strncmp(a->matrix, "gen:", 4) == 0 && spk_gen_spec_is_complex(a->matrix + 4)) {
+        if (load_complex_gen(a->matrix + 4, r)) return CLI_FAIL;
+    } else if (strncmp(a->matrix, "gen:", 4) == 0) { /* a model problem made in memory */
         spk_csr G = {0};
         spk_err ge;
         spk_err_clear(&ge);
@@ -103,7 +123,11 @@ static int load_matrix(const solve_args *a, solve_run *r)
         fprintf(stderr, "spk solve: warning: %s\n", spk_matrix_warning(r->A));
     }
     int ncols = 0;
-    spk_matrix_csr(r->A, &r->n, &ncols, &r->nnz, NULL, NULL, NULL);
+    r->complex = spk_matrix_is_complex(r->A);
+    if (r->complex)
+        spk_matrix_csr_complex(r->A, &r->n, &ncols, &r->nnz, NULL, NULL, NULL);
+    else
+        spk_matrix_csr(r->A, &r->n, &ncols, &r->nnz, NULL, NULL, NULL);
     if (r->n != ncols) {
         fprintf(stderr, "spk solve: %s: the matrix is %d x %d; a linear system needs a square "
                         "matrix\n", a->matrix, r->n, ncols);
@@ -112,16 +136,51 @@ static int load_matrix(const solve_args *a, solve_run *r)
     return CLI_OK;
 }
 
+/* A complex system's b: from --rhs, or A x* with x* = 1 or random (real
+ * and imaginary parts each uniform in [-1, 1) from the seed). */
+static int make_complex_rhs(const solve_args *a, solve_run *r)
+{
+    const int n = r->n;
+    if (a->rhs) {
+        int nb;
+        if (spk_vector_read_complex(r->ctx, a->rhs, &nb, &r->b)) {
+            fprintf(stderr, "spk solve: %s\n", spk_last_error(r->ctx));
+            return CLI_FAIL;
+        }
+        if (nb == n) return CLI_OK;
+        fprintf(stderr, "spk solve: %s has %d entries but the matrix has %d rows\n", a->rhs, nb, n);
+        return CLI_FAIL;
+    }
+    r->b = malloc(((size_t)n + 1) * 2 * sizeof(double));
+    r->xstar = malloc(((size_t)n + 1) * 2 * sizeof(double));
+    if (!r->b || !r->xstar) {
+        fprintf(stderr, "spk solve: out of memory for the right-hand side (%d entries)\n", n);
+        return CLI_FAIL;
+    }
+    for (long long j = 0; j < 2LL * n; j++)
+        r->xstar[j] = a->kind.random ? spk_rhs_xstar_at(&a->kind, 0, j) : (j % 2 ? 0.0 : 1.0);
+    spk_matrix_multiply_complex(r->A, r->xstar, r->b);
+    if (a->kind.random) {
+        snprintf(r->rhs_buf, sizeof r->rhs_buf, "A*x* (x* complex, parts uniform in [-1,1), seed %llu)",
+                 (unsigned long long)a->kind.seed);
+        r->rhs_note = r->rhs_buf;
+    } else {
+        r->rhs_note = "A*1";
+    }
+    return CLI_OK;
+}
+
 /* x = 0, and b from --rhs or made from a known solution xstar. */
 static int make_vectors(const solve_args *a, solve_run *r)
 {
     const int n = r->n;
-    r->x = calloc((size_t)n + 1, sizeof(double));
+    r->x = calloc(((size_t)n + 1) * (r->complex ? 2 : 1), sizeof(double));
     if (!r->x) {
         fprintf(stderr, "spk solve: out of memory for the solution vector (%d entries)\n", n);
         return CLI_FAIL;
     }
     r->rhs_note = "file";
+    if (r->complex) return make_complex_rhs(a, r);
     if (a->rhs) {
         int nb;
         if (spk_vector_read(r->ctx, a->rhs, &nb, &r->b)) {
@@ -159,7 +218,10 @@ static int make_vectors(const solve_args *a, solve_run *r)
 /* The lines before the solve: matrix, device, method, format, reordering, b. */
 static void print_setup(const solve_args *a, const solve_run *r, FILE *out)
 {
-    fprintf(out, "matrix    %s: %d x %d, %d nonzeros\n", a->matrix, r->n, r->n, r->nnz);
+    static const char *const zsym[] = {"general", "symmetric", "Hermitian", "real"};
+    const int zs = spk_matrix_complex_symmetry(r->A);
+    fprintf(out, "matrix    %s: %d x %d, %d nonzeros%s%s\n", a->matrix, r->n, r->n, r->nnz,
+            zs >= 0 ? ", complex " : "", zs >= 0 ? zsym[zs] : "");
     fprintf(out, "device    %s%s, %d host threads\n", spk_context_device(r->ctx), r->device_note,
             spk_context_threads(r->ctx));
     fprintf(out, "method    %s + %s%s%s, SpMV format %s\n", spk_solver_method(r->s), spk_solver_precond(r->s),
@@ -182,7 +244,8 @@ static void print_json(const solve_args *a, const solve_run *r)
     cli_json_begin(stdout);
     printf(", \"matrix\": ");
     cli_json_string(stdout, a->matrix);
-    printf(", \"rows\": %d, \"nnz\": %d, \"device\": ", r->n, r->nnz);
+    printf(", \"rows\": %d, \"nnz\": %d, \"complex\": %s, \"device\": ", r->n, r->nnz,
+           r->complex ? "true" : "false");
     cli_json_string(stdout, spk_context_device(r->ctx));
     printf(", \"host_threads\": %d, \"solver\": ", spk_context_threads(r->ctx));
     cli_json_string(stdout, spk_solver_method(r->s));
@@ -293,7 +356,8 @@ static void print_text(const solve_args *a, const solve_run *r, FILE *out)
     fprintf(out, "residual  ||r||/||b||: recurrence %.3e, true %.3e (rtol %.1e)\n", r->res.relres,
             r->res.true_relres, o->rtol);
     if (r->xstar) fprintf(out, "error     ||x - x*||_inf = %.3e\n", r->err);
-    if (o->vector_ops != SPK_VECTOR_CLASSIC && !gmres) { /* GMRES runs one operation at a time */
+    if (o->vector_ops != SPK_VECTOR_CLASSIC && !gmres && !r->complex) { /* GMRES and complex systems: one
+                                                                             operation at a time */
         char how[64] = "fused vector steps"; /* graphs: where some ran */
         if (r->res.graph_iterations > 0)
             snprintf(how, sizeof how, "fused vector steps, %d iterations replayed as graphs", r->res.graph_iterations);
@@ -355,7 +419,7 @@ int cmd_solve(int argc, char **argv)
     /* the setup's lines after the solve, which may change the preconditioner
      * (the probe's choice), except where a monitor prints during it */
     if (!a.json && a.monitor) print_setup(&a, &r, out);
-    r.st = spk_solve(r.s, r.b, r.x, &r.res);
+    r.st = r.complex ? spk_solve_complex(r.s, r.b, r.x, &r.res) : spk_solve(r.s, r.b, r.x, &r.res);
     cli_progress_clear(&progress);
     if (!a.json && !a.monitor) print_setup(&a, &r, out);
     if (r.st != SPK_OK && r.st != SPK_ERR_NOT_CONVERGED && r.st != SPK_ERR_BREAKDOWN && r.st != SPK_ERR_INDEFINITE) {
@@ -365,7 +429,9 @@ int cmd_solve(int argc, char **argv)
     r.err = NAN;
     if (r.xstar) {
         r.err = 0;
-        for (int i = 0; i < r.n; i++) r.err = fmax(r.err, fabs(r.x[i] - r.xstar[i]));
+        for (int i = 0; i < r.n; i++)
+            r.err = fmax(r.err, r.complex ? hypot(r.x[2 * i] - r.xstar[2 * i], r.x[2 * i + 1] - r.xstar[2 * i + 1])
+                                          : fabs(r.x[i] - r.xstar[i]));
     }
     if (a.json)
         print_json(&a, &r);
@@ -374,7 +440,8 @@ int cmd_solve(int argc, char **argv)
     if (a.out && r.st != SPK_OK && !a.out_failed) {
         fprintf(stderr, "spk solve: %s not written: the solve did not converge (--out-failed writes the last "
                         "iterate)\n", a.out);
-    } else if (a.out && spk_vector_write(r.ctx, a.out, r.n, r.x)) {
+    } else if (a.out && (r.complex ? spk_vector_write_complex(r.ctx, a.out, r.n, r.x)
+                                   : spk_vector_write(r.ctx, a.out, r.n, r.x))) {
         fprintf(stderr, "spk solve: %s\n", spk_last_error(r.ctx));
         goto done;
     }

@@ -18,7 +18,7 @@
 #define SPK_CUBLAS_FNS(X)                                                                                    \
     X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetPointerMode_v2) X(cublasDdot_v2)  \
     X(cublasDnrm2_v2) X(cublasDaxpy_v2) X(cublasDscal_v2) X(cublasDcopy_v2) X(cublasDgemv_v2)                \
-    X(cublasGetStatusName) X(cublasGetStatusString)
+    X(cublasZdotc_v2) X(cublasZdotu_v2) X(cublasGetStatusName) X(cublasGetStatusString)
 #define SPK_CUSPARSE_FNS(X)                                                                                  \
     X(cusparseCreate) X(cusparseDestroy) X(cusparseSetStream) X(cusparseSetPointerMode)                       \
     X(cusparseGetErrorName) X(cusparseGetErrorString) X(cusparseCreateDnVec) X(cusparseDnVecSetValues)        \
@@ -65,6 +65,8 @@ extern spk_cuda_libs spk_cuda_libs_table;
 #define cublasDdot_v2 SPK_LIBS_REDIRECT_(cublasDdot_v2)
 #define cublasDnrm2_v2 SPK_LIBS_REDIRECT_(cublasDnrm2_v2)
 #define cublasDaxpy_v2 SPK_LIBS_REDIRECT_(cublasDaxpy_v2)
+#define cublasZdotc_v2 SPK_LIBS_REDIRECT_(cublasZdotc_v2)
+#define cublasZdotu_v2 SPK_LIBS_REDIRECT_(cublasZdotu_v2)
 #define cublasDscal_v2 SPK_LIBS_REDIRECT_(cublasDscal_v2)
 #define cublasDcopy_v2 SPK_LIBS_REDIRECT_(cublasDcopy_v2)
 #define cublasDgemv_v2 SPK_LIBS_REDIRECT_(cublasDgemv_v2)

@@ -13,6 +13,7 @@
 !   st = spk_solve(s, b, x, res)                                     ! x: initial guess in, solution out
 !   if (st /= SPK_OK) print *, spk_last_error(ctx)
 !   st = spk_matrix_update_values(a, newval)                         ! same layout as val; next solve refactors
+!   (val, b, x complex(c_double_complex): a complex system; SPK_SOLVER_COCG for A = A^T)
 !   call spk_solver_destroy(s); call spk_matrix_destroy(a); call spk_context_destroy(ctx)
 !
 ! Handles are type(c_ptr).  Status codes, devices, methods and preconditioners
@@ -31,7 +32,7 @@ module spk
        SPK_ERR_BREAKDOWN = 11, SPK_ERR_INDEFINITE = 12, SPK_ERR_INTERNAL = 13
   integer(c_int), parameter, public :: SPK_DEVICE_AUTO = 0, SPK_DEVICE_HOST = 1, SPK_DEVICE_CUDA = 2
   integer(c_int), parameter, public :: SPK_SOLVER_AUTO = 0, SPK_SOLVER_CG = 1, SPK_SOLVER_BICGSTAB = 2, &
-       SPK_SOLVER_GMRES = 3
+       SPK_SOLVER_GMRES = 3, SPK_SOLVER_COCG = 4
   integer(c_int), parameter, public :: SPK_PRECOND_AUTO = 0, SPK_PRECOND_NONE = 1, SPK_PRECOND_JACOBI = 2, &
        SPK_PRECOND_ILU0 = 3, SPK_PRECOND_IC0 = 4, SPK_PRECOND_FACTOR = 5, SPK_PRECOND_USER = 6
 
@@ -69,9 +70,48 @@ module spk
        spk_solver_create, spk_solve, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
        spk_solver_precond_sweeps, spk_solver_format, spk_reason_name, spk_version, &
        spk_options_set_precond, spk_options_set_iterate, spk_options_set_monitor, spk_options_set_progress, &
-       spk_solver_pivoted
+       spk_solver_pivoted, spk_matrix_is_complex
   ! for modules beside this one (spk_mpi): a C string as a Fortran character
   public :: spk_c_string
+
+  ! real or complex(c_double_complex) values and vectors: the complex forms call
+  ! spk_matrix_update_values_complex and spk_solve_complex
+  interface spk_matrix_update_values
+     function c_update_values(a, val) bind(c, name="spk_matrix_update_values") result(st)
+       import :: c_ptr, c_int, c_double
+       type(c_ptr), value :: a
+       real(c_double), intent(in) :: val(*)
+       integer(c_int) :: st
+     end function c_update_values
+     function c_update_values_complex(a, val) bind(c, name="spk_matrix_update_values_complex") result(st)
+       import :: c_ptr, c_int, c_double_complex
+       type(c_ptr), value :: a
+       complex(c_double_complex), intent(in) :: val(*)
+       integer(c_int) :: st
+     end function c_update_values_complex
+  end interface spk_matrix_update_values
+  interface spk_solve
+     function c_solve(s, b, x, res) bind(c, name="spk_solve") result(st)
+       import :: c_ptr, c_int, c_double, spk_result
+       type(c_ptr), value :: s
+       real(c_double), intent(in) :: b(*)
+       real(c_double), intent(inout) :: x(*)
+       type(spk_result), intent(out) :: res
+       integer(c_int) :: st
+     end function c_solve
+     function c_solve_complex(s, b, x, res) bind(c, name="spk_solve_complex") result(st)
+       import :: c_ptr, c_int, c_double_complex, spk_result
+       type(c_ptr), value :: s
+       complex(c_double_complex), intent(in) :: b(*)
+       complex(c_double_complex), intent(inout) :: x(*)
+       type(spk_result), intent(out) :: res
+       integer(c_int) :: st
+     end function c_solve_complex
+  end interface spk_solve
+  ! a(0/1-based CSR) with real(c_double) or complex(c_double_complex) values
+  interface spk_matrix_from_csr
+     module procedure matrix_from_csr_real, matrix_from_csr_complex
+  end interface spk_matrix_from_csr
 
   ! st = spk_options_set(opts, key, value [, msg]): value a string, a real(c_double), an
   ! integer or a logical; msg (allocatable character, optional) says why when refused
@@ -130,12 +170,6 @@ module spk
        import :: c_ptr
        type(c_ptr), value :: ctx
      end subroutine spk_context_destroy
-     function spk_matrix_update_values(a, val) bind(c, name="spk_matrix_update_values") result(st)
-       import :: c_ptr, c_int, c_double
-       type(c_ptr), value :: a
-       real(c_double), intent(in) :: val(*)
-       integer(c_int) :: st
-     end function spk_matrix_update_values
      subroutine spk_matrix_destroy(a) bind(c, name="spk_matrix_destroy")
        import :: c_ptr
        type(c_ptr), value :: a
@@ -178,14 +212,6 @@ module spk
        type(c_ptr), value :: s
        integer(c_int) :: rows
      end function spk_solver_pivoted
-     function spk_solve(s, b, x, res) bind(c, name="spk_solve") result(st)
-       import :: c_ptr, c_int, c_double, spk_result
-       type(c_ptr), value :: s
-       real(c_double), intent(in) :: b(*)
-       real(c_double), intent(inout) :: x(*)
-       type(spk_result), intent(out) :: res
-       integer(c_int) :: st
-     end function spk_solve
      subroutine spk_solver_destroy(s) bind(c, name="spk_solver_destroy")
        import :: c_ptr
        type(c_ptr), value :: s
@@ -207,6 +233,22 @@ module spk
        type(c_ptr), intent(out) :: a
        integer(c_int) :: st
      end function c_matrix_from_csr
+     function c_matrix_from_csr_complex(ctx, nrows, ncols, rowptr, colind, val, a) &
+          bind(c, name="spk_matrix_from_csr_complex") result(st)
+       import :: c_ptr, c_int, c_double_complex
+       type(c_ptr), value :: ctx
+       integer(c_int), value :: nrows, ncols
+       integer(c_int), intent(in) :: rowptr(*), colind(*)
+       complex(c_double_complex), intent(in) :: val(*)
+       type(c_ptr), intent(out) :: a
+       integer(c_int) :: st
+     end function c_matrix_from_csr_complex
+     ! 1 for a complex matrix
+     function spk_matrix_is_complex(a) bind(c, name="spk_matrix_is_complex") result(k)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: a
+       integer(c_int) :: k
+     end function spk_matrix_is_complex
      function c_solver_create(ctx, a, solver, precond, o, s) bind(c, name="spk_solver_create") result(st)
        import :: c_ptr, c_int, spk_options
        type(c_ptr), value :: ctx, a
@@ -284,7 +326,17 @@ contains
   ! A CSR matrix from Fortran arrays: rowptr(nrows+1), colind(nnz), val(nnz),
   ! with 1-based indices (base = 1, the default) or 0-based ones (base = 0).
   ! Unsorted columns and duplicates (summed) are fine; the arrays are copied.
-  function spk_matrix_from_csr(ctx, nrows, ncols, rowptr, colind, val, a, base) result(st)
+  ! The row pointers and columns of a b-based CSR as 0-based copies.
+  subroutine zero_based(rowptr, colind, b, rp, ci)
+    integer(c_int), intent(in) :: rowptr(:), colind(:)
+    integer, intent(in) :: b
+    integer(c_int), allocatable, intent(out) :: rp(:), ci(:)
+    allocate(rp(size(rowptr)), ci(size(colind)))
+    rp(:) = rowptr(:) - b
+    ci(:) = colind(:) - b
+  end subroutine zero_based
+
+  function matrix_from_csr_real(ctx, nrows, ncols, rowptr, colind, val, a, base) result(st)
     type(c_ptr), intent(in) :: ctx
     integer(c_int), intent(in) :: nrows, ncols
     integer(c_int), intent(in) :: rowptr(:), colind(:)
@@ -304,12 +356,35 @@ contains
     if (b == 0) then
        st = c_matrix_from_csr(ctx, nrows, ncols, rowptr, colind, val, a)
     else
-       allocate(rp(size(rowptr)), ci(size(colind)))
-       rp(:) = rowptr(:) - b
-       ci(:) = colind(:) - b
+       call zero_based(rowptr, colind, b, rp, ci)
        st = c_matrix_from_csr(ctx, nrows, ncols, rp, ci, val, a)
     end if
-  end function spk_matrix_from_csr
+  end function matrix_from_csr_real
+
+  function matrix_from_csr_complex(ctx, nrows, ncols, rowptr, colind, val, a, base) result(st)
+    type(c_ptr), intent(in) :: ctx
+    integer(c_int), intent(in) :: nrows, ncols
+    integer(c_int), intent(in) :: rowptr(:), colind(:)
+    complex(c_double_complex), intent(in) :: val(:)
+    type(c_ptr), intent(out) :: a
+    integer, intent(in), optional :: base
+    integer(c_int) :: st
+    integer(c_int), allocatable :: rp(:), ci(:)
+    integer :: b
+    b = 1
+    if (present(base)) b = base
+    a = c_null_ptr
+    if (size(rowptr) < nrows + 1) then
+       st = SPK_ERR_INVALID_ARG
+       return
+    end if
+    if (b == 0) then
+       st = c_matrix_from_csr_complex(ctx, nrows, ncols, rowptr, colind, val, a)
+    else
+       call zero_based(rowptr, colind, b, rp, ci)
+       st = c_matrix_from_csr_complex(ctx, nrows, ncols, rp, ci, val, a)
+    end if
+  end function matrix_from_csr_complex
 
   ! A solver for a: solver (SPK_SOLVER_*), precond (SPK_PRECOND_*), options,
   ! and optionally the SpMV format by name ("auto", "cusparse", "ell", ...: the

@@ -106,7 +106,9 @@ typedef enum spk_solver_kind {
     SPK_SOLVER_AUTO = 0,       /* CG for a symmetric matrix with a positive diagonal, else BiCGStab */
     SPK_SOLVER_CG = 1,
     SPK_SOLVER_BICGSTAB = 2,
-    SPK_SOLVER_GMRES = 3       /* restarted GMRES(m), right-preconditioned (spk_options.gmres_restart) */
+    SPK_SOLVER_GMRES = 3,      /* restarted GMRES(m), right-preconditioned (spk_options.gmres_restart) */
+    SPK_SOLVER_COCG = 4        /* complex systems only: conjugate orthogonal CG for a complex
+                                  symmetric A = A^T (see "complex systems" below) */
 } spk_solver_kind;
 
 typedef enum spk_precond_kind {
@@ -409,7 +411,8 @@ SPK_API int spk_matrix_from_csr(spk_context *ctx, int nrows, int ncols, const in
                                 const int *colind, const double *val, spk_matrix **A);
 /* Read a Matrix Market file (.mtx or .mtx.gz; coordinate real, integer or
  * pattern; general, symmetric or skew-symmetric).  Symmetric files are
- * expanded to both triangles; pattern values are 1. */
+ * expanded to both triangles; pattern values are 1.  A "complex" file gives
+ * a complex matrix (see "complex systems" below). */
 SPK_API int spk_matrix_read(spk_context *ctx, const char *path, spk_matrix **A);
 /* What spk_matrix_read read but may not be what the file meant ("" none):
  * "FILE:LINE: ..." -- an integer of magnitude 2^53 or more (a double may round it), or a symmetric file
@@ -442,6 +445,58 @@ SPK_API int spk_vector_read(spk_context *ctx, const char *path, int *n, double *
 /* Write a vector in Matrix Market array format, 17 significant digits. */
 SPK_API int spk_vector_write(spk_context *ctx, const char *path, int n, const double *v);
 SPK_API void spk_free(void *p);
+
+/* ---- complex systems -------------------------------------------------- */
+/*
+ * A complex matrix holds complex double values; each value, and each entry of
+ * a complex vector, is a (real, imaginary) pair of doubles: the layout of C's
+ * double _Complex, C++'s std::complex<double>, Fortran's complex(c_double_complex)
+ * and NumPy's complex128.  A vector of n entries is 2n doubles.
+ *
+ * spk_matrix_read gives a complex matrix for a Matrix Market "complex" file
+ * (general, symmetric, hermitian or skew-symmetric); spk_matrix_write writes
+ * one back.  spk_solver_create on a complex matrix makes a complex solver:
+ *   SPK_SOLVER_AUTO      CG for a Hermitian matrix with a positive real diagonal,
+ *                        COCG for a complex symmetric one, else BiCGStab
+ *   SPK_SOLVER_CG        Hermitian positive definite A (M Hermitian positive definite)
+ *   SPK_SOLVER_COCG      complex symmetric A = A^T (M = M^T)
+ *   SPK_SOLVER_BICGSTAB  any nonsingular A
+ * with SPK_PRECOND_AUTO/FACTOR (IC(0) with CG and COCG: L D L^H and L D L^T
+ * in A's pattern; ILU(0) with BiCGStab), NONE, JACOBI, ILU0 or IC0.  The
+ * factors are computed on the host; on the GPU the products (format
+ * "cusparse", the default, or "csr-vector") and the triangular solves run
+ * there; a zero or tiny pivot is met by factoring A + alpha diag(A) (alpha
+ * from 1e-3, doubled up to 1; spk_result.shift).  Options used: rtol, atol,
+ * maxit, dtol, format, keep_history, monitor, progress; the others (the
+ * probe, the race, sweeps, reordering, pivoting, vector-ops) apply to real
+ * systems only.
+ * The calls that take real arrays (spk_solve, spk_matrix_csr,
+ * spk_matrix_multiply, spk_matrix_update_values) refuse a complex matrix
+ * (SPK_ERR_INVALID_ARG), and these refuse a real one.
+ */
+
+/* Copy a complex CSR matrix: val holds 2*rowptr[nrows] doubles (re, im);
+ * otherwise as spk_matrix_from_csr. */
+SPK_API int spk_matrix_from_csr_complex(spk_context *ctx, int nrows, int ncols, const int *rowptr,
+                                        const int *colind, const double *val, spk_matrix **A);
+/* 1 for a complex matrix, 0 for a real one (or NULL). */
+SPK_API int spk_matrix_is_complex(const spk_matrix *A);
+/* How a complex matrix relates to its transpose: 1 symmetric (A = A^T), 2
+ * Hermitian (A = A^H), 3 both (real values), 0 neither; -1 for a real matrix. */
+SPK_API int spk_matrix_complex_symmetry(const spk_matrix *A);
+/* Borrow a complex matrix's host CSR arrays (val: 2*nnz doubles). */
+SPK_API int spk_matrix_csr_complex(const spk_matrix *A, int *nrows, int *ncols, int *nnz, const int **rowptr,
+                                   const int **colind, const double **val);
+/* y = A x on the host (2*ncols and 2*nrows doubles). */
+SPK_API int spk_matrix_multiply_complex(const spk_matrix *A, const double *x, double *y);
+/* New values (2 doubles per entry of the caller's arrays), as spk_matrix_update_values. */
+SPK_API int spk_matrix_update_values_complex(spk_matrix *A, const double *val);
+/* Solve A x = b for a complex matrix: b and x hold 2n doubles; otherwise as spk_solve. */
+SPK_API int spk_solve_complex(spk_solver *s, const double *b, double *x, spk_result *res);
+/* Read a complex vector (array or coordinate, complex, real or integer; n
+ * entries, 2n doubles in *v, released with spk_free); write one (array complex). */
+SPK_API int spk_vector_read_complex(spk_context *ctx, const char *path, int *n, double **v);
+SPK_API int spk_vector_write_complex(spk_context *ctx, const char *path, int n, const double *v);
 
 /* ---- solvers ---------------------------------------------------------- */
 

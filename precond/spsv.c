@@ -21,10 +21,10 @@ void spk_spsv_pair_free(spk_spsv_pair *p)
 
 /* One triangle of the factor as a generic descriptor. */
 static int triangle(spk_err *err, cusparseSpMatDescr_t *M, int n, int nnz, int *rowptr, int *colind, double *val,
-                    cusparseFillMode_t fill, cusparseDiagType_t diag)
+                    cusparseFillMode_t fill, cusparseDiagType_t diag, cudaDataType_t type)
 {
     SPK_CUSPARSE_TRY(err, cusparseCreateCsr(M, n, n, nnz, rowptr, colind, val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                            CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+                                            CUSPARSE_INDEX_BASE_ZERO, type));
     SPK_CUSPARSE_TRY(err, cusparseSpMatSetAttribute(*M, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof fill));
     SPK_CUSPARSE_TRY(err, cusparseSpMatSetAttribute(*M, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag));
     return SPK_OK;
@@ -32,23 +32,31 @@ static int triangle(spk_err *err, cusparseSpMatDescr_t *M, int n, int nnz, int *
 
 int spk_spsv_pair_init(spk_exec *e, spk_spsv_pair *p, int n, int nnz, int ic, int *rowptr, int *colind, double *val)
 {
+    return spk_spsv_pair_init_type(e, p, n, nnz, ic, rowptr, colind, val, CUDA_R_64F);
+}
+
+int spk_spsv_pair_init_type(spk_exec *e, spk_spsv_pair *p, int n, int nnz, int ic, int *rowptr, int *colind,
+                            double *val, cudaDataType_t type)
+{
     spk_err *err = e->err;
     memset(p, 0, sizeof *p);
     p->e = e;
     p->n = n;
     p->ic = ic;
     p->val = val;
+    p->type = type;
     spk_exec_cuda_handles(e, NULL, NULL, &p->h);
     if (n == 0) return SPK_OK;
-    SPK_TRY(spk_cuda_alloc(e, (size_t)n * sizeof(double), "a triangular-solve vector", (void **)&p->t));
+    const size_t width = type == CUDA_C_64F ? 2 * sizeof(double) : sizeof(double);
+    SPK_TRY(spk_cuda_alloc(e, (size_t)n * width, "a triangular-solve vector", (void **)&p->t));
     SPK_TRY(triangle(err, &p->M1, n, nnz, rowptr, colind, val, CUSPARSE_FILL_MODE_LOWER,
-                     ic ? CUSPARSE_DIAG_TYPE_NON_UNIT : CUSPARSE_DIAG_TYPE_UNIT));
+                     ic ? CUSPARSE_DIAG_TYPE_NON_UNIT : CUSPARSE_DIAG_TYPE_UNIT, type));
     if (!ic)
         SPK_TRY(triangle(err, &p->M2, n, nnz, rowptr, colind, val, CUSPARSE_FILL_MODE_UPPER,
-                         CUSPARSE_DIAG_TYPE_NON_UNIT));
-    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&p->vr, n, p->t, CUDA_R_64F));
-    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&p->vt, n, p->t, CUDA_R_64F));
-    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&p->vz, n, p->t, CUDA_R_64F));
+                         CUSPARSE_DIAG_TYPE_NON_UNIT, type));
+    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&p->vr, n, p->t, type));
+    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&p->vt, n, p->t, type));
+    SPK_CUSPARSE_TRY(err, cusparseCreateDnVec(&p->vz, n, p->t, type));
     SPK_CUSPARSE_TRY(err, cusparseSpSV_createDescr(&p->sv1));
     SPK_CUSPARSE_TRY(err, cusparseSpSV_createDescr(&p->sv2));
     return SPK_OK;
@@ -65,7 +73,7 @@ int spk_spsv_pair_ready(spk_spsv_pair *p)
 {
     if (p->n == 0) return SPK_OK;
     spk_err *err = p->e->err;
-    const double one = 1.0;
+    const double one[2] = {1.0, 0.0}; /* a real or complex 1 */
     cusparseOperation_t op2;
     cusparseSpMatDescr_t M2 = second(p, &op2);
     if (p->analyzed) {
@@ -74,15 +82,15 @@ int spk_spsv_pair_ready(spk_spsv_pair *p)
         return SPK_OK;
     }
     size_t b1 = 0, b2 = 0;
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_bufferSize(p->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->M1, p->vr, p->vt,
-                                                  CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, p->sv1, &b1));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_bufferSize(p->h, op2, &one, M2, p->vt, p->vz, CUDA_R_64F,
+    SPK_CUSPARSE_TRY(err, cusparseSpSV_bufferSize(p->h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, p->M1, p->vr, p->vt,
+                                                  p->type, CUSPARSE_SPSV_ALG_DEFAULT, p->sv1, &b1));
+    SPK_CUSPARSE_TRY(err, cusparseSpSV_bufferSize(p->h, op2, one, M2, p->vt, p->vz, p->type,
                                                   CUSPARSE_SPSV_ALG_DEFAULT, p->sv2, &b2));
     SPK_TRY(spk_cuda_alloc(p->e, b1 ? b1 : 1, "the triangular-solve workspace", &p->buf1));
     SPK_TRY(spk_cuda_alloc(p->e, b2 ? b2 : 1, "the triangular-solve workspace", &p->buf2));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_analysis(p->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->M1, p->vr, p->vt,
-                                                CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, p->sv1, p->buf1));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_analysis(p->h, op2, &one, M2, p->vt, p->vz, CUDA_R_64F,
+    SPK_CUSPARSE_TRY(err, cusparseSpSV_analysis(p->h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, p->M1, p->vr, p->vt,
+                                                p->type, CUSPARSE_SPSV_ALG_DEFAULT, p->sv1, p->buf1));
+    SPK_CUSPARSE_TRY(err, cusparseSpSV_analysis(p->h, op2, one, M2, p->vt, p->vz, p->type,
                                                 CUSPARSE_SPSV_ALG_DEFAULT, p->sv2, p->buf2));
     p->analyzed = 1;
     return SPK_OK;
@@ -92,14 +100,14 @@ int spk_spsv_pair_solve(spk_spsv_pair *p, const double *r, double *z)
 {
     if (p->n == 0) return SPK_OK;
     spk_err *err = p->e->err;
-    const double one = 1.0;
+    const double one[2] = {1.0, 0.0}; /* a real or complex 1 */
     cusparseOperation_t op2;
     cusparseSpMatDescr_t M2 = second(p, &op2);
     SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(p->vr, (void *)r));
     SPK_CUSPARSE_TRY(err, cusparseDnVecSetValues(p->vz, z));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_solve(p->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->M1, p->vr, p->vt,
-                                             CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, p->sv1));
-    SPK_CUSPARSE_TRY(err, cusparseSpSV_solve(p->h, op2, &one, M2, p->vt, p->vz, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT,
+    SPK_CUSPARSE_TRY(err, cusparseSpSV_solve(p->h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, p->M1, p->vr, p->vt,
+                                             p->type, CUSPARSE_SPSV_ALG_DEFAULT, p->sv1));
+    SPK_CUSPARSE_TRY(err, cusparseSpSV_solve(p->h, op2, one, M2, p->vt, p->vz, p->type, CUSPARSE_SPSV_ALG_DEFAULT,
                                              p->sv2));
     return SPK_OK;
 }

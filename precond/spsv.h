@@ -18,6 +18,7 @@ typedef struct spk_spsv_pair {
     spk_exec *e;
     cusparseHandle_t h;
     int n, ic, analyzed;
+    cudaDataType_t type;          /* CUDA_R_64F, or CUDA_C_64F for complex systems */
     double *val;                  /* the factor's values (not owned) */
     double *t;                    /* the vector between the solves (owned) */
     cusparseSpMatDescr_t M1, M2;  /* L, and U (ILU(0) only) */
@@ -28,6 +29,10 @@ typedef struct spk_spsv_pair {
 
 /* Descriptors over (rowptr, colind, val); nothing is analyzed yet. */
 int spk_spsv_pair_init(spk_exec *e, spk_spsv_pair *p, int n, int nnz, int ic, int *rowptr, int *colind, double *val);
+/* The same for values of another type: CUDA_C_64F for a complex factor
+ * (val, r and z then hold (re, im) pairs; precond/zprecond_cuda.c). */
+int spk_spsv_pair_init_type(spk_exec *e, spk_spsv_pair *p, int n, int nnz, int ic, int *rowptr, int *colind,
+                            double *val, cudaDataType_t type);
 /* Analysis (first call) or new values (later calls). */
 int spk_spsv_pair_ready(spk_spsv_pair *p);
 /* z = M^-1 r (z may be r). */

@@ -58,7 +58,9 @@ PEERS = {('solver', 'api'), ('mpi', 'api_mpi')}  # (user, used) of one level all
 # any of its files).  Above precond, the drivers see its table and registry.
 # precond/devtri.h and devtri.cuh: a preconditioner that one thread block
 # applies (precond.h's `block` entry), inlined by the solver's block kernels.
-INTERFACES = {'precond': ('precond/precond.h', 'precond/precond.c', 'precond/devtri.h', 'precond/devtri.cuh')}
+# precond/zprecond.h and zprecond.c: the complex systems' preconditioners.
+INTERFACES = {'precond': ('precond/precond.h', 'precond/precond.c', 'precond/devtri.h', 'precond/devtri.cuh',
+                        'precond/zprecond.h', 'precond/zprecond.c')}
 # Headers of declarations any layer may include: the public header's types
 # and status codes (core/error.h's codes are spk.h's); the calls into the
 # functions it declares are still checked, against the files that define them.

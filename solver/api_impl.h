@@ -8,6 +8,7 @@
 
 #include "core/csr.h"
 #include "core/exec.h"
+#include "core/zcsr.h"
 #include "precond/precond.h"
 #include "solver/engine/race.h"
 #include "solver/krylov.h"
@@ -62,6 +63,8 @@ struct spk_matrix {
     int nin;          /* entries in the caller's arrays (spk_matrix_update_values) */
     unsigned version; /* bumped by spk_matrix_update_values */
     char warning[256]; /* the file's first reading warning (spk_mm_info.warning), "" none */
+    int complex;      /* a complex matrix: Z holds it, A is empty (zmatrix.c) */
+    spk_zcsr Z;
 };
 
 struct spk_solver {
@@ -99,6 +102,7 @@ struct spk_solver {
                                  that CG already iterates */
     int race_init;            /* the race's sides' work vectors made */
     spk_race race;
+    struct spk_zsolver *z;    /* a complex matrix's solver (zsolve.c); NULL for a real one */
     struct {                  /* spk_options.probe (probe.c): the default's preconditioner chosen
                                  by measuring the first solve */
         int on;
@@ -144,6 +148,20 @@ static inline const spk_csr *spk_solver_work(const spk_solver *s)
  * and preconditioner pk the caller asked for (the pivoting itself: spk_solver_make_precond). */
 int spk_solver_pivot_check(const spk_solver *s, spk_solver_kind kind, spk_precond_kind pk);
 
+/* matrix.c: a new empty matrix of ctx (held by it). */
+int spk_matrix_new(spk_context *ctx, spk_matrix **out);
+/* ... the calls that take real arrays refused for a complex matrix: SPK_OK
+ * for a real one, else SPK_ERR_INVALID_ARG naming the call and its complex
+ * counterpart. */
+int spk_matrix_real_only(const spk_matrix *A, const char *call);
+/* zsolve.c: a complex matrix's solver (s made by spk_solver_create, its
+ * options copied; solver and precond as the caller asked); the getters'
+ * names; its release (NULL-safe). */
+int spk_zsolver_setup(spk_solver *s, spk_solver_kind solver, spk_precond_kind precond);
+const char *spk_zsolver_method(const spk_solver *s);
+const char *spk_zsolver_precond(const spk_solver *s);
+const char *spk_zsolver_format(const spk_solver *s);
+void spk_zsolver_free(spk_solver *s);
 /* matrix.c: is every diagonal entry of A stored and positive? */
 int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e);
 /* context.c, matrix.c: one more holder, one fewer (freed by the last, once destroyed). */

@@ -67,6 +67,7 @@ const char *spk_solver_kind_name(spk_solver_kind k)
     case SPK_SOLVER_CG: return "cg";
     case SPK_SOLVER_BICGSTAB: return "bicgstab";
     case SPK_SOLVER_GMRES: return "gmres";
+    case SPK_SOLVER_COCG: return "cocg";
     }
     return "unknown";
 }

@@ -30,7 +30,7 @@ int spk_matrix_positive_diagonal(const spk_csr *A, int *yes, spk_err *e)
     return SPK_OK;
 }
 
-static int matrix_new(spk_context *ctx, spk_matrix **out)
+int spk_matrix_new(spk_context *ctx, spk_matrix **out)
 {
     spk_matrix *m = calloc(1, sizeof *m);
     if (!m) return spk_err_set(&ctx->err, SPK_ERR_NOMEM, "out of host memory (matrix)");
@@ -62,7 +62,7 @@ int spk_matrix_from_csr(spk_context *ctx, int nrows, int ncols, const int *rowpt
 
     spk_matrix *m = NULL;
     int *perm = NULL, *map = NULL;
-    SPK_CHECK(st, matrix_new(ctx, &m));
+    SPK_CHECK(st, spk_matrix_new(ctx, &m));
     SPK_CHECK(st, spk_csr_copy(&in, &m->A, e));
     m->nin = nnz;
     if (!spk_csr_is_sorted(&m->A)) {
@@ -102,15 +102,22 @@ int spk_matrix_read(spk_context *ctx, const char *path, spk_matrix **A)
     if (!path || !A) return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_matrix_read: NULL argument");
     *A = NULL;
     spk_matrix *m = NULL;
-    SPK_TRY(matrix_new(ctx, &m));
+    SPK_TRY(spk_matrix_new(ctx, &m));
     spk_mm_info info;
-    int st = spk_mm_read_csr_limit(path, ctx->mem_limit, &m->A, &info, e);
+    spk_mm_field field = SPK_MM_REAL;
+    int st = spk_mm_peek_field(path, &field, e);
+    if (!st && field == SPK_MM_COMPLEX) {
+        m->complex = 1;
+        st = spk_mm_read_zcsr(path, ctx->mem_limit, &m->Z, &info, e);
+    } else if (!st) {
+        st = spk_mm_read_csr_limit(path, ctx->mem_limit, &m->A, &info, e);
+    }
     if (st) {
         spk_matrix_destroy(m);
         return st;
     }
     snprintf(m->warning, sizeof m->warning, "%s", info.warnings ? info.warning : "");
-    m->nin = m->A.nnz;
+    m->nin = m->complex ? m->Z.nnz : m->A.nnz;
     *A = m;
     return SPK_OK;
 }
@@ -120,8 +127,8 @@ int spk_matrix_write(const spk_matrix *A, const char *path)
     if (!A) return SPK_ERR_INVALID_ARG;
     spk_err *e = &A->ctx->err;
     spk_err_clear(e);
-    return spk_mm_write_csr(path, &A->A, 0, "written by spk " SPK_STR(SPK_VERSION_MAJOR) "."
-                            SPK_STR(SPK_VERSION_MINOR), e);
+    const char *by = "written by spk " SPK_STR(SPK_VERSION_MAJOR) "." SPK_STR(SPK_VERSION_MINOR);
+    return A->complex ? spk_mm_write_zcsr(path, &A->Z, 0, by, e) : spk_mm_write_csr(path, &A->A, 0, by, e);
 }
 
 int spk_matrix_update_values(spk_matrix *A, const double *val)
@@ -129,6 +136,7 @@ int spk_matrix_update_values(spk_matrix *A, const double *val)
     if (!A) return SPK_ERR_INVALID_ARG;
     spk_err *e = &A->ctx->err;
     spk_err_clear(e);
+    SPK_TRY(spk_matrix_real_only(A, "spk_matrix_update_values"));
     if (!val && A->nin > 0)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_matrix_update_values: val is NULL");
     for (int k = 0; k < A->nin; k++)
@@ -150,6 +158,7 @@ int spk_matrix_csr(const spk_matrix *A, int *nrows, int *ncols, int *nnz, const 
                    const int **colind, const double **val)
 {
     if (!A) return SPK_ERR_INVALID_ARG;
+    SPK_TRY(spk_matrix_real_only(A, "spk_matrix_csr"));
     if (nrows) *nrows = A->A.nrows;
     if (ncols) *ncols = A->A.ncols;
     if (nnz) *nnz = A->A.nnz;
@@ -159,11 +168,11 @@ int spk_matrix_csr(const spk_matrix *A, int *nrows, int *ncols, int *nnz, const 
     return SPK_OK;
 }
 
-int spk_matrix_get_info(const spk_matrix *A, spk_matrix_info *info)
+/* The properties of C (real) into info; for a complex matrix C holds the
+ * moduli of its values, and the caller sets value_symmetric and
+ * positive_diagonal from the complex values. */
+static int info_of(const spk_csr *C, spk_matrix_info *info, spk_err *e)
 {
-    if (!A || !info) return SPK_ERR_INVALID_ARG;
-    spk_err *e = &A->ctx->err;
-    const spk_csr *C = &A->A;
     memset(info, 0, sizeof *info);
     info->nrows = C->nrows;
     info->ncols = C->ncols;
@@ -189,9 +198,34 @@ int spk_matrix_get_info(const spk_matrix *A, spk_matrix_info *info)
     return SPK_OK;
 }
 
+/* A complex matrix: dominance by moduli; value_symmetric means A = A^T;
+ * a positive diagonal is real and positive. */
+static int complex_info(const spk_zcsr *Z, spk_matrix_info *info, spk_err *e)
+{
+    double *mod = spk_malloc((size_t)Z->nnz + 1, sizeof(double), "the moduli of a complex matrix", e);
+    if (!mod) return SPK_ERR_NOMEM;
+    for (int k = 0; k < Z->nnz; k++) mod[k] = hypot(Z->val[2 * (size_t)k], Z->val[2 * (size_t)k + 1]);
+    const spk_csr C = {Z->nrows, Z->ncols, Z->nnz, Z->rowptr, Z->colind, mod};
+    int st = info_of(&C, info, e);
+    free(mod);
+    SPK_TRY(st);
+    info->value_symmetric = (spk_zcsr_symmetry(Z) & SPK_ZSYM_SYMMETRIC) != 0;
+    for (int i = 0; i < Z->nrows && info->positive_diagonal; i++)
+        for (int k = Z->rowptr[i]; k < Z->rowptr[i + 1]; k++)
+            if (Z->colind[k] == i && Z->val[2 * (size_t)k + 1] != 0) info->positive_diagonal = 0;
+    return SPK_OK;
+}
+
+int spk_matrix_get_info(const spk_matrix *A, spk_matrix_info *info)
+{
+    if (!A || !info) return SPK_ERR_INVALID_ARG;
+    return A->complex ? complex_info(&A->Z, info, &A->ctx->err) : info_of(&A->A, info, &A->ctx->err);
+}
+
 int spk_matrix_multiply(const spk_matrix *A, const double *x, double *y)
 {
     if (!A || (!x && A->A.ncols) || (!y && A->A.nrows)) return SPK_ERR_INVALID_ARG;
+    SPK_TRY(spk_matrix_real_only(A, "spk_matrix_multiply"));
     spk_csr_spmv(&A->A, 1.0, x, 0.0, y);
     return SPK_OK;
 }
@@ -200,6 +234,7 @@ static void matrix_free(spk_matrix *A)
 {
     spk_context *ctx = A->ctx;
     spk_csr_free(&A->A);
+    spk_zcsr_free(&A->Z);
     free(A->map);
     free(A);
     spk_context_drop(ctx);
@@ -223,6 +258,13 @@ void spk_matrix_drop(spk_matrix *A)
 void spk_matrix_destroy(spk_matrix *A)
 {
     if (A && spk_ref_close(&A->ref)) matrix_free(A);
+}
+
+int spk_matrix_real_only(const spk_matrix *A, const char *call)
+{
+    if (!A->complex) return SPK_OK;
+    return spk_err_set(&A->ctx->err, SPK_ERR_INVALID_ARG, "%s: the matrix is complex (use %s_complex)", call,
+                       call);
 }
 
 /* ---- vectors -------------------------------------------------------------- */

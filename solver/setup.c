@@ -353,8 +353,11 @@ static int solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver
     *out = NULL;
     if (A->ctx != ctx)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "the matrix belongs to another context");
-    if (solver < SPK_SOLVER_AUTO || solver > SPK_SOLVER_GMRES)
+    if (solver < SPK_SOLVER_AUTO || solver > SPK_SOLVER_COCG)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown solver kind %d", (int)solver);
+    if (solver == SPK_SOLVER_COCG && !A->complex)
+        return spk_err_set(e, SPK_ERR_INVALID_ARG, "cocg is for complex symmetric matrices; this one is real "
+                           "(cg for a symmetric positive definite one)");
     if (precond < SPK_PRECOND_AUTO || precond > SPK_PRECOND_USER)
         return spk_err_set(e, SPK_ERR_INVALID_ARG, "unknown preconditioner kind %d", (int)precond);
     const spk_options *o = opts;
@@ -392,6 +395,11 @@ static int solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind solver
     s->auto_precond = precond == SPK_PRECOND_AUTO || precond == SPK_PRECOND_FACTOR;
     int st;
     SPK_CHECK(st, spk_options_validate(&s->opts, "spk_options.", e));
+    if (A->complex) {
+        SPK_CHECK(st, spk_zsolver_setup(s, solver, precond));
+        *out = s;
+        return SPK_OK;
+    }
     spk_precond_opts_of(&s->opts, &s->popts);
     SPK_CHECK(st, spk_krylov_init(&s->k, ctx->exec, A->A.nrows, s->opts.maxit, s->opts.keep_history));
     if (s->opts.reorder != SPK_REORDER_NONE) SPK_CHECK(st, reorder_setup(s));
@@ -466,6 +474,7 @@ int spk_solver_deferred_setup(spk_solver *s)
 
 const char *spk_solver_method(const spk_solver *s)
 {
+    if (s && s->z) return spk_zsolver_method(s);
     return s ? spk_solver_kind_name(s->kind) : "";
 }
 
@@ -474,6 +483,7 @@ const char *spk_solver_method(const spk_solver *s)
  * alongside runs in. */
 const char *spk_solver_precond(const spk_solver *s)
 {
+    if (s && s->z) return spk_zsolver_precond(s);
     if (s && s->deferred) return spk_precond_kind_name(s->pkind);
     if (!s || !s->k.M_ops) return "";
     return s->k.M_ops->describe ? s->k.M_ops->describe(s->k.M) : s->k.M_ops->name;
@@ -524,11 +534,13 @@ int spk_solver_factor_phases(const spk_solver *s, int cap, double *ms, const cha
 
 const char *spk_solver_format(const spk_solver *s)
 {
+    if (s && s->z) return spk_zsolver_format(s);
     return s && s->k.A_ops ? s->k.A_ops->name : "";
 }
 
 const char *spk_solver_format_detail(const spk_solver *s)
 {
+    if (s && s->z) return spk_zsolver_format(s);
     if (!s || !s->k.A_ops) return "";
     spk_spmv_stats st;
     s->k.A_ops->stats(s->k.A, &st);
@@ -556,6 +568,7 @@ int spk_solver_levels(const spk_solver *s, int *lower, int *upper, int *natural_
 void spk_solver_destroy(spk_solver *s)
 {
     if (!s) return;
+    spk_zsolver_free(s);
     spk_csr_free(&s->PA);
     free(s->perm);
     free(s->pmap);

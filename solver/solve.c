@@ -289,7 +289,9 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     memset(&r, 0, sizeof r);
     const double t0 = spk_time_now();
     int st = SPK_ERR_INVALID_ARG;
-    if (s && b && x) {
+    if (s && s->z) {
+        st = spk_err_set(&s->ctx->err, SPK_ERR_INVALID_ARG, "spk_solve: the matrix is complex (use spk_solve_complex)");
+    } else if (s && b && x) {
         const int n = s->M->A.nrows, k = rhs_exponent(n, b);
         double *bs = k ? malloc(((size_t)n + 1) * sizeof(double)) : NULL;
         if (k && !bs) {

@@ -2,6 +2,7 @@
 // meet through warp shuffles.  y = alpha*A*x + beta*y; beta == 0 does not read y.
 // V is the value type (double, or float in single precision).
 #include "csr_gpu.h"
+#include "core/zcomplex.cuh"
 #include "real.cuh"
 
 namespace {
@@ -49,3 +50,11 @@ cudaError_t csr_gpu_launch(const void *fmt, cudaStream_t s, V alpha, const V *x,
 }  // namespace
 
 SPK_LAUNCH_BOTH(spk_csr_gpu_launch, csr_gpu_launch)
+
+// The same kernels in complex (spmv/zspmv_cuda.c): y = A x, values, x and y
+// interleaved (re, im) pairs.
+extern "C" cudaError_t spk_csr_gpu_launch_complex(const void *f, cudaStream_t s, const double *x, double *y)
+{
+    return csr_gpu_launch<spk_zc>(f, s, spk_zc(1.0), reinterpret_cast<const spk_zc *>(x), spk_zc(0.0),
+                                  reinterpret_cast<spk_zc *>(y));
+}

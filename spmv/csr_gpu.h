@@ -18,6 +18,8 @@ extern "C" {
 #endif
 /* y = alpha*A*x + beta*y with fmt->threads threads per row (device arrays). */
 SPK_FORMAT_LAUNCH_DECL(spk_csr_gpu_launch)
+/* y = A x in complex: val, x and y hold (re, im) pairs (spmv/zspmv_cuda.c). */
+cudaError_t spk_csr_gpu_launch_complex(const void *dev_fmt, cudaStream_t s, const double *x, double *y);
 #ifdef __cplusplus
 }
 #endif

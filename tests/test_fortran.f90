@@ -47,6 +47,8 @@ program test_fortran
   type(spk_result) :: r
   real(c_double), target :: dinv(n)
   integer :: its_user
+  complex(c_double_complex) :: zv(3 * n), zb(n), zx(n), zs(n)
+  type(c_ptr) :: za, zsolver
 
   fails = 0
   ! tridiagonal [-1 4 -1], 1-based
@@ -166,6 +168,34 @@ program test_fortran
   call check(spk_solver_method(s2) == "gmres" .and. maxval(abs(x0 - xs)) < 1d-9 .and. spk_solver_pivoted(s2) == -1, &
        "GMRES: " // spk_solver_method(s2))
   call spk_solver_destroy(s2)
+
+  ! complex symmetric: the tridiagonal with a complex shift on the diagonal, COCG by default
+  zv = cmplx(v, 0, c_double)
+  do i = 1, n
+     zs(i) = cmplx(sin(real(i, c_double)), cos(real(i, c_double)), c_double)
+  end do
+  do i = 1, n
+     do k = rp1(i), rp1(i + 1) - 1
+        if (ci1(k) == i) zv(k) = cmplx(3.5d0, -0.4d0, c_double)
+     end do
+  end do
+  zb = cmplx(3.5d0, -0.4d0, c_double) * zs
+  zb(2:n) = zb(2:n) - zs(1:n - 1)
+  zb(1:n - 1) = zb(1:n - 1) - zs(2:n)
+  call ok(spk_matrix_from_csr(ctx, n, n, rp1, ci1, zv, za), "complex matrix (1-based)")
+  call check(spk_matrix_is_complex(za) == 1, "complex matrix")
+  call ok(spk_solver_create(ctx, za, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, o, zsolver), "complex solver")
+  zx = 0
+  call ok(spk_solve(zsolver, zb, zx, r), "complex solve")
+  call check(spk_solver_method(zsolver) == "cocg" .and. maxval(abs(zx - zs)) < 1d-8, &
+       "complex: " // spk_solver_method(zsolver))
+  call check(spk_solve(zsolver, b, x1, r) == SPK_ERR_INVALID_ARG, "a real solve of a complex matrix")
+  call ok(spk_matrix_update_values(za, 2 * zv), "complex values")
+  zx = 0
+  call ok(spk_solve(zsolver, zb, zx, r), "complex solve after new values")
+  call check(maxval(abs(2 * zx - zs)) < 1d-8, "complex solve after new values")
+  call spk_solver_destroy(zsolver)
+  call spk_matrix_destroy(za)
 
   call spk_solver_destroy(s1)
   call spk_solver_destroy(s0)

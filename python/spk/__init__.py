@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["solve", "Solver", "SpkError", "SpkOptionError", "SolveInfo", "options", "version", "have_cuda",
-           "cg", "bicgstab", "gmres"]
+           "cg", "bicgstab", "gmres", "cocg"]
 
 _DEVICES = {"auto": 0, "cpu": 1, "host": 1, "cuda": 2, "gpu": 2}
-_METHODS = {"auto": 0, "cg": 1, "bicgstab": 2, "gmres": 3}
+_METHODS = {"auto": 0, "cg": 1, "bicgstab": 2, "gmres": 3, "cocg": 4}
 _PRECONDS = {"auto": 0, "none": 1, "jacobi": 2, "ilu0": 3, "ic0": 4, "factor": 5, "user": 6}
 _PRECOND_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
                                ctypes.POINTER(ctypes.c_double))
@@ -135,6 +135,9 @@ for name, res, args in [
         ("spk_last_error", ctypes.c_char_p, [_P]),
         ("spk_matrix_from_csr", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P, _P, _P, ctypes.POINTER(_P)]),
         ("spk_matrix_update_values", ctypes.c_int, [_P, _P]),
+        ("spk_matrix_from_csr_complex", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, _P, _P, _P, ctypes.POINTER(_P)]),
+        ("spk_matrix_update_values_complex", ctypes.c_int, [_P, _P]),
+        ("spk_solve_complex", ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_Result)]),
         ("spk_matrix_destroy", None, [_P]),
         ("spk_options_size", ctypes.c_size_t, []),
         ("spk_options_default", None, [_P]),
@@ -272,8 +275,9 @@ class SolveInfo:
 
 
 def _csr_of(A):
-    """A as a square CSR with int32 indices and float64 values (scipy.sparse in any format, a
-    dense array, or a LinearOperator that wraps one: aslinearoperator(matrix))."""
+    """A as a CSR with int32 indices and float64 values, or complex128 values for a complex
+    matrix (scipy.sparse in any format, a dense array, or a LinearOperator that wraps one:
+    aslinearoperator(matrix))."""
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
     if isinstance(A, spla.LinearOperator):
@@ -288,17 +292,14 @@ def _csr_of(A):
         A = np.asarray(A)
         if A.ndim != 2:
             raise ValueError("spk: the matrix must be 2-D, got an array of shape %s" % (A.shape,))
-        if np.iscomplexobj(A):
-            raise SpkError(4, "complex matrices are not supported")  # SPK_ERR_UNSUPPORTED
-        A = sp.csr_matrix(A.astype(np.float64, copy=False))
-    if np.iscomplexobj(A.data):
-        raise SpkError(4, "complex matrices are not supported")  # SPK_ERR_UNSUPPORTED
-    C = sp.csr_matrix(A, dtype=np.float64, copy=False)
+        A = sp.csr_matrix(A.astype(np.complex128 if np.iscomplexobj(A) else np.float64, copy=False))
+    dtype = np.complex128 if np.iscomplexobj(A.data) else np.float64
+    C = sp.csr_matrix(A, dtype=dtype, copy=False)
     if max(C.shape + (C.nnz,)) > np.iinfo(np.int32).max:
         raise SpkError(4, "the matrix is too large for 32-bit indices")  # SPK_ERR_UNSUPPORTED
     indptr = np.ascontiguousarray(C.indptr, dtype=np.int32)
     indices = np.ascontiguousarray(C.indices, dtype=np.int32)
-    data = np.ascontiguousarray(C.data, dtype=np.float64)
+    data = np.ascontiguousarray(C.data, dtype=dtype)
     return C.shape, indptr, indices, data
 
 
@@ -323,7 +324,13 @@ class Solver:
     """A factorized solver for one matrix; solve() reuses its setup for every
     right-hand side, update_values() keeps the pattern and refactors.
 
-    method: "auto" | "cg" | "bicgstab" | "gmres"; precond: "auto" | "factor" | "ic0" |
+    A complex matrix (complex128 values) gives a complex solver: b and x are
+    complex128; method "auto" is CG for a Hermitian A with a positive real
+    diagonal, "cocg" (conjugate orthogonal CG) for a complex symmetric A = A^T,
+    else "bicgstab"; precond "auto" is IC(0) (L D L^H or L D L^T) with CG and
+    COCG, ILU(0) with BiCGStab.
+
+    method: "auto" | "cg" | "bicgstab" | "gmres" | "cocg"; precond: "auto" | "factor" | "ic0" |
     "ilu0" | "jacobi" | "none" ("factor": IC(0) with CG, ILU(0) with BiCGStab;
     "auto": the same, but on the GPU none for a matrix shaped like a
     Laplacian, where they do not pay for their apply), or the caller's
@@ -354,6 +361,11 @@ class Solver:
         self._opts = _options_of(options)  # the format's name, if any, is the library's own string
         shape, self._indptr, self._indices, data = _csr_of(A)
         self.shape = shape
+        self.complex = data.dtype == np.complex128
+        if self.complex and (user is not None or callback is not None):
+            raise ValueError("spk: a complex system takes no Python preconditioner or callback(xk) (monitor "
+                             "works); its preconditioners are %s" % ", ".join(("auto", "factor", "ic0", "ilu0",
+                                                                              "jacobi", "none")))
         self._callbacks(user, callback, monitor, shape[0])
         ctx = _P()
         st = _lib.spk_context_create(ctypes.byref(ctx), _DEVICES[device])
@@ -367,8 +379,9 @@ class Solver:
             raise ValueError("spk: threads must be an integer >= 0 (0: the default), got %r" % (threads,))
         self._check(_lib.spk_context_set_threads(ctx, int(threads)))
         mat = _P()
-        self._check(_lib.spk_matrix_from_csr(ctx, shape[0], shape[1], self._indptr.ctypes.data,
-                                             self._indices.ctypes.data, data.ctypes.data, ctypes.byref(mat)))
+        make = _lib.spk_matrix_from_csr_complex if self.complex else _lib.spk_matrix_from_csr
+        self._check(make(ctx, shape[0], shape[1], self._indptr.ctypes.data, self._indices.ctypes.data,
+                         data.ctypes.data, ctypes.byref(mat)))
         self._mat = mat
         solver = _P()
         self._check(_lib.spk_solver_create(ctx, mat, _METHODS[method], _PRECONDS["user" if user is not None else precond],
@@ -439,13 +452,15 @@ class Solver:
             raise SpkError(1, "the solver was closed")  # SPK_ERR_INVALID_ARG
         n = self.shape[0]
         b = np.asarray(b)
-        if np.iscomplexobj(b):
-            raise SpkError(4, "complex right-hand sides are not supported")  # SPK_ERR_UNSUPPORTED
+        dtype = np.complex128 if self.complex else np.float64
+        if np.iscomplexobj(b) and not self.complex:
+            raise SpkError(4, "a complex right-hand side for a real matrix: give the matrix as complex "
+                              "(A.astype(complex)), or solve the real and imaginary parts apart")
         if b.ndim == 2 and b.shape[0] == n:
-            X0 = None if x0 is None else np.asarray(x0, dtype=np.float64)
+            X0 = None if x0 is None else np.asarray(x0, dtype=dtype)
             if X0 is not None and X0.shape != b.shape:
                 raise ValueError("spk: x0 has shape %s, expected %s" % (X0.shape, b.shape))
-            X, infos = np.zeros(b.shape), []
+            X, infos = np.zeros(b.shape, dtype=dtype), []
             for j in range(b.shape[1]):
                 try:
                     X[:, j], info = self.solve(b[:, j], None if X0 is None else X0[:, j])
@@ -456,15 +471,18 @@ class Solver:
                     raise
                 infos.append(info)
             return X, infos
-        b = np.ascontiguousarray(b, dtype=np.float64)
+        b = np.ascontiguousarray(b, dtype=dtype)
         if b.ndim != 1 or b.shape[0] != n:
             raise ValueError("spk: b has shape %s but the matrix has %d rows" % (b.shape, n))
-        x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64, copy=True).reshape(-1)
+        if x0 is not None and np.iscomplexobj(x0) and not self.complex:
+            raise SpkError(4, "a complex x0 for a real matrix")  # SPK_ERR_UNSUPPORTED
+        x = np.zeros(n, dtype=dtype) if x0 is None else np.array(x0, dtype=dtype, copy=True).reshape(-1)
         if x.shape != (n,):
             raise ValueError("spk: x0 has shape %s, expected (%d,)" % (np.shape(x0), n))
         r = _Result()
         self._raised = None
-        st = _lib.spk_solve(self._solver, b.ctypes.data, x.ctypes.data, ctypes.byref(r))
+        run = _lib.spk_solve_complex if self.complex else _lib.spk_solve
+        st = run(self._solver, b.ctypes.data, x.ctypes.data, ctypes.byref(r))
         if self._raised is not None:  # a Python callback failed: its exception, not the library's
             raised, self._raised = self._raised, None
             raise raised
@@ -494,7 +512,11 @@ class Solver:
         if shape != self.shape or not np.array_equal(indptr, self._indptr) \
                 or not np.array_equal(indices, self._indices):
             raise ValueError("spk: update_values needs the matrix's pattern (same CSR indptr and indices)")
-        self._check(_lib.spk_matrix_update_values(self._mat, data.ctypes.data))
+        if (data.dtype == np.complex128) != self.complex:
+            raise ValueError("spk: update_values needs %s values, as at creation" % ("complex" if self.complex
+                                                                                    else "real"))
+        update = _lib.spk_matrix_update_values_complex if self.complex else _lib.spk_matrix_update_values
+        self._check(update(self._mat, data.ctypes.data))
 
     def close(self):
         """Release the solver, the matrix and the context (also done when garbage collected)."""
@@ -577,6 +599,13 @@ def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callba
     not cure).  M: None gives spk's own choice (ILU(0), or none or Jacobi
     where they are faster); the caller's M is applied on the right."""
     return _scipy_call("bicgstab", A, b, x0, rtol, atol, maxiter, M, callback, device, options)
+
+
+def cocg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, device="auto", **options):
+    """Conjugate orthogonal CG for a complex symmetric A = A^T (Helmholtz, eddy currents),
+    called as spk.cg: returns (x, info), x complex128.  M: None gives IC(0) in the L D L^T
+    form; "none", "jacobi", "ilu0" name another."""
+    return _scipy_call("cocg", A, b, x0, rtol, atol, maxiter, M, None, device, options)
 
 
 def gmres(A, b, x0=None, *, rtol=1e-5, atol=0.0, restart=None, maxiter=None, M=None, callback=None,

@@ -151,8 +151,10 @@ def test_errors_raise_with_the_library_message():
         spk.solve(A, np.ones(3), device="cpu")
     with pytest.raises(ValueError, match="method"):
         spk.solve(A, np.ones(A.shape[0]), method="minres")
-    with pytest.raises(spk.SpkError, match="complex"):
-        spk.solve(sp.eye(3, dtype=complex, format="csr"), np.ones(3), device="cpu")
+    with pytest.raises(spk.SpkError, match="complex"):  # a complex b for a real matrix
+        spk.solve(sp.eye(3, format="csr"), np.ones(3) * 1j, device="cpu")
+    x, info = spk.solve(sp.eye(3, dtype=complex, format="csr"), np.ones(3), device="cpu")  # a complex system
+    assert x.dtype == np.complex128 and np.allclose(x, 1) and info.converged
 
 
 def test_zero_rhs_and_tiny_systems():
