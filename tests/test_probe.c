@@ -224,8 +224,11 @@ int main(void)
     spk_solver_destroy(s);
     spk_matrix_destroy(M);
     /* ... with it at its default (auto): the factor the probe builds meets the zero pivot and is
-     * built on the permuted rows instead, and the probe measures that one */
+     * built on the permuted rows instead, and the probe measures that one (its budget lifted: on
+     * the GPU a tenth of none's short predicted rest may stop the build first) */
+    g_budget = 1000; /* the largest it takes */
     s = solve(ctx, &Z, &M, 1, 4, 0, "zero a_00, pivot auto");
+    g_budget = 0;
     CHECK(s && spk_solver_pivoted(s) > 0 && starts(spk_solver_precond(s), "ilu0"),
           "zero a_00, pivot auto: %s, %d rows moved", s ? spk_solver_precond(s) : "-", s ? spk_solver_pivoted(s) : -2);
     spk_solver_destroy(s);
@@ -265,7 +268,8 @@ int main(void)
 
     /* rdb200, the Brusselator Jacobian (tests/mm), b = A*1: Jacobi, the cheap choice (its
      * diagonal varies), gains little per iteration and ILU(0) is measured not to converge; where
-     * Jacobi stalls, none finishes (before: ILU(0) took over, not converged in 10,000) */
+     * Jacobi stalls (host) or breaks down (GPU: other rounding), none finishes (before: ILU(0)
+     * took over, not converged in 10,000) */
     spk_matrix *R = NULL;
     CHECK_OK(spk_matrix_read(ctx, SPK_TEST_FILES "/rdb200.mtx.gz", &R), spk_last_error(ctx));
     if (R) {
@@ -275,7 +279,8 @@ int main(void)
         CHECK(st == SPK_OK && err < 1e-5, "rdb200: status %d, error %g: %s", st, err, spk_last_error(ctx));
         const char *ch = s ? spk_solver_choice(s) : "";
         CHECK(s && strcmp(spk_solver_precond(s), "none") == 0 &&
-                  check_contains(ch, "then none: jacobi stalled and the factor did not converge"),
+                  (check_contains(ch, "then none: jacobi stalled and the factor did not converge") ||
+                   check_contains(ch, "then none: jacobi broke down and the factor did not converge")),
               "rdb200: %s (%s)", s ? spk_solver_precond(s) : "-", ch);
         printf("%-26s %3d iterations; choice: %s\n", "rdb200", r.iterations, ch);
         spk_solver_destroy(s);
