@@ -461,8 +461,9 @@ SPK_API void spk_free(void *p);
  *   SPK_SOLVER_CG        Hermitian positive definite A (M Hermitian positive definite)
  *   SPK_SOLVER_COCG      complex symmetric A = A^T (M = M^T)
  *   SPK_SOLVER_BICGSTAB  any nonsingular A
- * with SPK_PRECOND_AUTO/FACTOR (IC(0) with CG and COCG: L D L^H and L D L^T
- * in A's pattern; ILU(0) with BiCGStab), NONE, JACOBI, ILU0 or IC0.  The
+ * with SPK_PRECOND_AUTO (none; on the GPU Jacobi where the diagonal varies),
+ * FACTOR (IC(0) with CG and COCG: L D L^H and L D L^T in A's pattern; ILU(0)
+ * with BiCGStab), NONE, JACOBI, ILU0 or IC0.  The
  * factors are computed on the host; on the GPU the products (format
  * "cusparse", the default, or "csr-vector") and the triangular solves run
  * there; a zero or tiny pivot is met by factoring A + alpha diag(A) (alpha

@@ -28,7 +28,7 @@ while read -r half spec method; do
         line=$(timeout "${PER:-20}" "$build/spk" solve "gen:$spec" --device "$dev" ${THREADS:+--threads $THREADS} \
                --solver "$method" --precond "$pc" --rhs-kind random --rtol 1e-8 --maxit 20000 --json 2>/dev/null)
         [ -n "$line" ] || line='{"status": "timeout or error"}'
-        echo "{\"half\": \"$half\", \"spec\": \"$spec\", \"device\": \"$dev\", \"asked\": \"$pc\", \"run\": $line}" \
+        echo "{\"half\": \"$half\", \"spec\": \"$spec\", \"method\": \"$method\", \"device\": \"$dev\", \"asked\": \"$pc\", \"run\": $line}" \
           >> "$out/runs.jsonl"
       done
     done

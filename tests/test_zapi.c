@@ -13,7 +13,7 @@
  * spk_matrix_from_csr_complex sorts and sums).  kind 0: - k^2 (1 + 0.3 i)
  * (complex symmetric); 1: Peierls phases on the x-couplings and a shift of
  * 0.5 (Hermitian positive definite); 2: a complex convection term on the
- * x-couplings (general). */
+ * x-couplings (general); 3: kind 0 with a diagonal that varies. */
 typedef struct zsys {
     int n, nnz;
     int *rowptr, *colind;
@@ -43,7 +43,8 @@ static zsys grid(int m, int kind)
             if (kind == 1) put(&s, &k, p + 1, -cos(t), -sin(t));
             else put(&s, &k, p + 1, kind == 2 ? -1.4 : -1, kind == 2 ? 0.3 : 0);
         }
-        const double dre = kind == 0 ? 4 - 0.6 : kind == 1 ? 4.5 : 4, dim = kind == 0 ? -0.6 * 0.3 : 0;
+        const double dre = kind == 0 || kind == 3 ? 4 - 0.6 + (kind == 3 ? 0.1 * (p % 3) : 0) : kind == 1 ? 4.5 : 4,
+                     dim = kind == 0 || kind == 3 ? -0.6 * 0.3 : 0;
         put(&s, &k, p, dre / 2, dim / 2);
         put(&s, &k, p, dre / 2, dim / 2);
         if (j > 0) {
@@ -124,9 +125,19 @@ static int solve_case(spk_context *ctx, int kind, spk_solver_kind sk, spk_precon
 
 static void test_methods(spk_context *ctx)
 {
-    solve_case(ctx, 0, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "cocg", "ic0", NULL);
-    solve_case(ctx, 1, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "cg", "ic0", NULL);
-    solve_case(ctx, 2, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "bicgstab", "ilu0", NULL);
+    /* auto: none where the diagonal is constant; where it varies, Jacobi on the GPU */
+    solve_case(ctx, 0, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "cocg", "none", NULL);
+    solve_case(ctx, 1, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "cg", "none", NULL);
+    solve_case(ctx, 2, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "bicgstab", "none", NULL);
+#ifdef SPK_TEST_CUDA
+    solve_case(ctx, 3, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "cocg", "jacobi", NULL);
+#else
+    solve_case(ctx, 3, SPK_SOLVER_AUTO, SPK_PRECOND_AUTO, NULL, "cocg", "none", NULL);
+#endif
+    /* factor: IC(0) with CG and COCG, ILU(0) with BiCGStab */
+    solve_case(ctx, 0, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, NULL, "cocg", "ic0", NULL);
+    solve_case(ctx, 1, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, NULL, "cg", "ic0", NULL);
+    solve_case(ctx, 2, SPK_SOLVER_AUTO, SPK_PRECOND_FACTOR, NULL, "bicgstab", "ilu0", NULL);
     solve_case(ctx, 0, SPK_SOLVER_BICGSTAB, SPK_PRECOND_ILU0, NULL, "bicgstab", "ilu0", NULL);
     solve_case(ctx, 1, SPK_SOLVER_BICGSTAB, SPK_PRECOND_JACOBI, NULL, "bicgstab", "jacobi", NULL);
     const int none = solve_case(ctx, 0, SPK_SOLVER_COCG, SPK_PRECOND_NONE, NULL, "cocg", "none", NULL);

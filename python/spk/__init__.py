@@ -327,8 +327,9 @@ class Solver:
     A complex matrix (complex128 values) gives a complex solver: b and x are
     complex128; method "auto" is CG for a Hermitian A with a positive real
     diagonal, "cocg" (conjugate orthogonal CG) for a complex symmetric A = A^T,
-    else "bicgstab"; precond "auto" is IC(0) (L D L^H or L D L^T) with CG and
-    COCG, ILU(0) with BiCGStab.
+    else "bicgstab"; precond "auto" is none (on the GPU Jacobi where the diagonal
+    varies), "factor" IC(0) (L D L^H or L D L^T) with CG and COCG, ILU(0) with
+    BiCGStab.
 
     method: "auto" | "cg" | "bicgstab" | "gmres" | "cocg"; precond: "auto" | "factor" | "ic0" |
     "ilu0" | "jacobi" | "none" ("factor": IC(0) with CG, ILU(0) with BiCGStab;
@@ -603,8 +604,8 @@ def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callba
 
 def cocg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, device="auto", **options):
     """Conjugate orthogonal CG for a complex symmetric A = A^T (Helmholtz, eddy currents),
-    called as spk.cg: returns (x, info), x complex128.  M: None gives IC(0) in the L D L^T
-    form; "none", "jacobi", "ilu0" name another."""
+    called as spk.cg: returns (x, info), x complex128.  M: None gives spk's choice (none, or
+    Jacobi on the GPU where the diagonal varies); "ic0" (L D L^T), "jacobi", ... name one."""
     return _scipy_call("cocg", A, b, x0, rtol, atol, maxiter, M, None, device, options)
 
 
