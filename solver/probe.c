@@ -159,30 +159,101 @@ static int restore(spk_solver *s, double *x)
     return e->ops->copy(e, s->k.n, s->probe.xs, x);
 }
 
+static int rest_without(spk_solver *s, spk_solver_kind kind, const double *b, double *x, spk_result *r,
+                        const char *tail, probe_run *m, double *t_setup);
+
+/* The factor's run after it took over, watched (k->check): it stops where it
+ * has run twice its predicted rest plus probe_iters without converging
+ * (pf: its measurement; NULL or a rate of 1 or more: no such limit), or where
+ * its residual has grown HANDED_GROWTH times above the one it took over at
+ * (no dtol is set by default to catch that).  Looks every HANDED_LOOK
+ * iterations. */
+#define HANDED_GROWTH 1e3
+#define HANDED_LOOK 10
+
+typedef struct handed_watch {
+    spk_solver *s;
+    double rnorm0;
+    int limit;   /* iterations at most (0: none) */
+    int stopped;
+} handed_watch;
+
+static int handed_look(void *user, int it, double rnorm, double bnorm)
+{
+    handed_watch *h = user;
+    (void)bnorm;
+    if ((h->limit > 0 && it >= h->limit) || !(rnorm <= HANDED_GROWTH * h->rnorm0)) {
+        h->stopped = 1;
+        return 1;
+    }
+    h->s->k.check.at = it + HANDED_LOOK;
+    return 0;
+}
+
+/* The rest run by the factor that took over, from x (kept first, for the
+ * last resort), watched as handed_look says. */
+static int run_handed(spk_solver *s, const double *b, double *x, spk_result *r, const probe_run *pf, probe_run *m,
+                      int *stopped)
+{
+    spk_exec *e = s->ctx->exec;
+    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
+    const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
+    const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
+    const double need = pf && pf->rate < 1 ? remaining(pf->rate, r->rnorm, target) : HUGE_VAL;
+    const double limit = 2 * need + s->opts.probe_iters;
+    handed_watch h = {s, r->rnorm > 0 ? r->rnorm : HUGE_VAL, limit < INT_MAX ? (int)limit : 0, 0};
+    s->k.check.fn = handed_look;
+    s->k.check.user = &h;
+    s->k.check.at = h.limit > 0 && h.limit < HANDED_LOOK ? h.limit : HANDED_LOOK;
+    spk_result more;
+    const int st = run_some(s, b, x, s->opts.maxit - r->iterations, &more, m);
+    s->k.check.fn = NULL;
+    s->k.check.user = NULL;
+    SPK_TRY(st);
+    add_run(r, &more);
+    *stopped = h.stopped && !converged(r) && r->iterations < s->opts.maxit;
+    return SPK_OK;
+}
+
 /* The factor takes over from the latest iterate (after a breakdown, from
- * the one kept); why: what the cheap run did. */
-static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const char *why,
-                     double *t_setup)
+ * the one kept); why: what the cheap run did; pf: the factor's measurement
+ * (NULL: none made).  Where its run stops unconverged (run_handed), none
+ * finishes from the iterate it took over at. */
+static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const probe_run *pf,
+                     const char *why, double *t_setup)
 {
     const int broke = ended(r);
     if (broke) SPK_TRY(restore(s, x));
     double secs = 0;
     const int st = spk_solver_use_precond(s, s->probe.cheap_kind, s->probe.strong, &secs);
     add_setup(s, t_setup, secs);
+    int factor = 0;
     if (st == SPK_ERR_ZERO_PIVOT) {
         spk_err_clear(&s->ctx->err);
         SPK_TRY(back_to_cheap(s, t_setup));
     } else {
         SPK_TRY(st);
         s->probe.decided = 2;
+        factor = 1;
     }
     const size_t len = strlen(s->probe.why);
     snprintf(s->probe.why + len, sizeof s->probe.why - len, "; then %s: %s %s", spk_solver_precond(s),
              spk_precond_kind_name(s->probe.cheap), broke ? "broke down" : why);
-    spk_result more;
-    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
-    add_run(r, &more);
-    return SPK_OK;
+    if (!factor) {
+        spk_result more;
+        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
+        add_run(r, &more);
+        return SPK_OK;
+    }
+    int stopped = 0;
+    SPK_TRY(run_handed(s, b, x, r, pf, pc, &stopped));
+    if (!stopped) return SPK_OK;
+    char tail[160];
+    snprintf(tail, sizeof tail, "; then none, the last resort: %s did not converge in twice its predicted rest "
+             "(stopped at iteration %d)", spk_solver_precond(s), r->iterations);
+    SPK_TRY(restore(s, x));
+    probe_run m;
+    return rest_without(s, s->probe.cheap_kind, b, x, r, tail, &m, t_setup);
 }
 
 /* The cheap run's watch (k->check).  At each look the rate since the last
@@ -357,7 +428,7 @@ static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, p
     add_run(r, &more);
     if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
     if (!(pf->rate < 1) && s->probe.cheap == SPK_PRECOND_JACOBI) return to_none(s, b, x, r, pc, t_setup);
-    return to_factor(s, b, x, r, pc, "slowed down until the factor's predicted rest was the shorter", t_setup);
+    return to_factor(s, b, x, r, pc, pf, "slowed down until the factor's predicted rest was the shorter", t_setup);
 }
 
 /* The cheap run, watched; where it did not stop for the factor to be
@@ -374,7 +445,7 @@ static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r,
                  "per iteration)", spk_precond_kind_name(s->probe.cheap), pc.rate);
     if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
     /* CG found A indefinite: spk_solve's switch answers; a breakdown: the factor */
-    return to_factor(s, b, x, r, &pc, "broke down", t_setup);
+    return to_factor(s, b, x, r, &pc, NULL, "broke down", t_setup);
 }
 
 /* The factor's measurement within a deadline (host seconds): the build
@@ -503,7 +574,7 @@ static int after_stopped(spk_solver *s, const double *b, double *x, spk_result *
     }
     s->probe.decided = 1;
     if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
-    return to_factor(s, b, x, r, pc, "broke down", t_setup);
+    return to_factor(s, b, x, r, pc, NULL, "broke down", t_setup);
 }
 
 /* The first solve with the choice still to be made: runs from the latest
