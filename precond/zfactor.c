@@ -20,7 +20,7 @@
  * possibly shifted matrix; then A + alpha diag(A) (a_ii -> a_ii (1 + alpha))
  * is factored for alpha = 1e-3, doubling, up to 1, the first that succeeds
  * kept. */
-#include <complex.h>
+#include "core/zcmplx.h"
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>

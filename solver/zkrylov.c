@@ -16,7 +16,7 @@
  * the scalars' moduli.  Phase times: where the executor marks phases
  * (exec.h's async marks) a mark at each change of phase and one collect at
  * the end, so nothing waits for them; elsewhere a sync at each change. */
-#include <complex.h>
+#include "core/zcmplx.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * diagonal named by row), and BiCGStab, COCG and CG on matrices of their
  * class, each answer checked by a product of the test's own.  Built with
  * SPK_TEST_CUDA the same runs on the CUDA executor (exit 77 without a GPU). */
-#include <complex.h>
+#include "core/zcmplx.h"
 #include <string.h>
 
 #include "core/host_sum.h"
