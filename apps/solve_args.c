@@ -17,12 +17,13 @@ static const spk_opt solve_keys[] = {
              "in [-1, 1) from SEED, 1 by default); the error against x* is reported"},
     {.key = "solver", CLI_ARG(solve_args, solver), .type = SPK_OPT_ENUM, .names = cli_solver_names, .meta = "S",
      .help = "auto: CG for a symmetric matrix with a positive diagonal, BiCGStab otherwise; when CG finds the "
-             "matrix indefinite, auto switches to BiCGStab + ILU(0)"},
+             "matrix indefinite, auto switches to BiCGStab + ILU(0).  A complex matrix: CG if Hermitian with a "
+             "positive real diagonal, cocg (conjugate orthogonal CG) if complex symmetric, else BiCGStab"},
     {.key = "precond", CLI_ARG(solve_args, precond), .type = SPK_OPT_ENUM, .names = cli_precond_names,
      .meta = "P",
      .help = "factor: IC(0) with CG, ILU(0) with BiCGStab; auto: the same, but on the GPU none for a matrix "
              "shaped like a Laplacian (constant diagonal, weakly diagonally dominant rows), where they do not "
-             "pay for their apply"},
+             "pay for their apply; for a complex matrix none (on the GPU Jacobi where the diagonal varies)"},
     {.key = "device", CLI_ARG(solve_args, device), .type = SPK_OPT_ENUM, .names = cli_device_names, .meta = "D",
      .help = "where to solve (auto: the GPU when usable)"},
     {.key = "out", CLI_ARG(solve_args, out), .type = SPK_OPT_STRING, .meta = "FILE",

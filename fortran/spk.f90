@@ -336,6 +336,20 @@ contains
     ci(:) = colind(:) - b
   end subroutine zero_based
 
+  ! The base (1 unless given) and whether rowptr holds nrows + 1 entries
+  ! (st SPK_ERR_INVALID_ARG where it does not).
+  logical function csr_args(rowptr, nrows, base, b, st)
+    integer(c_int), intent(in) :: rowptr(:), nrows
+    integer, intent(in), optional :: base
+    integer, intent(out) :: b
+    integer(c_int), intent(out) :: st
+    b = 1
+    if (present(base)) b = base
+    st = SPK_OK
+    if (size(rowptr) < nrows + 1) st = SPK_ERR_INVALID_ARG
+    csr_args = st == SPK_OK
+  end function csr_args
+
   function matrix_from_csr_real(ctx, nrows, ncols, rowptr, colind, val, a, base) result(st)
     type(c_ptr), intent(in) :: ctx
     integer(c_int), intent(in) :: nrows, ncols
@@ -346,13 +360,8 @@ contains
     integer(c_int) :: st
     integer(c_int), allocatable :: rp(:), ci(:)
     integer :: b
-    b = 1
-    if (present(base)) b = base
     a = c_null_ptr
-    if (size(rowptr) < nrows + 1) then
-       st = SPK_ERR_INVALID_ARG
-       return
-    end if
+    if (.not. csr_args(rowptr, nrows, base, b, st)) return
     if (b == 0) then
        st = c_matrix_from_csr(ctx, nrows, ncols, rowptr, colind, val, a)
     else
@@ -371,13 +380,8 @@ contains
     integer(c_int) :: st
     integer(c_int), allocatable :: rp(:), ci(:)
     integer :: b
-    b = 1
-    if (present(base)) b = base
     a = c_null_ptr
-    if (size(rowptr) < nrows + 1) then
-       st = SPK_ERR_INVALID_ARG
-       return
-    end if
+    if (.not. csr_args(rowptr, nrows, base, b, st)) return
     if (b == 0) then
        st = c_matrix_from_csr_complex(ctx, nrows, ncols, rowptr, colind, val, a)
     else
