@@ -9,6 +9,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "io/gen_complex.h"
+#include "io/mmio.h"
 #include "solver/options.h"
 #include "spk.h"
 
@@ -257,6 +259,24 @@ static int ends_with(const char *s, const char *suf)
 {
     const size_t a = strlen(s), b = strlen(suf);
     return a >= b && strcasecmp(s + a - b, suf) == 0;
+}
+
+int cli_complex_input(const char *cmd, const char *name)
+{
+    if (strncmp(name, "gen:", 4) == 0) {
+        if (!spk_gen_spec_is_complex(name + 4)) return 0;
+    } else {
+        struct stat st;
+        spk_mm_field f = SPK_MM_REAL;
+        spk_err e;
+        spk_err_clear(&e);
+        /* a regular file only: peeking into a pipe would take its header */
+        if (stat(name, &st) != 0 || !S_ISREG(st.st_mode) || spk_mm_peek_field(name, &f, &e) || f != SPK_MM_COMPLEX)
+            return 0;
+    }
+    fprintf(stderr, "spk %s: %s: a complex matrix; %s works on real ones (spk solve in one process and spk info "
+                    "take complex systems)\n", cmd, name, cmd);
+    return 1;
 }
 
 int cli_check_mtx_name(const char *cmd, const char *path)

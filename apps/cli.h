@@ -115,6 +115,10 @@ int cmd_bench(int argc, char **argv);
  * that says otherwise (s3.csv) is a usage error (printed; CLI_USAGE), an
  * existing device or FIFO (/dev/stdout) is written as it is. */
 int cli_check_mtx_name(const char *cmd, const char *path);
+/* 1 (and a message naming the command and the input) where name is a
+ * complex Matrix Market file or complex gen: spec, which the command cmd,
+ * working on real matrices, cannot take; else 0. */
+int cli_complex_input(const char *cmd, const char *name);
 /* The number of MPI ranks this process was started as one of (mpirun's,
  * or another launcher's, environment; 0: not started by one, or SPK_MPI=0). */
 int cli_mpi_ranks(void);

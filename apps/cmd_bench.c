@@ -367,8 +367,15 @@ static int run_sources(bench *b, const sources *s)
             b->at++;
             b->cur = name;
             bench_status(b, 1);
-            int st = gen ? spk_gen_spec(name + 4, &A, &b->err) : spk_mm_read_csr(name, &A, NULL, &b->err);
-            if (st) {
+            const int cplx = cli_complex_input("bench", name);
+            int st = cplx ? SPK_ERR_UNSUPPORTED
+                     : gen ? spk_gen_spec(name + 4, &A, &b->err)
+                           : spk_mm_read_csr(name, &A, NULL, &b->err);
+            if (cplx) {
+                bad = 1;
+                b->total--;
+                b->at--;
+            } else if (st) {
                 cli_progress_clear(&b->prog);
                 fprintf(stderr, "spk bench: %s: %s\n", name, b->err.msg);
                 bad = 1;

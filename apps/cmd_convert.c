@@ -45,6 +45,7 @@ int cmd_convert(int argc, char **argv)
     }
     if (!in || !outp) return cli_usage_error("convert", "need an input and an output file");
     if (cli_check_mtx_name("convert", outp)) return CLI_USAGE;
+    if (cli_complex_input("convert", in)) return CLI_FAIL;
     spk_err e;
     spk_err_clear(&e);
     spk_csr A = {0};

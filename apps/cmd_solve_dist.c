@@ -377,6 +377,10 @@ int cmd_solve_dist(int argc, char **argv)
                              a.o.format);
         goto finish;
     }
+    if (cli_complex_input("solve under mpirun", a.matrix)) { /* every rank reads the same header */
+        rc = CLI_FAIL;
+        goto finish;
+    }
     if (a.device == SPK_DEVICE_CUDA) {
         rc = cli_usage_error("solve", "under mpirun the solve runs on the host ranks: the GPU across ranks is not "
                                       "built yet (leave --device out, or run one process for the GPU)");

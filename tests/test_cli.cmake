@@ -711,6 +711,13 @@ spk_run(1 out err solve gen:helmholtz2d:10 --device cpu --solver cg)
 expect_in("${err}" "cg needs a Hermitian matrix" "solve complex symmetric: cg refused")
 spk_run(1 out err solve "${DATA}/nos3.mtx.gz" --device cpu --solver cocg)
 expect_in("${err}" "cocg is for complex symmetric matrices" "solve real: cocg refused")
+# the commands for real matrices say so for a complex one
+spk_run(1 out err bench "${WORK}/helm.mtx" --device cpu --quiet)
+expect_in("${err}" "helm.mtx: a complex matrix; bench works on real ones" "bench: a complex file")
+spk_run(1 out err bench gen:helmholtz2d:8 --device cpu --quiet)
+expect_in("${err}" "gen:helmholtz2d:8: a complex matrix" "bench: a complex gen spec")
+spk_run(1 out err convert "${WORK}/helm.mtx" "${WORK}/helm2.mtx")
+expect_in("${err}" "a complex matrix; convert works on real ones" "convert: a complex file")
 
 # every malformed file: its message and exit code 1, through info and solve
 file(STRINGS "${FILES}/EXPECTED.tsv" lines)
