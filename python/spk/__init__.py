@@ -329,7 +329,8 @@ class Solver:
     diagonal, "cocg" (conjugate orthogonal CG) for a complex symmetric A = A^T,
     else "bicgstab"; precond "auto" is none (on the GPU Jacobi where the diagonal
     varies), "factor" IC(0) (L D L^H or L D L^T) with CG and COCG, ILU(0) with
-    BiCGStab.
+    BiCGStab; a Python preconditioner and callback(xk) are for real systems (monitor
+    works for both).
 
     method: "auto" | "cg" | "bicgstab" | "gmres" | "cocg"; precond: "auto" | "factor" | "ic0" |
     "ilu0" | "jacobi" | "none" ("factor": IC(0) with CG, ILU(0) with BiCGStab;
