@@ -8,32 +8,27 @@
 #include "csr.h"
 #include "parallel.h"
 
+/* The pattern's arrays as spk_csr_alloc makes them, the values widened to pairs. */
 int spk_zcsr_alloc(spk_zcsr *A, int nrows, int ncols, int nnz, spk_err *e)
 {
     memset(A, 0, sizeof *A);
-    if (nrows < 0 || ncols < 0 || nnz < 0)
-        return spk_err_set(e, SPK_ERR_INVALID_MATRIX, "bad complex matrix size %d x %d, %d entries", nrows,
-                           ncols, nnz);
-    A->rowptr = calloc((size_t)nrows + 1, sizeof(int));
-    A->colind = malloc((size_t)(nnz ? nnz : 1) * sizeof(int));
-    A->val = malloc((size_t)(nnz ? nnz : 1) * 2 * sizeof(double));
-    if (!A->rowptr || !A->colind || !A->val) {
-        spk_zcsr_free(A);
+    spk_csr P = {0};
+    SPK_TRY(spk_csr_alloc(&P, nrows, ncols, nnz, e));
+    double *v = realloc(P.val, (size_t)(nnz > 0 ? nnz : 1) * 2 * sizeof(double));
+    if (!v) {
+        spk_csr_free(&P);
         return spk_err_set(e, SPK_ERR_NOMEM, "out of memory for a %d x %d complex matrix with %d entries", nrows,
                            ncols, nnz);
     }
-    A->nrows = nrows;
-    A->ncols = ncols;
-    A->nnz = nnz;
+    *A = (spk_zcsr){P.nrows, P.ncols, P.nnz, P.rowptr, P.colind, v};
     return SPK_OK;
 }
 
 void spk_zcsr_free(spk_zcsr *A)
 {
     if (!A) return;
-    free(A->rowptr);
-    free(A->colind);
-    free(A->val);
+    spk_csr P = {A->nrows, A->ncols, A->nnz, A->rowptr, A->colind, A->val};
+    spk_csr_free(&P);
     memset(A, 0, sizeof *A);
 }
 
