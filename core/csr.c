@@ -700,13 +700,12 @@ static void csr_spmv_rows(const spk_csr *A, int lo, int hi, double alpha, const 
     }
 }
 
-/* The first row whose entries start at or after position k (rowptr ascending). */
-static int row_at(const spk_csr *A, long long k)
+int spk_csr_row_at(const int *rowptr, int nrows, long long k)
 {
-    int lo = 0, hi = A->nrows;
+    int lo = 0, hi = nrows;
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
-        if (A->rowptr[mid] < k) lo = mid + 1;
+        if (rowptr[mid] < k) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -724,8 +723,8 @@ void spk_csr_spmv(const spk_csr *A, double alpha, const double *x, double beta, 
     const long long work = A->nnz;
     SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
     for (int t = 0; t < nt; t++) {
-        const int lo = t == 0 ? 0 : row_at(A, work * t / nt);
-        const int hi = t == nt - 1 ? A->nrows : row_at(A, work * (t + 1) / nt);
+        const int lo = t == 0 ? 0 : spk_csr_row_at(A->rowptr, A->nrows, work * t / nt);
+        const int hi = t == nt - 1 ? A->nrows : spk_csr_row_at(A->rowptr, A->nrows, work * (t + 1) / nt);
         csr_spmv_rows(A, lo, hi, alpha, x, beta, y);
     }
 }

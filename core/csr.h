@@ -77,6 +77,10 @@ int spk_csr_stencil_like(const spk_csr *A);
 int spk_csr_diagonal(const spk_csr *A, double *d);
 /* Position of a_ii in each row of a canonical matrix, -1 where absent. */
 int spk_csr_diag_pos(const spk_csr *A, int *pos);
+/* The first row whose entries start at or after position k (rowptr
+ * ascending, nrows + 1 entries): where a thread's run of about equal
+ * entries begins. */
+int spk_csr_row_at(const int *rowptr, int nrows, long long k);
 /* Return a canonical copy B of A in which every missing diagonal entry of a
  * square A is present as an explicit zero.  *added receives their count. */
 int spk_csr_with_diagonal(const spk_csr *A, spk_csr *B, int *added, spk_err *e);

@@ -175,18 +175,6 @@ static void spmv_rows(const spk_zcsr *A, int lo, int hi, const double *restrict 
     }
 }
 
-/* The row of the first entry at or after entry k. */
-static int row_at(const spk_zcsr *A, long long k)
-{
-    int lo = 0, hi = A->nrows;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (A->rowptr[mid] < k) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* Rows in runs of about equal entries, one per thread (as spk_csr_spmv). */
 void spk_zcsr_spmv(const spk_zcsr *A, const double *x, double *y)
 {
@@ -198,8 +186,8 @@ void spk_zcsr_spmv(const spk_zcsr *A, const double *x, double *y)
     const long long work = A->nnz;
     SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
     for (int t = 0; t < nt; t++) {
-        const int lo = t == 0 ? 0 : row_at(A, work * t / nt);
-        const int hi = t == nt - 1 ? A->nrows : row_at(A, work * (t + 1) / nt);
+        const int lo = t == 0 ? 0 : spk_csr_row_at(A->rowptr, A->nrows, work * t / nt);
+        const int hi = t == nt - 1 ? A->nrows : spk_csr_row_at(A->rowptr, A->nrows, work * (t + 1) / nt);
         spmv_rows(A, lo, hi, x, y);
     }
 }

@@ -14,41 +14,38 @@
 /* Complex entries per threaded loop: each moves 2 doubles per vector. */
 #define ZPAR_MIN (SPK_PAR_MIN / 2)
 
-/* out = x^H y = sum conj(x_i) y_i */
-static int z_dotc(spk_exec *e, int n, const double *x, const double *y, double *out)
+/* out = sum c(x_i) y_i, c the conjugate (conj) or the identity; c = -1 in
+ * the sums flips the sign of x's imaginary part exactly */
+static void z_dot(int n, const double *x, const double *y, double *out, int conj)
 {
-    (void)e;
+    const double c = conj ? 1.0 : -1.0;
     double re, im;
-#define ZDOTC_(i, s, t)                                                        \
+#define ZDOT_(i, s, t)                                                         \
     do {                                                                       \
-        const double xr_ = x[2 * (size_t)(i)], xi_ = x[2 * (size_t)(i) + 1];  \
+        const double xr_ = x[2 * (size_t)(i)], xi_ = c * x[2 * (size_t)(i) + 1]; \
         const double yr_ = y[2 * (size_t)(i)], yi_ = y[2 * (size_t)(i) + 1];  \
         s += xr_ * yr_ + xi_ * yi_;                                            \
         t += xr_ * yi_ - xi_ * yr_;                                            \
     } while (0)
-    SPK_REDUCE4(n, ZDOTC_, re, im);
-#undef ZDOTC_
+    SPK_REDUCE4(n, ZDOT_, re, im);
+#undef ZDOT_
     out[0] = re;
     out[1] = im;
+}
+
+/* out = x^H y */
+static int z_dotc(spk_exec *e, int n, const double *x, const double *y, double *out)
+{
+    (void)e;
+    z_dot(n, x, y, out, 1);
     return SPK_OK;
 }
 
-/* out = x^T y = sum x_i y_i (no conjugate) */
+/* out = x^T y (no conjugate) */
 static int z_dotu(spk_exec *e, int n, const double *x, const double *y, double *out)
 {
     (void)e;
-    double re, im;
-#define ZDOTU_(i, s, t)                                                        \
-    do {                                                                       \
-        const double xr_ = x[2 * (size_t)(i)], xi_ = x[2 * (size_t)(i) + 1];  \
-        const double yr_ = y[2 * (size_t)(i)], yi_ = y[2 * (size_t)(i) + 1];  \
-        s += xr_ * yr_ - xi_ * yi_;                                            \
-        t += xr_ * yi_ + xi_ * yr_;                                            \
-    } while (0)
-    SPK_REDUCE4(n, ZDOTU_, re, im);
-#undef ZDOTU_
-    out[0] = re;
-    out[1] = im;
+    z_dot(n, x, y, out, 0);
     return SPK_OK;
 }
 

@@ -18,19 +18,28 @@ struct spk_zsolver {
     unsigned version;  /* the matrix's values the setup was made for */
 };
 
-/* Every diagonal entry stored, real and positive. */
-static int positive_real_diagonal(const spk_zcsr *Z)
+/* What the choices read of the diagonal: every entry stored, real and
+ * positive (*posreal); every entry stored and nonzero, and not all equal
+ * (*varies: where they are, Jacobi only scales). */
+static int diagonal(const spk_zcsr *Z, int *posreal, int *varies, spk_err *e)
 {
-    for (int i = 0; i < Z->nrows; i++) {
-        int found = 0;
-        for (int k = Z->rowptr[i]; k < Z->rowptr[i + 1]; k++)
-            if (Z->colind[k] == i) {
-                found = Z->val[2 * (size_t)k] > 0 && Z->val[2 * (size_t)k + 1] == 0;
-                break;
-            }
-        if (!found) return 0;
+    int *dg = NULL;
+    SPK_TRY(spk_zcsr_diag_pos(Z, &dg, e));
+    int pr = Z->nrows > 0, nz = 1, vr = 0;
+    double d0[2] = {0, 0};
+    for (int i = 0; i < Z->nrows && nz; i++) { /* a missing or zero entry settles both */
+        nz = dg[i] >= 0 && (Z->val[2 * (size_t)dg[i]] != 0 || Z->val[2 * (size_t)dg[i] + 1] != 0);
+        if (!nz) break;
+        const double re = Z->val[2 * (size_t)dg[i]], im = Z->val[2 * (size_t)dg[i] + 1];
+        if (i == 0) d0[0] = re, d0[1] = im;
+        pr &= re > 0 && im == 0;
+        vr |= re != d0[0] || im != d0[1];
     }
-    return Z->nrows > 0;
+    pr &= nz;
+    free(dg);
+    *posreal = pr;
+    *varies = nz && vr;
+    return SPK_OK;
 }
 
 /* The method for the caller's kind and A's symmetry, or an error saying why not. */
@@ -61,27 +70,6 @@ static int method_of(spk_err *e, spk_solver_kind kind, spk_zsym sym, int posdiag
                        spk_solver_kind_name(kind));
 }
 
-/* Is every diagonal entry stored and nonzero, and not all equal (where they
- * are, Jacobi only scales)? */
-static int diagonal_varies(const spk_zcsr *Z)
-{
-    double d0[2] = {0, 0};
-    int varies = 0;
-    for (int i = 0; i < Z->nrows; i++) {
-        int k = Z->rowptr[i];
-        while (k < Z->rowptr[i + 1] && Z->colind[k] != i) k++;
-        if (k == Z->rowptr[i + 1]) return 0;
-        const double re = Z->val[2 * (size_t)k], im = Z->val[2 * (size_t)k + 1];
-        if (re == 0 && im == 0) return 0;
-        if (i == 0) {
-            d0[0] = re;
-            d0[1] = im;
-        }
-        varies |= re != d0[0] || im != d0[1];
-    }
-    return varies;
-}
-
 /* The preconditioner for the caller's kind and the method.  AUTO: none, or
  * on the GPU Jacobi where the diagonal varies.  Decided on the train half
  * of bench/complex-corpus.txt (scripts/complex-choice.sh; the numbers in
@@ -89,11 +77,11 @@ static int diagonal_varies(const spk_zcsr *Z)
  * chains, saved iterations but lost in time to both cheap choices on every
  * problem there; of the two, Jacobi where the diagonal varies did better on
  * the GPU, none on the host. */
-static int precond_of(spk_err *e, spk_precond_kind pk, spk_zmethod m, spk_zsym sym, const spk_zcsr *Z, int host,
+static int precond_of(spk_err *e, spk_precond_kind pk, spk_zmethod m, spk_zsym sym, int varies, int host,
                       spk_zpc_kind *k)
 {
     switch (pk) {
-    case SPK_PRECOND_AUTO: *k = !host && diagonal_varies(Z) ? SPK_ZPC_JACOBI : SPK_ZPC_NONE; return SPK_OK;
+    case SPK_PRECOND_AUTO: *k = !host && varies ? SPK_ZPC_JACOBI : SPK_ZPC_NONE; return SPK_OK;
     case SPK_PRECOND_FACTOR: *k = m == SPK_ZMETHOD_BICGSTAB ? SPK_ZPC_ILU0 : SPK_ZPC_IC0; return SPK_OK;
     case SPK_PRECOND_NONE: *k = SPK_ZPC_NONE; return SPK_OK;
     case SPK_PRECOND_JACOBI: *k = SPK_ZPC_JACOBI; return SPK_OK;
@@ -124,8 +112,10 @@ int spk_zsolver_setup(spk_solver *s, spk_solver_kind solver, spk_precond_kind pr
     s->t_split[1] = t_check - t0;
     spk_zmethod m = SPK_ZMETHOD_BICGSTAB;
     spk_zpc_kind pk = SPK_ZPC_NONE;
-    SPK_TRY(method_of(e, solver, sym, positive_real_diagonal(Z), &m));
-    SPK_TRY(precond_of(e, precond, m, sym, Z, spk_exec_is_host(ex), &pk));
+    int posreal = 0, varies = 0;
+    SPK_TRY(diagonal(Z, &posreal, &varies, e));
+    SPK_TRY(method_of(e, solver, sym, posreal, &m));
+    SPK_TRY(precond_of(e, precond, m, sym, varies, spk_exec_is_host(ex), &pk));
     struct spk_zsolver *z = calloc(1, sizeof *z);
     if (!z) return spk_err_set(e, SPK_ERR_NOMEM, "out of host memory (complex solver)");
     s->z = z;
