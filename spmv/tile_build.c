@@ -1,20 +1,5 @@
 /* tile_build.c -- TileSpMV (tile.h): the conversion of CSR to 16 x 16 tiles
- * with a format per tile.
- *
- * The selection (the paper's flow chart, Fig. 5), for a tile of R x C
- * positions holding k nonzeros with row lengths l_r, mean m = k/R and
- * variation v = std(l)/m:
- *   k < 12 and v > te (very sparse, uneven rows)     COO
- *   k = R*C                                           Dns
- *   every row empty or full                           DnsRow
- *   every column empty or full                        DnsCol
- *   k >= 0.75 R*C                                     Dns
- *   v <= te (regular rows)                            ELL
- *   v >= th (very irregular rows)                     HYB
- *   otherwise                                         CSR
- * with te = 0.2 and th = 1.0 unless the options change them.  HYB's ELL
- * width is the one that minimizes the tile's bytes (8 + 1/2 bytes per ELL
- * slot of 16 rows, 8 + 1 per COO entry).
+ * with a format per tile (each tile's format: tile_select.c).
  *
  * Conversion, a tile row at a time, a run of a row's entries in one tile
  * at a time: one pass finds the tiles (each row's new tile columns arrive
@@ -22,203 +7,32 @@
  * (a column mask and a length per row), from which its format, width and
  * size follow; after the size checks a second pass places every nonzero
  * (entries of a tile arrive in row order because CSR rows are sorted); the
- * work units last. */
+ * work units last.
+ *
+ * On the host's threads the tile rows are cut into parts of about equal
+ * entries, one a thread, each with its own scratch: the parts plan side by
+ * side, their tiles go to their places in T's arrays (a prefix of their
+ * counts), and they place their entries side by side.  Each tile row is
+ * planned and placed as one thread would, so T is the same to the bit for
+ * any thread count. */
 #include "tile.h"
+#include "tile_select.h"
+
+#include "core/parallel.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Set bits of a 16-bit mask; below, the lowest set bit's position (x != 0). */
-static int bits(unsigned x)
-{
-    x = x - (x >> 1 & 0x5555u);
-    x = (x & 0x3333u) + (x >> 2 & 0x3333u);
-    x = (x + (x >> 4)) & 0x0F0Fu;
-    return (int)((x + (x >> 8)) & 0x1Fu);
-}
-
-static int lowest64(unsigned long long x)
-{
-#if defined(__GNUC__)
-    return __builtin_ctzll(x);
-#else
-    int r = 0;
-    while (!(x >> r & 1)) r++;
-    return r;
-#endif
-}
-
-static double row_variation(int rows, int nnz, const unsigned char *rowlen)
-{
-    if (nnz == 0 || rows == 0) return 0;
-    double mean = (double)nnz / rows, var = 0;
-    for (int r = 0; r < rows; r++) var += (rowlen[r] - mean) * (rowlen[r] - mean);
-    return sqrt(var / rows) / mean;
-}
-
-static int all_empty_or(int n, const unsigned char *len, int full)
-{
-    for (int i = 0; i < n; i++)
-        if (len[i] != 0 && len[i] != full) return 0;
-    return 1;
-}
-
-/* The flow chart, given the row variation v as its comparisons with te and
- * th, and whether every row (rows_ok) and every column (cols_ok) is empty
- * or full. */
-static int select_kind(const spk_tile_params *p, int rows, int cols, int nnz, int above_te, int above_th,
-                       int rows_ok, int cols_ok)
-{
-    if (nnz < SPK_TILE_COO_NNZ && above_te) return SPK_TILE_COO;
-    if (nnz == rows * cols) return SPK_TILE_DNS;
-    if (rows_ok) return SPK_TILE_DNSROW;
-    if (cols_ok) return SPK_TILE_DNSCOL;
-    if (nnz >= SPK_TILE_DENSE * rows * cols) return SPK_TILE_DNS;
-    if (!above_te) return SPK_TILE_ELL;
-    if (above_th) return SPK_TILE_HYB;
-    return SPK_TILE_CSR;
-}
-
-int spk_tile_choose(const spk_tile_params *p, int rows, int cols, int nnz, const unsigned char *rowlen,
-                    const unsigned char *collen)
-{
-    if (!p->adaptive) return SPK_TILE_CSR;
-    const double v = row_variation(rows, nnz, rowlen);
-    return select_kind(p, rows, cols, nnz, v > p->te, v >= p->th, all_empty_or(rows, rowlen, cols),
-                       all_empty_or(cols, collen, rows));
-}
-
-/* HYB: the ELL width with the fewest bytes (smallest on ties). */
-static int hyb_width(int rows, const unsigned char *rowlen)
-{
-    int maxlen = 0;
-    for (int r = 0; r < rows; r++) maxlen = rowlen[r] > maxlen ? rowlen[r] : maxlen;
-    long best = -1;
-    int bw = 0;
-    for (int w = 0; w <= maxlen; w++) {
-        long coo = 0;
-        for (int r = 0; r < rows; r++) coo += rowlen[r] > w ? rowlen[r] - w : 0;
-        long bytes = (long)SPK_TILE * w * 8 + (long)SPK_TILE * w / 2 + coo * 9;
-        if (best < 0 || bytes < best) best = bytes, bw = w;
-    }
-    return bw;
-}
-
 static void place_nibble(unsigned char *b, unsigned q, unsigned c)
 {
     b[q / 2] |= (unsigned char)(c << (q & 1) * 4);
 }
 
-/* One tile's pattern as pass 1 finds it: each row's columns as a bit mask
- * (set only for the rows in `rows`, the others are empty) and their count. */
-typedef struct scan {
-    unsigned short rows;
-    unsigned short mask[SPK_TILE];
-    unsigned char rl[SPK_TILE];
-} scan;
-
-/* What the selection reads of a pattern (rows x cols positions). */
-typedef struct pattern {
-    int rows, cols, k, s2;         /* s2: the sum of squared row lengths */
-    unsigned char rl[SPK_TILE];    /* row lengths, 0 for empty rows */
-    unsigned full_rows, full_cols; /* bit masks (full_rows: only when rows_ok) */
-    int rows_ok, cols_ok;          /* every row, every column empty or full */
-} pattern;
-
-static void read_pattern(const scan *x, int rows, int cols, pattern *t)
-{
-    const unsigned colmask = (1u << cols) - 1;
-    int k = 0, s2 = 0;
-    memcpy(t->rl, x->rl, sizeof t->rl);
-    for (int r = 0; r < SPK_TILE; r++) k += t->rl[r], s2 += t->rl[r] * t->rl[r];
-    t->rows = rows, t->cols = cols, t->k = k, t->s2 = s2;
-    t->rows_ok = k == bits(x->rows) * cols; /* every row with entries is full */
-    t->full_rows = t->rows_ok ? x->rows : 0;
-    t->full_cols = 0, t->cols_ok = 0; /* with an empty row no column is full */
-    if (x->rows == (1u << rows) - 1) {
-        unsigned all = colmask, any = 0;
-        for (int r = 0; r < rows; r++) all &= x->mask[r], any |= x->mask[r];
-        t->full_cols = all, t->cols_ok = (any & ~all) == 0;
-    }
-}
-
-/* row_variation's comparisons with te (bit 0) and th (bit 1).  With 16 rows
- * every term of its sum is exact (multiples of 1/256): the sum is
- * (16 sum l^2 - k^2) / 16 to the bit, and the result depends on k and
- * sum l^2 alone, kept in memo (1 + the bits; 0: not yet). */
-static int variation_bits(const spk_tile_params *p, const pattern *t, unsigned char *memo)
-{
-    const int s2 = t->s2;
-    double v;
-    unsigned char *m = NULL;
-    if (t->rows == SPK_TILE) {
-        m = memo + (size_t)t->k * (SPK_TILE * SPK_TILE * SPK_TILE + 1) + (size_t)s2;
-        if (*m) return *m - 1;
-        const double mean = (double)t->k / SPK_TILE, var = (double)(SPK_TILE * s2 - t->k * t->k) / SPK_TILE;
-        v = sqrt(var / SPK_TILE) / mean;
-    } else {
-        v = row_variation(t->rows, t->k, t->rl);
-    }
-    const int b = (v > p->te) | (v >= p->th) << 1;
-    if (m) *m = (unsigned char)(b + 1);
-    return b;
-}
-
-/* The width of a tile of format kind: ELL's longest row, HYB's cheapest ELL
- * width, DnsRow's full rows, DnsCol's full columns; 0 for the others. */
-static int tile_width(int kind, const pattern *t)
-{
-    int m = 0;
-    switch (kind) {
-    case SPK_TILE_ELL:
-        for (int r = 0; r < t->rows; r++) m = t->rl[r] > m ? t->rl[r] : m;
-        return m;
-    case SPK_TILE_HYB: return hyb_width(t->rows, t->rl);
-    case SPK_TILE_DNSROW: return bits(t->full_rows);
-    case SPK_TILE_DNSCOL: return bits(t->full_cols);
-    default: return 0;
-    }
-}
-
-/* The values (*nv) and index bytes (*ni) that a tile of format kind, width
- * w, k nonzeros and row counts rl stores; returns the entries it defers to
- * the CSR matrix instead (with p->defer: a COO tile's, HYB's COO part). */
-static long tile_size(const spk_tile_params *p, int kind, int w, int k, int rows, const unsigned char *rl,
-                      long *nv, long *ni)
-{
-    long coo = k, stored; /* HYB: its COO entries, those kept in the tile */
-    switch (kind) {
-    case SPK_TILE_CSR: *nv = k, *ni = SPK_TILE + (k + 1) / 2; return 0;
-    case SPK_TILE_COO: *nv = *ni = p->defer ? 0 : k; return p->defer ? k : 0;
-    case SPK_TILE_ELL: *nv = SPK_TILE * w, *ni = SPK_TILE / 2 * w; return 0;
-    case SPK_TILE_HYB:
-        for (int r = 0; r < rows; r++) coo -= rl[r] < w ? rl[r] : w;
-        stored = p->defer ? 0 : coo;
-        *nv = SPK_TILE * w + stored, *ni = SPK_TILE / 2 * w + stored;
-        return coo - stored;
-    case SPK_TILE_DNS: *nv = SPK_TILE * SPK_TILE, *ni = 0; return 0;
-    default: *nv = SPK_TILE * w, *ni = w; return 0; /* DnsRow, DnsCol */
-    }
-}
-
-/* A tile that keeps no values: all of it deferred. */
-static int tile_dropped(const spk_tile_params *p, int kind, int w)
-{
-    return p->defer && (kind == SPK_TILE_COO || (kind == SPK_TILE_HYB && w == 0));
-}
-
 typedef struct slot {
     int tr, j; /* the last tile row that met this tile column, the tile's number there */
 } slot;
-
-/* What the selection makes of one tile. */
-typedef struct choice {
-    int kind, w, k;
-    unsigned aux;     /* DnsRow: full rows, else full columns */
-    long nv, ni, def; /* tile_size */
-} choice;
 
 /* Where the entries of one tile of a tile row go, and how many have
  * (kind SPK_TILE_NKINDS: a tile that deferral emptied, all of it to D). */
@@ -237,27 +51,39 @@ typedef struct sink {
     long long n;
 } sink;
 
-/* The state of one conversion.  Per tile (before deferral drops any) the
- * columns, formats and widths go straight to T's arrays (compacted at the
- * end), the offsets of the kept ones too; per tile row, scratch indexed by
- * the tile's number in the row. */
+/* Counts of a part of the conversion, and of the whole. */
+typedef struct sums {
+    int nt, kept;               /* tiles, stored tiles */
+    long long nval, nidx, ndef; /* stored values and index bytes; deferred entries */
+} sums;
+
+/* One part of a conversion: a range of tile rows, planned and placed by one
+ * thread.  Per tile (before deferral drops any) the columns, formats and
+ * widths go to the part's own arrays (own), the offsets of the kept ones
+ * too, then to T's at the part's place; per tile row, scratch indexed by the
+ * tile's number in the row. */
 typedef struct plan {
     const spk_csr *A;
     const spk_tile_params *p;
     int m, n, tm, tn;
+    int tr0, tr1;               /* its tile rows */
     slot *slot;                 /* tn */
-    int local;                  /* most tiles in one tile row */
-    scan *scan;                 /* the patterns of the tile row's tiles */
-    unsigned char *memo;        /* variation_bits by nonzeros and squared row lengths */
+    int local;                  /* most tiles in one of its tile rows */
+    spk_tile_scan *scan;        /* the patterns of the tile row's tiles */
+    unsigned char *memo;        /* the selection's memo (SPK_TILE_MEMO_BYTES) */
     int *found, *merged;        /* the tile row's tile columns: as found, merge scratch */
     unsigned long long *bitmap; /* tn bits, zero between tile rows */
     struct dest *dest;          /* placement: where each tile of the tile row goes */
-    int *fptr;                  /* tm + 1: tiles of each tile row (before deferral) */
+    int *fptr;                  /* the whole's tm + 1: tiles of each tile row (before deferral;
+                                   counted from the part's first while it plans) */
+    spk_fmt_tile own;           /* its per-tile arrays while it plans */
     unsigned short *aux;        /* per tile: DnsRow's full rows, DnsCol's full columns */
     size_t cap;                 /* room in the per-tile arrays */
-    int nt, kept;               /* tiles, stored tiles */
-    long long nval, nidx, ndef; /* stored values and index bytes; deferred entries */
-    choice single;              /* the choice for a single entry (k 0: not made yet) */
+    sums s, at;                 /* its counts; the parts' before it */
+    spk_tile_stats stats;
+    spk_tile_choice single;     /* the choice for a single entry (k 0: not made yet) */
+    int st;                     /* its failure, described in err */
+    spk_err err;
 } plan;
 
 static void plan_free(plan *P)
@@ -269,14 +95,19 @@ static void plan_free(plan *P)
     free(P->bitmap);
     free(P->merged);
     free(P->dest);
-    free(P->fptr);
+    free(P->own.tile_col);
+    free(P->own.kind);
+    free(P->own.width);
+    free(P->own.val_off);
+    free(P->own.idx_off);
     free(P->aux);
 }
 
 static int plan_alloc(plan *P, spk_err *err)
 {
     const spk_csr *A = P->A;
-    for (int tr = 0; tr < P->tm; tr++) { /* a tile row has no more tiles than entries */
+    P->local = 1;
+    for (int tr = P->tr0; tr < P->tr1; tr++) { /* a tile row has no more tiles than entries */
         const int r1 = (tr + 1) * SPK_TILE < P->m ? (tr + 1) * SPK_TILE : P->m;
         const int e = A->rowptr[r1] - A->rowptr[tr * SPK_TILE];
         P->local = e > P->local ? e : P->local;
@@ -284,17 +115,15 @@ static int plan_alloc(plan *P, spk_err *err)
     P->local = P->local < P->tn ? P->local : P->tn;
     const size_t l = (size_t)P->local;
     P->slot = spk_malloc((size_t)P->tn, sizeof(slot), "tile marks", err);
-    P->scan = spk_malloc(l, sizeof(scan), "tile patterns", err);
-    P->memo = spk_calloc(SPK_TILE * SPK_TILE + 1, SPK_TILE * SPK_TILE * SPK_TILE + 1, "tile variations", err);
+    P->scan = spk_malloc(l, sizeof(spk_tile_scan), "tile patterns", err);
+    P->memo = spk_calloc(SPK_TILE_MEMO_BYTES, 1, "tile variations", err);
     P->found = spk_malloc(l, sizeof(int), "tile columns", err);
     P->bitmap = spk_calloc((size_t)P->tn / 64 + 1, sizeof(unsigned long long), "tile marks", err);
     P->merged = spk_malloc(l, sizeof(int), "tile columns", err);
     P->dest = spk_malloc(l, sizeof(struct dest), "tile counters", err);
-    P->fptr = spk_malloc((size_t)P->tm + 1, sizeof(int), "tile row pointers", err);
-    if (!P->slot || !P->scan || !P->memo || !P->found || !P->bitmap || !P->merged || !P->dest || !P->fptr)
+    if (!P->slot || !P->scan || !P->memo || !P->found || !P->bitmap || !P->merged || !P->dest)
         return SPK_ERR_NOMEM;
     for (int j = 0; j < P->tn; j++) P->slot[j].tr = -1;
-    P->fptr[0] = 0;
     return SPK_OK;
 }
 
@@ -327,7 +156,7 @@ static int find_tiles(plan *P, int tr, int *run, int *nr, int *lo, int *hi)
 {
     const int *rowptr = P->A->rowptr, *colind = P->A->colind;
     slot *const sl = P->slot;
-    scan *const sc = P->scan;
+    spk_tile_scan *const sc = P->scan;
     int *const found = P->found;
     const int r0 = tr * SPK_TILE, rows = P->m - r0 < SPK_TILE ? P->m - r0 : SPK_TILE;
     int cnt = 0, n = 0, l = *lo, h = *hi;
@@ -348,7 +177,7 @@ static int find_tiles(plan *P, int tr, int *run, int *nr, int *lo, int *hi)
                 sc[cnt].rows = 0;
                 memset(sc[cnt++].rl, 0, SPK_TILE);
             }
-            scan *x = sc + s->j;
+            spk_tile_scan *x = sc + s->j;
             x->rows |= (unsigned short)(1u << r);
             x->mask[r] = (unsigned short)m;
             x->rl[r] = (unsigned char)(e - q);
@@ -374,7 +203,7 @@ static void sort_tiles(plan *P, int cnt, int *run, int nr, int lo, int hi, int *
         for (int i = 0; i < cnt; i++) b[P->found[i] / 64] |= 1ull << P->found[i] % 64;
         for (int w = lo / 64, n = 0; w <= hi / 64; w++) {
             unsigned long long x = b[w];
-            for (b[w] = 0; x; x &= x - 1) out[n++] = w * 64 + lowest64(x);
+            for (b[w] = 0; x; x &= x - 1) out[n++] = w * 64 + spk_tile_lowest64(x);
         }
         return;
     }
@@ -400,50 +229,25 @@ static void sort_tiles(plan *P, int cnt, int *run, int nr, int lo, int hi, int *
     memcpy(out, src, (size_t)cnt * sizeof(int));
 }
 
-/* The format, width and size of the tile with pattern x (rows x cols). */
-static void choose(const plan *P, const scan *x, int rows, int cols, choice *c)
-{
-    pattern pt;
-    read_pattern(x, rows, cols, &pt);
-    c->kind = SPK_TILE_CSR;
-    if (P->p->adaptive) {
-        const int vb = variation_bits(P->p, &pt, P->memo);
-        c->kind = select_kind(P->p, rows, cols, pt.k, vb & 1, vb >> 1, pt.rows_ok, pt.cols_ok);
-    }
-    c->w = tile_width(c->kind, &pt);
-    c->k = pt.k;
-    c->aux = c->kind == SPK_TILE_DNSROW ? pt.full_rows : pt.full_cols;
-    c->def = tile_size(P->p, c->kind, c->w, pt.k, rows, pt.rl, &c->nv, &c->ni);
-}
-
-/* A tile of 16 rows and >= 2 columns with a single entry: its choice does
- * not depend on where the entry is (found once, in P->single). */
-static int single_entry(const scan *x, int rows, int cols)
-{
-    if (rows != SPK_TILE || cols < 2 || (x->rows & (x->rows - 1u)) != 0) return 0;
-    const unsigned m = x->mask[lowest64(x->rows)];
-    return (m & (m - 1u)) == 0;
-}
-
 /* Plan tile row tr: its tiles in ascending column order appended to T's
  * per-tile arrays, each with its format, width and size (offsets of the
  * kept ones), and the statistics. */
 static int plan_tile_row(plan *P, spk_fmt_tile *T, int tr, spk_tile_stats *S, spk_err *err)
 {
     int run[SPK_TILE + 1], nr, lo = P->tn, hi = -1;
-    const int cnt = find_tiles(P, tr, run, &nr, &lo, &hi), t0 = P->nt;
+    const int cnt = find_tiles(P, tr, run, &nr, &lo, &hi), t0 = P->s.nt;
     const int rows = P->m - tr * SPK_TILE < SPK_TILE ? P->m - tr * SPK_TILE : SPK_TILE;
     SPK_TRY(grow_tiles(P, T, (size_t)t0 + (size_t)cnt, err));
     sort_tiles(P, cnt, run, nr, lo, hi, T->tile_col + t0);
     for (int t = t0; t < t0 + cnt; t++) {
         const int tc = T->tile_col[t], cols = P->n - tc * SPK_TILE < SPK_TILE ? P->n - tc * SPK_TILE : SPK_TILE;
-        const scan *x = P->scan + P->slot[tc].j;
-        choice one;
-        const choice *c = &one;
-        if (!single_entry(x, rows, cols)) {
-            choose(P, x, rows, cols, &one);
+        const spk_tile_scan *x = P->scan + P->slot[tc].j;
+        spk_tile_choice one;
+        const spk_tile_choice *c = &one;
+        if (!spk_tile_single_entry(x, rows, cols)) {
+            spk_tile_select(P->p, P->memo, x, rows, cols, &one);
         } else {
-            if (P->single.k == 0) choose(P, x, rows, cols, &P->single);
+            if (P->single.k == 0) spk_tile_select(P->p, P->memo, x, rows, cols, &P->single);
             c = &P->single;
         }
         T->kind[t] = (unsigned char)c->kind;
@@ -451,19 +255,19 @@ static int plan_tile_row(plan *P, spk_fmt_tile *T, int tr, spk_tile_stats *S, sp
         P->aux[t] = (unsigned short)c->aux;
         S->tiles[c->kind]++;
         S->nnz[c->kind] += c->k;
-        P->ndef += c->def;
+        P->s.ndef += c->def;
         if (c->nv == 0) {
             S->dropped_tiles++;
             continue;
         }
-        P->nval += c->nv;
-        P->nidx += c->ni;
-        const int d = P->kept++; /* offsets past INT_MAX are refused later */
-        T->val_off[d + 1] = P->nval <= INT_MAX ? (int)P->nval : 0;
-        T->idx_off[d + 1] = P->nidx <= INT_MAX ? (int)P->nidx : 0;
+        P->s.nval += c->nv;
+        P->s.nidx += c->ni;
+        const int d = P->s.kept++; /* offsets past INT_MAX are refused later */
+        T->val_off[d + 1] = P->s.nval <= INT_MAX ? (int)P->s.nval : 0;
+        T->idx_off[d + 1] = P->s.nidx <= INT_MAX ? (int)P->s.nidx : 0;
     }
-    P->nt = t0 + cnt;
-    P->fptr[tr + 1] = P->nt;
+    P->s.nt = t0 + cnt;
+    P->fptr[tr + 1] = P->s.nt;
     return SPK_OK;
 }
 
@@ -542,14 +346,14 @@ static void place_run(struct dest *o, const int *restrict colind, const double *
         for (; q < e; q++) tv[colind[q] % SPK_TILE * SPK_TILE + r] = val[q];
         return;
     case SPK_TILE_DNSROW: {
-        double *row = tv + bits(o->full & ((1u << r) - 1)) * SPK_TILE;
+        double *row = tv + spk_tile_bits(o->full & ((1u << r) - 1)) * SPK_TILE;
         for (; q < e; q++) row[colind[q] % SPK_TILE] = val[q];
         return;
     }
     default: /* DnsCol */
         for (; q < e; q++) {
             const int c = colind[q] % SPK_TILE;
-            tv[bits(o->full & ((1u << c) - 1)) * SPK_TILE + r] = val[q];
+            tv[spk_tile_bits(o->full & ((1u << c) - 1)) * SPK_TILE + r] = val[q];
         }
         return;
     }
@@ -572,7 +376,7 @@ static void place_tile_row(plan *P, spk_fmt_tile *T, sink *D, int tr, int *d)
         P->slot[T->tile_col[t]].j = j;
         o->kind = kind, o->w = T->width[t], o->seen = o->hdr = 0, o->full = P->aux[t];
         o->v = T->val, o->ix = T->idx;
-        if (tile_dropped(P->p, kind, o->w)) {
+        if (spk_tile_dropped(P->p, kind, o->w)) {
             o->kind = SPK_TILE_NKINDS; /* every entry goes to D */
             continue;
         }
@@ -608,16 +412,16 @@ static void place_tile_row(plan *P, spk_fmt_tile *T, sink *D, int tr, int *d)
 
 /* Drop the tiles that deferral emptied from T's per-tile arrays, and the
  * tile row pointers of those stored. */
-static void compact_tiles(plan *P, spk_fmt_tile *T)
+static void compact_tiles(const spk_tile_params *p, const int *fptr, const sums *w, spk_fmt_tile *T)
 {
-    if (P->kept == P->nt) {
-        memcpy(T->tile_ptr, P->fptr, ((size_t)P->tm + 1) * sizeof(int));
+    if (w->kept == w->nt) {
+        memcpy(T->tile_ptr, fptr, ((size_t)T->tm + 1) * sizeof(int));
         return;
     }
     T->tile_ptr[0] = 0;
-    for (int tr = 0, d = 0; tr < P->tm; tr++) {
-        for (int t = P->fptr[tr]; t < P->fptr[tr + 1]; t++) {
-            if (tile_dropped(P->p, T->kind[t], T->width[t])) continue;
+    for (int tr = 0, d = 0; tr < T->tm; tr++) {
+        for (int t = fptr[tr]; t < fptr[tr + 1]; t++) {
+            if (spk_tile_dropped(p, T->kind[t], T->width[t])) continue;
             T->tile_col[d] = T->tile_col[t];
             T->kind[d] = T->kind[t];
             T->width[d++] = T->width[t];
@@ -664,34 +468,43 @@ static int build_units(spk_fmt_tile *T, spk_err *err)
 }
 
 /* The bytes of T's arrays and D's, and those of A as CSR. */
-static void count_bytes(const plan *P, const spk_fmt_tile *T, spk_tile_stats *S)
+static void count_bytes(const spk_csr *A, const sums *w, const spk_fmt_tile *T, spk_tile_stats *S)
 {
-    const size_t kept = (size_t)P->kept, m = (size_t)P->m;
-    S->bytes = ((size_t)P->tm + 1 + (size_t)T->nunits * SPK_TILE_UNIT + (size_t)T->nsplit + kept * 3 + 2) * sizeof(int) +
-               kept * 2 + (size_t)P->nval * sizeof(double) + (size_t)P->nidx;
-    if (P->ndef > 0) S->bytes += (m + 1) * sizeof(int) + (size_t)P->ndef * (sizeof(int) + sizeof(double));
-    S->csr_bytes = (m + 1) * sizeof(int) + (size_t)P->A->nnz * (sizeof(int) + sizeof(double));
+    const size_t kept = (size_t)w->kept, m = (size_t)A->nrows;
+    S->bytes = ((size_t)T->tm + 1 + (size_t)T->nunits * SPK_TILE_UNIT + (size_t)T->nsplit + kept * 3 + 2) * sizeof(int) +
+               kept * 2 + (size_t)w->nval * sizeof(double) + (size_t)w->nidx;
+    if (w->ndef > 0) S->bytes += (m + 1) * sizeof(int) + (size_t)w->ndef * (sizeof(int) + sizeof(double));
+    S->csr_bytes = (m + 1) * sizeof(int) + (size_t)A->nnz * (sizeof(int) + sizeof(double));
 }
 
-/* T's value and index arrays, its tile row pointers, and D for the deferred entries. */
-static int alloc_tiles(const plan *P, spk_fmt_tile *T, spk_csr *D, spk_err *err)
+/* T's arrays for w's tiles (its per-tile ones at their final size before
+ * compact_tiles) and D for the deferred entries. */
+static int alloc_tiles(const sums *w, spk_fmt_tile *T, spk_csr *D, spk_err *err)
 {
-    T->ntiles = P->kept;
-    T->nval = (int)P->nval;
-    T->nidx = (int)P->nidx;
-    T->tile_ptr = spk_malloc((size_t)P->tm + 1, sizeof(int), "tile row pointers", err);
-    T->val = spk_calloc((size_t)P->nval, sizeof(double), "tile values", err);
-    T->idx = spk_calloc((size_t)P->nidx, 1, "tile indices", err);
-    if (!T->tile_ptr || !T->val || !T->idx) return SPK_ERR_NOMEM;
-    if (P->ndef > 0) {
-        SPK_TRY(spk_csr_alloc(D, P->m, P->n, (int)P->ndef, err));
-        memset(D->rowptr, 0, ((size_t)P->m + 1) * sizeof(int));
+    const size_t nt = (size_t)w->nt + 1, kept = (size_t)w->kept + 1;
+    T->ntiles = w->kept;
+    T->nval = (int)w->nval;
+    T->nidx = (int)w->nidx;
+    T->tile_ptr = spk_malloc((size_t)T->tm + 1, sizeof(int), "tile row pointers", err);
+    T->tile_col = spk_malloc(nt, sizeof(int), "tile columns", err);
+    T->kind = spk_malloc(nt, 1, "tile formats", err);
+    T->width = spk_malloc(nt, 1, "tile widths", err);
+    T->val_off = spk_malloc(kept, sizeof(int), "tile value offsets", err);
+    T->idx_off = spk_malloc(kept, sizeof(int), "tile index offsets", err);
+    T->val = spk_calloc((size_t)w->nval, sizeof(double), "tile values", err);
+    T->idx = spk_calloc((size_t)w->nidx, 1, "tile indices", err);
+    if (!T->tile_ptr || !T->tile_col || !T->kind || !T->width || !T->val_off || !T->idx_off || !T->val || !T->idx)
+        return SPK_ERR_NOMEM;
+    T->val_off[0] = T->idx_off[0] = 0;
+    if (w->ndef > 0) {
+        SPK_TRY(spk_csr_alloc(D, T->nrows, T->ncols, (int)w->ndef, err));
+        memset(D->rowptr, 0, ((size_t)T->nrows + 1) * sizeof(int));
     }
     return SPK_OK;
 }
 
-/* The per-tile arrays cut to the stored tiles (they grew by doubling); a
- * failed shrink keeps the larger block. */
+/* The per-tile arrays cut to the stored tiles; a failed shrink keeps the
+ * larger block. */
 static void shrink_tiles(spk_fmt_tile *T)
 {
     const size_t n = (size_t)T->ntiles;
@@ -699,47 +512,147 @@ static void shrink_tiles(spk_fmt_tile *T)
     if ((q = realloc(T->tile_col, (n + 1) * sizeof(int)))) T->tile_col = q;
     if ((q = realloc(T->kind, n + 1))) T->kind = q;
     if ((q = realloc(T->width, n + 1))) T->width = q;
-    if ((q = realloc(T->val_off, (n + 1) * sizeof(int)))) T->val_off = q;
-    if ((q = realloc(T->idx_off, (n + 1) * sizeof(int)))) T->idx_off = q;
+}
+
+/* Plan the part's tile rows (one thread; a failure in P->st, P->err). */
+static void plan_part(plan *P)
+{
+    P->st = plan_alloc(P, &P->err);
+    if (!P->st) P->st = grow_tiles(P, &P->own, 1, &P->err);
+    if (P->st) return;
+    P->own.val_off[0] = P->own.idx_off[0] = 0;
+    for (int tr = P->tr0; tr < P->tr1 && !P->st; tr++) P->st = plan_tile_row(P, &P->own, tr, &P->stats, &P->err);
+}
+
+/* The part's planned tiles to their place in T's arrays (and aux), its
+ * offsets moved past the parts before it. */
+static void merge_part(plan *P, spk_fmt_tile *T, unsigned short *aux)
+{
+    const size_t t0 = (size_t)P->at.nt, n = (size_t)P->s.nt;
+    memcpy(T->tile_col + t0, P->own.tile_col, n * sizeof(int));
+    memcpy(T->kind + t0, P->own.kind, n);
+    memcpy(T->width + t0, P->own.width, n);
+    memcpy(aux + t0, P->aux, n * sizeof(unsigned short));
+    for (int d = 1; d <= P->s.kept; d++) {
+        T->val_off[P->at.kept + d] = (int)(P->at.nval + P->own.val_off[d]);
+        T->idx_off[P->at.kept + d] = (int)(P->at.nidx + P->own.idx_off[d]);
+    }
+}
+
+/* The parts: tile rows in np ranges of about equal entries. */
+static int split_parts(const spk_csr *A, int tm, plan *P, int np)
+{
+    const long long nnz = A->nnz;
+    for (int c = 0, tr = 0; c < np; c++) {
+        P[c].tr0 = tr;
+        const long long want = nnz * (c + 1) / np;
+        int lo = tr, hi = tm; /* the first tile row that starts at or after want's entry */
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            const int r = mid * SPK_TILE < A->nrows ? mid * SPK_TILE : A->nrows;
+            if (A->rowptr[r] >= want) hi = mid; else lo = mid + 1;
+        }
+        tr = c == np - 1 ? tm : lo;
+        P[c].tr1 = tr;
+    }
+    return np;
+}
+
+/* Sum the parts' counts and statistics into w and S, each part's place
+ * (at) among them; the first failure, or the size checks'. */
+static int sum_parts(plan *P, int np, const spk_csr *A, sums *w, spk_tile_stats *S, spk_err *err)
+{
+    for (int c = 0; c < np; c++)
+        if (P[c].st) {
+            *err = P[c].err;
+            return P[c].st;
+        }
+    memset(w, 0, sizeof *w);
+    for (int c = 0; c < np; c++) {
+        P[c].at = *w;
+        w->nt += P[c].s.nt;
+        w->kept += P[c].s.kept;
+        w->nval += P[c].s.nval;
+        w->nidx += P[c].s.nidx;
+        w->ndef += P[c].s.ndef;
+        for (int k = 0; k < SPK_TILE_NKINDS; k++) {
+            S->tiles[k] += P[c].stats.tiles[k];
+            S->nnz[k] += P[c].stats.nnz[k];
+        }
+        S->dropped_tiles += P[c].stats.dropped_tiles;
+    }
+    S->deferred = w->ndef;
+    S->stored = w->nval;
+    if (w->nval > INT_MAX || w->nidx > INT_MAX)
+        return spk_err_set(err, SPK_ERR_UNSUPPORTED, "tile formats refused: %lld stored values exceed the 32-bit offsets",
+                           w->nval);
+    return spk_format_check_padding("tile", (size_t)w->nval, (size_t)A->nnz, A->nrows, err);
+}
+
+/* Plan the parts side by side, place them in T and D side by side. */
+static int build_parts(const spk_csr *A, plan *P, int np, int *fptr, spk_fmt_tile *T, spk_csr *D, spk_err *err)
+{
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(np))
+    for (int c = 0; c < np; c++) plan_part(&P[c]);
+    sums w;
+    SPK_TRY(sum_parts(P, np, A, &w, &T->stats, err));
+    unsigned short *aux = spk_malloc((size_t)w.nt + 1, sizeof(unsigned short), "tile patterns", err);
+    int st = aux ? alloc_tiles(&w, T, D, err) : SPK_ERR_NOMEM;
+    if (st) {
+        free(aux);
+        return st;
+    }
+    for (int c = 0; c < np; c++) /* the tile row pointers counted from the whole's first tile */
+        for (int tr = P[c].tr0; tr < P[c].tr1; tr++) fptr[tr + 1] += P[c].at.nt;
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(np))
+    for (int c = 0; c < np; c++) {
+        merge_part(&P[c], T, aux);
+        free(P[c].aux);
+        P[c].aux = aux;
+    }
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(np))
+    for (int c = 0; c < np; c++) {
+        sink out = {D->rowptr, D->colind, D->val, P[c].at.ndef};
+        int d = P[c].at.kept;
+        for (int tr = P[c].tr0; tr < P[c].tr1; tr++) place_tile_row(&P[c], T, &out, tr, &d);
+    }
+    for (int c = 0; c < np; c++) P[c].aux = NULL;
+    free(aux);
+    if (w.ndef > 0)
+        for (int i = 0; i < A->nrows; i++) D->rowptr[i + 1] += D->rowptr[i];
+    compact_tiles(P->p, fptr, &w, T);
+    shrink_tiles(T);
+    SPK_TRY(build_units(T, err));
+    count_bytes(A, &w, T, &T->stats);
+    return SPK_OK;
 }
 
 int spk_tile_build(const spk_csr *A, const spk_tile_params *p, spk_fmt_tile *T, spk_csr *D, spk_err *err)
 {
     memset(T, 0, sizeof *T);
     memset(D, 0, sizeof *D);
-    plan P;
-    memset(&P, 0, sizeof P);
-    P.A = A;
-    P.p = p;
-    P.m = T->nrows = A->nrows;
-    P.n = T->ncols = A->ncols;
-    P.tm = T->tm = (A->nrows + SPK_TILE - 1) / SPK_TILE;
-    P.tn = T->tn = (A->ncols + SPK_TILE - 1) / SPK_TILE;
+    T->nrows = A->nrows;
+    T->ncols = A->ncols;
+    T->tm = (A->nrows + SPK_TILE - 1) / SPK_TILE;
+    T->tn = (A->ncols + SPK_TILE - 1) / SPK_TILE;
     T->params = *p;
-    int st;
-    SPK_CHECK(st, plan_alloc(&P, err));
-    SPK_CHECK(st, grow_tiles(&P, T, 1, err));
-    T->val_off[0] = T->idx_off[0] = 0;
-    for (int tr = 0; tr < P.tm; tr++) SPK_CHECK(st, plan_tile_row(&P, T, tr, &T->stats, err));
-    T->stats.deferred = P.ndef;
-    T->stats.stored = P.nval;
-    if (P.nval > INT_MAX || P.nidx > INT_MAX) {
-        st = spk_err_set(err, SPK_ERR_UNSUPPORTED,
-                         "tile formats refused: %lld stored values exceed the 32-bit offsets", P.nval);
-        goto cleanup;
+    int np = A->nnz >= SPK_PAR_MIN && T->tm > 1 ? spk_host_threads() : 1;
+    np = np < T->tm ? np : (T->tm > 0 ? T->tm : 1);
+    plan *P = spk_calloc((size_t)np, sizeof(plan), "tile conversion parts", err);
+    int *fptr = spk_malloc((size_t)T->tm + 1, sizeof(int), "tile row pointers", err);
+    int st = P && fptr ? SPK_OK : SPK_ERR_NOMEM;
+    if (!st) {
+        fptr[0] = 0;
+        split_parts(A, T->tm, P, np);
+        for (int c = 0; c < np; c++) {
+            P[c].A = A, P[c].p = p, P[c].fptr = fptr;
+            P[c].m = A->nrows, P[c].n = A->ncols, P[c].tm = T->tm, P[c].tn = T->tn;
+        }
+        st = build_parts(A, P, np, fptr, T, D, err);
     }
-    SPK_CHECK(st, spk_format_check_padding("tile", (size_t)P.nval, (size_t)A->nnz, P.m, err));
-    SPK_CHECK(st, alloc_tiles(&P, T, D, err));
-    sink out = {D->rowptr, D->colind, D->val, 0};
-    for (int tr = 0, d = 0; tr < P.tm; tr++) place_tile_row(&P, T, &out, tr, &d);
-    if (P.ndef > 0)
-        for (int i = 0; i < P.m; i++) D->rowptr[i + 1] += D->rowptr[i];
-    compact_tiles(&P, T);
-    shrink_tiles(T);
-    SPK_CHECK(st, build_units(T, err));
-    count_bytes(&P, T, &T->stats);
-cleanup:
-    plan_free(&P);
+    for (int c = 0; P && c < np; c++) plan_free(&P[c]);
+    free(P);
+    free(fptr);
     if (st) {
         spk_tile_free(T);
         spk_csr_free(D);

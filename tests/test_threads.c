@@ -4,7 +4,8 @@
  * once, after the rows it reads), the IC(0) and ILU(0) applies by levels
  * against row-by-row substitution, the factorization by sweeps, and whole CG + IC(0) and
  * BiCGStab + ILU(0) solves through the public API with 1, 2, 3 and 4
- * threads (same iterations, same x).  In a build without OpenMP the
+ * threads (same iterations, same x), and the tile conversion in parts
+ * (every array the same).  In a build without OpenMP the
  * threaded comparisons are skipped (said so). */
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "io/gen.h"
 #include "precond/factor.h"
 #include "precond/levels.h"
+#include "spmv/tile.h"
 
 static int g_threaded; /* 1: OpenMP gives several threads */
 
@@ -120,6 +122,61 @@ static void products(void)
         }
         spk_host_set_threads(0);
         free(x), free(y1), free(y2), free(yr);
+        spk_csr_free(&A);
+    }
+}
+
+#define SAME(F, N) (memcmp(a->F, b->F, (size_t)(N) * sizeof *a->F) == 0)
+static int same_tiles(const spk_fmt_tile *a, const spk_fmt_tile *b)
+{
+    if (a->ntiles != b->ntiles || a->nunits != b->nunits || a->nsplit != b->nsplit || a->nval != b->nval ||
+        a->nidx != b->nidx || a->staged != b->staged || a->stats.deferred != b->stats.deferred ||
+        a->stats.dropped_tiles != b->stats.dropped_tiles || a->stats.stored != b->stats.stored ||
+        a->stats.bytes != b->stats.bytes)
+        return 0;
+    for (int k = 0; k < SPK_TILE_NKINDS; k++)
+        if (a->stats.tiles[k] != b->stats.tiles[k] || a->stats.nnz[k] != b->stats.nnz[k]) return 0;
+    return SAME(tile_ptr, a->tm + 1) && SAME(tile_col, a->ntiles) && SAME(val_off, a->ntiles + 1) &&
+           SAME(idx_off, a->ntiles + 1) && SAME(kind, a->ntiles) && SAME(width, a->ntiles) && SAME(val, a->nval) &&
+           SAME(idx, a->nidx) && SAME(unit, (size_t)a->nunits * SPK_TILE_UNIT) && SAME(split_rows, a->nsplit);
+}
+
+static int same_csr(const spk_csr *a, const spk_csr *b)
+{
+    return a->nrows == b->nrows && a->nnz == b->nnz && (a->nnz == 0 || (SAME(rowptr, a->nrows + 1) &&
+                                                                        SAME(colind, a->nnz) && SAME(val, a->nnz)));
+}
+#undef SAME
+
+/* the tile conversion in parts, one a thread: T and D the same as one thread's */
+static void conversions(void)
+{
+    const char *specs[] = {"powerlaw:60000", "poisson3d-7:40", "circuit:40000"};
+    const spk_tile_params params[3] = {{0, 0, SPK_TILE_TE, SPK_TILE_TH}, {1, 0, SPK_TILE_TE, SPK_TILE_TH},
+                                       {1, 1, SPK_TILE_TE, SPK_TILE_TH}};
+    for (size_t k = 0; g_threaded && k < sizeof specs / sizeof *specs; k++) {
+        spk_err e;
+        spk_err_clear(&e);
+        spk_csr A;
+        CHECK_OK(spk_gen_spec(specs[k], &A, &e), e.msg);
+        if (e.code) continue;
+        for (int p = 0; p < 3; p++) {
+            spk_fmt_tile one, T;
+            spk_csr D1, D;
+            spk_host_set_threads(1);
+            CHECK_OK(spk_tile_build(&A, &params[p], &one, &D1, &e), e.msg);
+            for (int t = 2; !e.code && t <= 4; t++) {
+                spk_host_set_threads(t);
+                CHECK_OK(spk_tile_build(&A, &params[p], &T, &D, &e), e.msg);
+                if (e.code) break;
+                CHECK(same_tiles(&one, &T) && same_csr(&D1, &D), "%s, tile params %d: %d threads built other tiles",
+                      specs[k], p, t);
+                spk_tile_free(&T);
+                spk_csr_free(&D);
+            }
+            if (!e.code) spk_tile_free(&one), spk_csr_free(&D1);
+        }
+        spk_host_set_threads(0);
         spk_csr_free(&A);
     }
 }
@@ -313,6 +370,7 @@ int main(void)
     dots();
     copies();
     products();
+    conversions();
     factor_levels();
     applies();
     sweeps();
