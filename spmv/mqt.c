@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "mqt.h"
 #include "mqt_decode.h"
 
@@ -65,24 +66,31 @@ typedef struct walker {
 } walker;
 
 /* The subtrees: the distinct blocks of side 2^ls, band by band of 2^ls
- * rows, seen[] marking each block column with the band that last met it. */
+ * rows, seen[] marking each block column with the band that last met it
+ * (the bands shared among the threads, each with its own marks). */
 static int count_subtrees(const spk_csr *A, int ls, spk_err *err)
 {
-    const long long band = 1LL << ls;
-    const size_t ncb = (size_t)(((long long)A->ncols + band - 1) >> ls);
-    int *seen = spk_calloc(ncb + 1, sizeof(int), "MQT blocks", err);
+    const long long band = 1LL << ls, nbands = ((long long)A->nrows + band - 1) >> ls;
+    const size_t ncb = (size_t)(((long long)A->ncols + band - 1) >> ls) + 1;
+    const int nt = A->nnz >= SPK_PAR_MIN && nbands > 1 ? spk_host_threads() : 1;
+    int *seen = spk_calloc(ncb * (size_t)nt, sizeof(int), "MQT blocks", err);
     if (!seen) return -1;
-    int nsub = 0;
-    for (long long r0 = 0, R = 1; r0 < A->nrows; r0 += band, R++) {
-        const int end = A->rowptr[r0 + band < A->nrows ? r0 + band : A->nrows];
-        for (int q = A->rowptr[r0]; q < end; q++) {
-            int *s = seen + (A->colind[q] >> ls);
-            nsub += *s != (int)R;
-            *s = (int)R;
+    long long nsub = 0;
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt) reduction(+ : nsub))
+    for (int t = 0; t < nt; t++) {
+        int *mine = seen + ncb * (size_t)t;
+        for (long long R = nbands * t / nt; R < nbands * (t + 1) / nt; R++) {
+            const long long r0 = R * band;
+            const int end = A->rowptr[r0 + band < A->nrows ? r0 + band : A->nrows];
+            for (int q = A->rowptr[r0]; q < end; q++) {
+                int *x = mine + (A->colind[q] >> ls);
+                nsub += *x != (int)(R + 1);
+                *x = (int)(R + 1);
+            }
         }
     }
     free(seen);
-    return nsub;
+    return (int)nsub;
 }
 
 /* At most how many bits the stream takes: the nodes of a level above the
@@ -211,34 +219,46 @@ static int zplan_init(const spk_csr *A, int K, zplan *p)
 }
 
 /* Items into their buckets, each in CSR order.  A band of 2^lo rows fills
- * the 2^d buckets of one bucket row, so both passes go band by band, with
- * the band's counts and places in cnt (indexed by the column's bucket). */
-static void zscatter(const spk_csr *A, zplan *p, uint64_t *items, int *cnt)
+ * the 2^d buckets of one bucket row, so both passes go band by band (the
+ * bands shared among nt threads), with the band's counts and places in the
+ * thread's nc counters of cnt (indexed by the column's bucket). */
+static void zscatter(const spk_csr *A, zplan *p, uint64_t *items, int *cnt, int nt)
 {
     const int lo = p->lo, nc = 1 << (p->K - lo), *colind = A->colind;
     const uint32_t lomask = (uint32_t)((1ull << lo) - 1);
-    const long long band = 1LL << lo;
+    const long long band = 1LL << lo, nbands = ((long long)A->nrows + band - 1) >> lo;
     uint16_t sp[256]; /* spread() of a byte */
     for (uint32_t x = 0; x < 256; x++) sp[x] = (uint16_t)spread(x);
     memset(p->start, 0, (p->nb + 1) * sizeof(int));
-    for (long long r0 = 0, R = 0; r0 < A->nrows; r0 += band, R++) { /* the counts */
-        const int r1 = (int)(r0 + band < A->nrows ? r0 + band : A->nrows);
-        memset(cnt, 0, (size_t)nc * sizeof(int));
-        for (int q = A->rowptr[r0]; q < A->rowptr[r1]; q++) cnt[colind[q] >> lo]++;
-        const uint64_t rb = spread((uint32_t)R) << 1;
-        for (int C = 0; C < nc; C++) p->start[(rb | spread((uint32_t)C)) + 1] = cnt[C];
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++) { /* the counts */
+        int *c = cnt + (size_t)nc * t;
+        for (long long R = nbands * t / nt; R < nbands * (t + 1) / nt; R++) {
+            const long long r0 = R * band;
+            const int r1 = (int)(r0 + band < A->nrows ? r0 + band : A->nrows);
+            memset(c, 0, (size_t)nc * sizeof(int));
+            for (int q = A->rowptr[r0]; q < A->rowptr[r1]; q++) c[colind[q] >> lo]++;
+            const uint64_t rb = spread((uint32_t)R) << 1;
+            for (int C = 0; C < nc; C++) p->start[(rb | spread((uint32_t)C)) + 1] = c[C];
+        }
     }
     for (size_t b = 0; b < p->nb; b++) p->start[b + 1] += p->start[b];
-    for (long long r0 = 0, R = 0; r0 < A->nrows; r0 += band, R++) { /* the scatter */
-        const int r1 = (int)(r0 + band < A->nrows ? r0 + band : A->nrows), base = A->rowptr[r0];
-        const uint64_t rb = spread((uint32_t)R) << 1;
-        for (int C = 0; C < nc; C++) cnt[C] = p->start[rb | spread((uint32_t)C)];
-        for (int i = (int)r0; i < r1; i++) {
-            const uint64_t rl = spread((uint32_t)i & lomask) << 1;
-            for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-                const uint32_t c = (uint32_t)colind[q], cl = c & lomask;
-                const uint64_t zc = lo <= 16 ? (uint64_t)sp[cl & 255] | (uint64_t)sp[cl >> 8 & 255] << 16 : spread(cl);
-                items[cnt[c >> lo]++] = (rl | zc) << p->qb | (uint64_t)(q - base);
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++) { /* the scatter */
+        int *c = cnt + (size_t)nc * t;
+        for (long long R = nbands * t / nt; R < nbands * (t + 1) / nt; R++) {
+            const long long r0 = R * band;
+            const int r1 = (int)(r0 + band < A->nrows ? r0 + band : A->nrows), base = A->rowptr[r0];
+            const uint64_t rb = spread((uint32_t)R) << 1;
+            for (int C = 0; C < nc; C++) c[C] = p->start[rb | spread((uint32_t)C)];
+            for (int i = (int)r0; i < r1; i++) {
+                const uint64_t rl = spread((uint32_t)i & lomask) << 1;
+                for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+                    const uint32_t col = (uint32_t)colind[q], cl = col & lomask;
+                    const uint64_t zc =
+                        lo <= 16 ? (uint64_t)sp[cl & 255] | (uint64_t)sp[cl >> 8 & 255] << 16 : spread(cl);
+                    items[c[col >> lo]++] = (rl | zc) << p->qb | (uint64_t)(q - base);
+                }
             }
         }
     }
@@ -278,25 +298,46 @@ static void zsort_local(uint64_t *a, uint64_t *tmp, size_t n, int shift, int bit
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-/* Each bucket sorted and walked, its values replacing its items in place. */
-static int zsort_walk(const spk_csr *A, const zplan *p, uint64_t *items, walker *w, spk_err *err)
+/* The first bucket of thread t's share (of nt) of the items: buckets in
+ * nt runs of about equal items. */
+static size_t bucket_share(const zplan *p, int t, int nt)
+{
+    const long long want = (long long)p->start[p->nb] * t / nt;
+    size_t lo = 0, hi = p->nb;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (p->start[mid] >= want) hi = mid; else lo = mid + 1;
+    }
+    return t == nt ? p->nb : lo;
+}
+
+/* Each bucket sorted (the buckets shared among nt threads, each with its own
+ * buffer of big items), all walked in order, then each one's values
+ * replacing its items in place. */
+static int zsort_walk(const spk_csr *A, const zplan *p, uint64_t *items, walker *w, int nt, spk_err *err)
 {
     int big = 0;
     for (size_t b = 0; b < p->nb; b++)
         if (p->start[b + 1] - p->start[b] > big) big = p->start[b + 1] - p->start[b];
-    uint64_t *tmp = spk_malloc((size_t)big + 1, sizeof(uint64_t), "MQT sort buffer", err);
+    uint64_t *tmp = spk_malloc(((size_t)big + 1) * (size_t)nt, sizeof(uint64_t), "MQT sort buffer", err);
     if (!tmp) return SPK_ERR_NOMEM;
     const int lo2 = 2 * p->lo;
     const uint64_t qmask = p->qb ? ~0ull >> (64 - p->qb) : 0;
     double *val = w->M->val;
-    for (size_t b = 0; b < p->nb; b++) {
-        const int s = p->start[b], n = p->start[b + 1] - s;
-        if (n == 0) continue;
-        const double *src = A->val + A->rowptr[(long long)compact((uint64_t)b >> 1) << p->lo];
-        zsort_local(items + s, tmp, (size_t)n, p->qb + 2, lo2 - 2);
-        walk(w, items + s, (size_t)n, (uint64_t)b << lo2, p->qb);
-        for (int k = s; k < s + n; k++) val[k] = src[items[k] & qmask]; /* a tight loop: loads overlap */
-    }
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++)
+        for (size_t b = bucket_share(p, t, nt); b < bucket_share(p, t + 1, nt); b++)
+            zsort_local(items + p->start[b], tmp + ((size_t)big + 1) * t, (size_t)(p->start[b + 1] - p->start[b]),
+                        p->qb + 2, lo2 - 2);
+    for (size_t b = 0; b < p->nb; b++)
+        if (p->start[b + 1] > p->start[b])
+            walk(w, items + p->start[b], (size_t)(p->start[b + 1] - p->start[b]), (uint64_t)b << lo2, p->qb);
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++)
+        for (size_t b = bucket_share(p, t, nt); b < bucket_share(p, t + 1, nt); b++) {
+            const double *src = A->val + A->rowptr[(long long)compact((uint64_t)b >> 1) << p->lo];
+            for (int k = p->start[b]; k < p->start[b + 1]; k++) val[k] = src[items[k] & qmask];
+        }
     free(tmp);
     return SPK_OK;
 }
@@ -355,12 +396,13 @@ static int mqt_convert(const spk_csr *A, const spk_spmv_opts *o, void *fmt, spk_
     zplan p = {0};
     int st = SPK_OK;
     if (zplan_init(A, K, &p)) {
-        int *cnt = spk_malloc((size_t)1 << (K - p.lo), sizeof(int), "MQT buckets", err);
+        const int nt = nnz >= SPK_PAR_MIN ? spk_host_threads() : 1;
+        int *cnt = spk_malloc((size_t)nt << (K - p.lo), sizeof(int), "MQT buckets", err);
         p.start = spk_malloc(p.nb + 1, sizeof(int), "MQT buckets", err);
         if (!cnt || !p.start) st = SPK_ERR_NOMEM;
         uint64_t *items = (uint64_t *)(void *)M->val;
-        if (!st) zscatter(A, &p, items, cnt);
-        if (!st) st = zsort_walk(A, &p, items, &w, err);
+        if (!st) zscatter(A, &p, items, cnt, nt);
+        if (!st) st = zsort_walk(A, &p, items, &w, nt, err);
         free(cnt);
         free(p.start);
     } else {

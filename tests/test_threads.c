@@ -4,8 +4,8 @@
  * once, after the rows it reads), the IC(0) and ILU(0) applies by levels
  * against row-by-row substitution, the factorization by sweeps, and whole CG + IC(0) and
  * BiCGStab + ILU(0) solves through the public API with 1, 2, 3 and 4
- * threads (same iterations, same x), and the tile conversion in parts
- * (every array the same).  In a build without OpenMP the
+ * threads (same iterations, same x), the tile conversion in parts (every
+ * array the same), and every host backend's conversion (same product).  In a build without OpenMP the
  * threaded comparisons are skipped (said so). */
 #include <string.h>
 
@@ -15,6 +15,7 @@
 #include "io/gen.h"
 #include "precond/factor.h"
 #include "precond/levels.h"
+#include "spmv/spmv.h"
 #include "spmv/tile.h"
 
 static int g_threaded; /* 1: OpenMP gives several threads */
@@ -179,6 +180,64 @@ static void conversions(void)
         spk_host_set_threads(0);
         spk_csr_free(&A);
     }
+}
+
+/* a backend's description without the timings that end TEB's */
+static void untimed(char *detail)
+{
+    char *t = strstr(detail, "preprocessing");
+    if (t) *t = 0;
+}
+
+/* every host backend built on 3 threads as on one: the same bytes held and
+ * description, and the same product to the bit (applied on one thread) */
+static void backends(void)
+{
+    spk_err e;
+    spk_err_clear(&e);
+    spk_exec *ex = NULL;
+    spk_csr A;
+    CHECK_OK(spk_exec_host_create(&e, &ex), e.msg);
+    CHECK_OK(spk_gen_spec("powerlaw:30000", &A, &e), e.msg);
+    if (e.code) return;
+    double *x = malloc((size_t)A.ncols * sizeof(double)), *y1 = malloc((size_t)A.nrows * sizeof(double)),
+           *y3 = malloc((size_t)A.nrows * sizeof(double));
+    fill(x, A.ncols, 5);
+    int n = 0;
+    for (const struct spk_spmv_ops *const *l = spk_spmv_list(); g_threaded && *l; l++) {
+        const struct spk_spmv_ops *ops = *l;
+        if (strcmp(ops->exec, "host") != 0 || strcmp(ops->name, "auto") == 0) continue;
+        spk_spmv_opts o;
+        memset(&o, 0, sizeof o);
+        void *one = NULL, *three = NULL;
+        spk_host_set_threads(1);
+        if (ops->create(ex, &A, &o, &one) != SPK_OK) continue; /* a format that refuses A */
+        spk_host_set_threads(3);
+        CHECK_OK(ops->create(ex, &A, &o, &three), ex->err->msg);
+        spk_host_set_threads(1);
+        if (three) {
+            spk_spmv_stats s1, s3;
+            ops->stats(one, &s1);
+            ops->stats(three, &s3);
+            untimed(s1.detail);
+            untimed(s3.detail);
+            fill(y1, A.nrows, 6);
+            memcpy(y3, y1, (size_t)A.nrows * sizeof(double));
+            CHECK_OK(ops->apply(one, 1.5, x, -0.5, y1), ops->name);
+            CHECK_OK(ops->apply(three, 1.5, x, -0.5, y3), ops->name);
+            CHECK(s1.bytes == s3.bytes && strcmp(s1.detail, s3.detail) == 0 &&
+                      memcmp(y1, y3, (size_t)A.nrows * sizeof(double)) == 0,
+                  "%s built on 3 threads differs from one thread's (%s | %s)", ops->name, s1.detail, s3.detail);
+            ops->destroy(three);
+            n++;
+        }
+        ops->destroy(one);
+    }
+    CHECK(!g_threaded || n >= 10, "only %d host backends compared", n);
+    spk_host_set_threads(0);
+    free(x), free(y1), free(y3);
+    spk_csr_free(&A);
+    spk_exec_destroy(ex);
 }
 
 /* every row in one level, after each row it reads */
@@ -371,6 +430,7 @@ int main(void)
     copies();
     products();
     conversions();
+    backends();
     factor_levels();
     applies();
     sweeps();
