@@ -63,7 +63,20 @@ typedef struct walker {
     uint64_t bit;        /* bits handed out */
     uint64_t word;       /* the word of bit `bit` (low 32 bits), kept here until the stream passes it */
     uint64_t slot[33];   /* where the current node of each level has its 4 bits */
+    int shared;          /* 1: other threads write the stream too (atomic ORs) */
 } walker;
+
+/* The stream's word i |= v (atomic where threads share the stream, which is
+ * then zeroed first). */
+static void put_bits(unsigned *bits, uint64_t i, unsigned v, int shared)
+{
+    if (shared) {
+        SPK_OMP(omp atomic)
+        bits[i] |= v;
+    } else {
+        bits[i] |= v;
+    }
+}
 
 /* The subtrees: the distinct blocks of side 2^ls, band by band of 2^ls
  * rows, seen[] marking each block column with the band that last met it
@@ -110,11 +123,11 @@ static uint64_t bits_bound(uint64_t nnz, uint64_t nsub, int K, int ls)
 /* The stream (with room for the walk's last stores) and the subtree table. */
 static int walker_init(walker *w, spk_fmt_mqt *M, const spk_csr *A, int K, spk_err *err)
 {
-    *w = (walker){M, K, bits_of((uint64_t)M->sub) - 1, 0, 0, 0, 0, 0, {0}};
+    *w = (walker){M, K, bits_of((uint64_t)M->sub) - 1, 0, 0, 0, 0, 0, {0}, 0};
     const int nsub = count_subtrees(A, w->ls, err);
     if (nsub < 0) return SPK_ERR_NOMEM;
     M->nsub = nsub;
-    M->bits = spk_malloc((size_t)(bits_bound((uint64_t)M->nnz, (uint64_t)nsub, K, w->ls) / 32) + 4,
+    M->bits = spk_calloc((size_t)(bits_bound((uint64_t)M->nnz, (uint64_t)nsub, K, w->ls) / 32) + 4,
                          sizeof(unsigned), "MQT bit stream", err);
     M->sub_row = spk_malloc((size_t)nsub + 1, sizeof(int), "MQT subtrees", err);
     M->sub_col = spk_malloc((size_t)nsub + 1, sizeof(int), "MQT subtrees", err);
@@ -130,7 +143,7 @@ static void walker_finish(walker *w)
     M->nbits = (long long)w->bit;
     const size_t words = (size_t)((w->bit + 31) / 32) + 1;
     M->bits[words - 1] = 0;
-    M->bits[w->bit / 32] = (unsigned)w->word;
+    M->bits[w->bit / 32] |= (unsigned)w->word;
     unsigned *b = realloc(M->bits, words * sizeof(unsigned));
     if (b) M->bits = b;
 }
@@ -138,7 +151,8 @@ static void walker_finish(walker *w)
 /* n keys on in Z order, key i = prefix | items[i] >> shift: each one's new
  * nodes, levels t..1 where it first differs from the last key at level t
  * (all levels for the first), get 4 bits each in turn; each new node, and
- * the cell, sets its bit in its parent's 4.  The state is kept in locals. */
+ * the cell, sets its bit in its parent's 4.  The state is kept in locals.
+ * The stream is zeroed: words are ORed in (atomically when shared). */
 static void walk(walker *w, const uint64_t *items, size_t n, uint64_t prefix, int shift)
 {
     spk_fmt_mqt *M = w->M;
@@ -161,14 +175,14 @@ static void walk(walker *w, const uint64_t *items, size_t n, uint64_t prefix, in
             if (b / 32 == bit / 32)
                 word |= (uint64_t)1 << (b % 32);
             else
-                bits[b / 32] |= 1u << (b % 32);
+                put_bits(bits, b / 32, 1u << (b % 32), w->shared);
         }
         for (int l = t; l >= 1; l--) { /* the new nodes, each with its child's bit */
             slot[l] = bit;
             word |= (uint64_t)1 << (bit % 32 + ((z >> (2 * l - 2)) & 3));
             bit += 4;
             if (bit % 32 == 0) {
-                bits[bit / 32 - 1] = (unsigned)word;
+                put_bits(bits, bit / 32 - 1, (unsigned)word, w->shared);
                 word = 0;
             }
         }
@@ -311,6 +325,89 @@ static size_t bucket_share(const zplan *p, int t, int nt)
     return t == nt ? p->nb : lo;
 }
 
+/* Buckets [b0, b1) walked on from w's state. */
+static void walk_buckets(const zplan *p, const uint64_t *items, walker *w, size_t b0, size_t b1)
+{
+    for (size_t b = b0; b < b1; b++)
+        if (p->start[b + 1] > p->start[b])
+            walk(w, items + p->start[b], (size_t)(p->start[b + 1] - p->start[b]), (uint64_t)b << 2 * p->lo, p->qb);
+}
+
+/* A thread's share of the walk: its buckets, and what the walk before it
+ * leaves (the last key, the bits and subtrees so far, each level's last
+ * node); its own bits, subtrees and last nodes (offsets in its bits, -1:
+ * none) counted first. */
+typedef struct zpart {
+    size_t b0, b1;
+    uint64_t prev, bits, last[33];
+    int nsub;
+    walker w;
+} zpart;
+
+/* The bits, subtrees and each level's last node of part z's keys (the
+ * walk's rule without writing). */
+static void count_part(const zplan *p, const uint64_t *items, const walker *w, zpart *z)
+{
+    const int K = w->K, ls = w->ls, lo2 = 2 * p->lo;
+    uint64_t prev = z->prev, bits = 0;
+    int first = p->start[z->b0] == 0, nsub = 0;
+    for (int l = 0; l <= K; l++) z->last[l] = (uint64_t)-1;
+    for (size_t b = z->b0; b < z->b1; b++)
+        for (int i = p->start[b]; i < p->start[b + 1]; i++) {
+            const uint64_t key = (uint64_t)b << lo2 | items[i] >> p->qb;
+            const int t = first ? K : (63 - __builtin_clzll((key ^ prev) | 1)) / 2;
+            first = 0;
+            prev = key;
+            nsub += t >= ls;
+            for (int l = t; l >= 1; l--, bits += 4) z->last[l] = bits;
+        }
+    z->bits = bits;
+    z->nsub = nsub;
+}
+
+/* The walk in nt parts side by side: each part's bits, subtrees and last
+ * nodes counted, each part's start state from those before it, then each
+ * walks its buckets into the shared (zeroed) stream. */
+static int walk_parts(const zplan *p, const uint64_t *items, walker *w, int nt, spk_err *err)
+{
+    zpart *z = spk_calloc((size_t)nt, sizeof(zpart), "MQT walk parts", err);
+    if (!z) return SPK_ERR_NOMEM;
+    const int lo2 = 2 * p->lo;
+    for (int t = 0; t < nt; t++) {
+        z[t].b0 = bucket_share(p, t, nt);
+        z[t].b1 = bucket_share(p, t + 1, nt);
+        const int q = p->start[z[t].b0]; /* the key before the part's first: the last item before it */
+        size_t b = z[t].b0;
+        while (q > 0 && p->start[b] == q) b--;
+        z[t].prev = q > 0 ? (uint64_t)b << lo2 | items[q - 1] >> p->qb : 0;
+    }
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++) count_part(p, items, w, &z[t]);
+    walker at = *w; /* the state at each part's start */
+    at.shared = 1;
+    for (int t = 0; t < nt; t++) {
+        z[t].w = at;
+        z[t].w.prev = z[t].prev;
+        z[t].w.k = p->start[z[t].b0];
+        for (int l = 1; l <= w->K; l++)
+            if (z[t].last[l] != (uint64_t)-1) at.slot[l] = at.bit + z[t].last[l];
+        at.bit += z[t].bits;
+        at.nsub += z[t].nsub;
+    }
+    SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
+    for (int t = 0; t < nt; t++) {
+        walker *v = &z[t].w;
+        walk_buckets(p, items, v, z[t].b0, z[t].b1);
+        if (v->word) put_bits(w->M->bits, v->bit / 32, (unsigned)v->word, 1);
+    }
+    w->bit = at.bit;
+    w->nsub = z[nt - 1].w.nsub;
+    w->k = z[nt - 1].w.k;
+    w->word = 0;
+    free(z);
+    return SPK_OK;
+}
+
 /* Each bucket sorted (the buckets shared among nt threads, each with its own
  * buffer of big items), all walked in order, then each one's values
  * replacing its items in place. */
@@ -321,6 +418,7 @@ static int zsort_walk(const spk_csr *A, const zplan *p, uint64_t *items, walker 
         if (p->start[b + 1] - p->start[b] > big) big = p->start[b + 1] - p->start[b];
     uint64_t *tmp = spk_malloc(((size_t)big + 1) * (size_t)nt, sizeof(uint64_t), "MQT sort buffer", err);
     if (!tmp) return SPK_ERR_NOMEM;
+    int st = SPK_OK;
     const int lo2 = 2 * p->lo;
     const uint64_t qmask = p->qb ? ~0ull >> (64 - p->qb) : 0;
     double *val = w->M->val;
@@ -329,9 +427,10 @@ static int zsort_walk(const spk_csr *A, const zplan *p, uint64_t *items, walker 
         for (size_t b = bucket_share(p, t, nt); b < bucket_share(p, t + 1, nt); b++)
             zsort_local(items + p->start[b], tmp + ((size_t)big + 1) * t, (size_t)(p->start[b + 1] - p->start[b]),
                         p->qb + 2, lo2 - 2);
-    for (size_t b = 0; b < p->nb; b++)
-        if (p->start[b + 1] > p->start[b])
-            walk(w, items + p->start[b], (size_t)(p->start[b + 1] - p->start[b]), (uint64_t)b << lo2, p->qb);
+    if (nt > 1)
+        st = walk_parts(p, items, w, nt, err);
+    else
+        walk_buckets(p, items, w, 0, p->nb);
     SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
     for (int t = 0; t < nt; t++)
         for (size_t b = bucket_share(p, t, nt); b < bucket_share(p, t + 1, nt); b++) {
@@ -339,7 +438,7 @@ static int zsort_walk(const spk_csr *A, const zplan *p, uint64_t *items, walker 
             for (int k = p->start[b]; k < p->start[b + 1]; k++) val[k] = src[items[k] & qmask];
         }
     free(tmp);
-    return SPK_OK;
+    return st;
 }
 
 /* ---- the fallback: (key, index) pairs by comparison ---- */
