@@ -173,6 +173,8 @@ typedef struct spk_dev_iter {
     int *chg;
     unsigned char *flag;
     int *ctl, *fctl;
+    const int *stop; /* NULL, or a device flag: holding stop_value it ends the sweeps (ctl[2] = 1) */
+    int stop_value;
 } spk_dev_iter;
 int spk_dev_iter_parts(int n, int group);
 cudaError_t spk_dev_iter_factor(cudaStream_t s, const spk_dev_iter *it, double alpha, int sweeps, double tol);

@@ -118,6 +118,8 @@ __global__ void __launch_bounds__(kIterBlock)
 struct iter_ctl {
     int *ctl;
     double *res;
+    const int *stop; /* NULL, or a flag that ends the sweeps holding stop_value (ctl[2] set) */
+    int stop_value;
 };
 
 /* What a sweep reads and writes: F's pattern (and for ILU(0) its columns:
@@ -292,16 +294,19 @@ __global__ void iter_settle(int parts, const double *part, const int *chg, int s
     changed = __syncthreads_or(changed);
     s = block_sum(s, sh);
     if (threadIdx.x != 0) return;
+    const int stopped = c.stop && *(volatile const int *)c.stop == c.stop_value;
     if (sweep == 0) {
         c.res[0] = s;
         c.res[1] = 0;
-        c.ctl[0] = c.ctl[1] = c.ctl[2] = 0;
+        c.ctl[0] = 0;
+        c.ctl[1] = c.ctl[2] = stopped;
         return;
     }
     const double r = c.res[0] > 0 ? sqrt(s / c.res[0]) : 0;
     c.res[1] = r;
     c.ctl[0] = sweep;
-    if (!changed || r <= tol) c.ctl[1] = 1;
+    if (!changed || r <= tol || stopped) c.ctl[1] = 1;
+    c.ctl[2] = stopped;
 }
 
 /* The result into v where it is in v1 (an odd count of sweeps), then the
@@ -369,7 +374,7 @@ unsigned row_grid(int n)
 template <int G>
 cudaError_t queue_rows(cudaStream_t s, const spk_dev_iter *it, double alpha, int k, double tol, int stage)
 {
-    const iter_ctl c = {it->ctl, it->res};
+    const iter_ctl c = {it->ctl, it->res, it->stop, it->stop_value};
     const int n = it->n;
     const unsigned grid = row_grid<G>(n);
     if (stage == 0) {

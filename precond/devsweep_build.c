@@ -140,6 +140,7 @@ static int numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
         p->info.iterative = 1;
         p->info.fallback = 0;
         const int r = spk_devsweep_iter_numeric(p, alpha, fail);
+        if (r == SPK_PRECOND_STOPPED) return r;
         const int met = p->info.sweeps < p->opts.factor_sweeps || p->info.residual <= p->opts.factor_tol;
         if (r > 0 || met || p->opts.factor_tol == 0) return r;
         /* not converged, whatever its pivots say: a factor of unknown quality; the exact one at this

@@ -135,7 +135,7 @@ int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
                              .chunk = p->ichunk, .a0 = p->v0,       .w = p->iw,        .v = p->v,
                              .v1 = p->v1,      .piv = p->piv,       .idiag = p->idiag, .part = p->ipart,
                              .res = p->ires,   .chg = p->ichg,      .flag = p->flag,   .ctl = p->ictl,
-                             .fctl = p->ctl};
+                             .fctl = p->ctl,   .stop = p->opts.stop_dev, .stop_value = p->opts.stop_value};
     SPK_CUDA_TRY(err, cudaMemsetAsync(p->flag, 0, (size_t)n, p->s));
     SPK_CUDA_TRY(err, cudaMemcpyAsync(p->ctl, ctl, sizeof ctl, cudaMemcpyHostToDevice, p->s));
     SPK_CUDA_TRY(err, spk_dev_iter_factor(p->s, &it, alpha, p->opts.factor_sweeps, p->opts.factor_tol));
@@ -145,6 +145,7 @@ int spk_devsweep_iter_numeric(dev_pc *p, double alpha, spk_factor_fail *fail)
     SPK_CUDA_TRY(err, cudaStreamSynchronize(p->s));
     p->info.sweeps = ictl[0];
     p->info.residual = res[1];
+    if (ictl[2]) return SPK_PRECOND_STOPPED; /* ended early by opts.stop_dev: no factor */
     if (ctl[1] == INT_MAX) return 0;
     return spk_devsweep_failure(p, ctl[1], fail);
 }
