@@ -101,8 +101,8 @@ static inline int spmv_compare_opts(const struct spk_spmv_ops *ops, spk_exec *ex
         CHECK(s.setup_seconds >= 0 && (s.detail[0] != '\0' || strcmp(ops->name, "csr") == 0),
               "%s: stats without a description", ops->name);
         /* every format keeps each value (8 bytes); tile formats pack indices in 4 bits */
-        CHECK(s.bytes >= (size_t)A->nnz * 8, "%s on %s: %zu bytes for %d nonzeros", ops->name, what, s.bytes,
-              A->nnz);
+        CHECK(s.bytes >= (size_t)A->nnz * 8, "%s on %s: %zu bytes for %d nonzeros (%s)", ops->name, what, s.bytes,
+              A->nnz, s.detail);
         if (bytes >= 0)
             CHECK((long long)s.bytes == bytes, "%s on %s: stats %zu bytes, the storage formula %lld", ops->name,
                   what, s.bytes, bytes);

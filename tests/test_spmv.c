@@ -1,7 +1,8 @@
 /* test_spmv.c -- the SpMV registry and every backend of the device under
  * test (the host, or CUDA when compiled with SPK_TEST_CUDA) against the host
  * reference product, on edge cases (empty rows, a dense row, 1x1, 0x0,
- * rectangular, long rows) and on the generated problems. */
+ * rectangular, long rows, rows of 10^5 entries among rows of one) and on
+ * the generated problems. */
 #include <stdint.h>
 
 #include "device.h"
@@ -37,6 +38,23 @@ static void random_matrix(int m, int n, int dense_row, int maxlen, spk_csr *A)
     free(r);
     free(c);
     free(v);
+}
+
+/* n x n: the diagonal, and rows 0, n/2 and n - 1 full (n entries next to rows of one) */
+static void full_rows_matrix(int n, spk_csr *A)
+{
+    spk_err e;
+    spk_err_clear(&e);
+    CHECK_OK(spk_csr_alloc(A, n, n, n - 3 + 3 * n, &e), e.msg);
+    if (e.code) return;
+    for (int i = 0, q = 0; i < n; i++) {
+        const int full = i == 0 || i == n / 2 || i == n - 1;
+        for (int j = full ? 0 : i; j <= (full ? n - 1 : i); j++) {
+            A->colind[q] = j;
+            A->val[q++] = j == i ? 4.0 + rnd() : rnd() - 0.5;
+        }
+        A->rowptr[i + 1] = q;
+    }
 }
 
 static int desc_int(const void *a, const void *b)
@@ -401,6 +419,9 @@ int main(void)
     /* one dense row in 20000: ELL must refuse (padding bound), the others cope */
     spk_csr dense_row = {0};
     random_matrix(20000, 20000, 777, 3, &dense_row);
+    /* rows of 10^5 entries among rows of one: the diagonal, and rows 0, n/2 and n-1 full */
+    spk_csr long_rows = {0};
+    full_rows_matrix(100000, &long_rows);
     /* entries in the last 5 of 40 rows only: HYB's ELL part has width 0 and
      * the first rows are empty (a halo block looks like this) */
     spk_csr few = {0};
@@ -453,20 +474,29 @@ int main(void)
             spmv_compare_opts(*p, ex, &data[f], files[f], 1, NULL, bytes, NULL);
             spmv_compare_float(*p, ex, &data[f], files[f], 1, NULL, bytes, NULL);
         }
-        /* ELL pads every row to the dense one, DIA stores the dense row's 20,000 diagonals in full */
-        int refused = spmv_compare(*p, ex, &dense_row, "20000 rows, one dense", 0) == SPK_ERR_UNSUPPORTED;
+        /* ELL pads every row to the dense one, DIA stores the dense row's diagonals in full; with
+         * rows of 10^5 the formats that pad groups of rows to their longest refuse too, saying so,
+         * and every other format multiplies */
         const int padded = strcmp((*p)->name, "ell") == 0 || strcmp((*p)->name, "dia") == 0;
-        CHECK(refused == padded, "%s: %s the dense-row matrix (%s)", (*p)->name, refused ? "refused" : "accepted",
-              ex->err->msg);
-        if (refused)
-            CHECK(check_contains(ex->err->msg, "refused") && check_contains(ex->err->msg, (*p)->name),
-                  "refusal message: %s", ex->err->msg);
+        const spk_csr *dense[2] = {&dense_row, &long_rows};
+        const char *dense_names[2] = {"20000 rows, one dense", "100000 rows of one entry, three of 100000"};
+        for (int d = 0; d < 2; d++) {
+            const int refused = spmv_compare(*p, ex, dense[d], dense_names[d], 0) == SPK_ERR_UNSUPPORTED;
+            if (d == 0 || padded)
+                CHECK(refused == padded, "%s: %s %s (%s)", (*p)->name, refused ? "refused" : "accepted",
+                      dense_names[d], ex->err->msg);
+            if (refused)
+                CHECK(check_contains(ex->err->msg, "refused") && check_contains(ex->err->msg, (*p)->name) &&
+                          check_contains(ex->err->msg, "padding included"),
+                      "refusal message: %s", ex->err->msg);
+        }
     }
     CHECK(formats >= 8, "only %d formats on %s", formats, ex->ops->name);
     for (int c = 0; c < 8; c++) spk_csr_free(&cases[c]);
     for (int f = 0; f < 6; f++) spk_csr_free(&data[f]);
     for (int c = 0; c < 4; c++) spk_csr_free(&blk[c]);
     spk_csr_free(&dense_row);
+    spk_csr_free(&long_rows);
     spk_csr_free(&few);
     spk_exec_destroy(ex);
     return check_exit();
