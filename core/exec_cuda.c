@@ -423,3 +423,19 @@ int spk_exec_cuda_device(const spk_exec *e)
 {
     return impl_of(e)->device;
 }
+
+int spk_exec_cuda_holds(const spk_exec *e, const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not an address CUDA knows: not the device's */
+        return 0;
+    }
+    return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == impl_of(e)->device;
+}
+
+int spk_exec_cuda_settle(spk_exec *e)
+{
+    SPK_CUDA_TRY(e->err, cudaDeviceSynchronize());
+    return SPK_OK;
+}

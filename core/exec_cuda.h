@@ -37,6 +37,12 @@ void spk_cuda_free(spk_exec *e, void *p);
 void spk_exec_cuda_hold_frees(spk_exec *e, int hold);
 /* The device e runs on. */
 int spk_exec_cuda_device(const spk_exec *e);
+/* 1 when p points into device or managed memory of e's device (a caller's
+ * vector the kernels may use in place), else 0. */
+int spk_exec_cuda_holds(const spk_exec *e, const void *p);
+/* Wait for all work on e's device (a caller's kernels producing its
+ * vectors, on any stream), checked. */
+int spk_exec_cuda_settle(spk_exec *e);
 /* The scalar slots and the reduction's scratch in device memory (made at
  * the first use), for kernels that write slots (solver/engine/steps_cuda.c). */
 int spk_exec_cuda_slot_dev(spk_exec *e, spk_slot_dev *d);

@@ -563,6 +563,13 @@ SPK_API int spk_solver_create(spk_context *ctx, spk_matrix *A, spk_solver_kind s
  * SPK_ERR_INDEFINITE or SPK_ERR_BREAKDOWN on breakdown; res (may be NULL) is
  * filled in every case in which the iteration ran. */
 SPK_API int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res);
+/* spk_solve with b and x in the memory of the context's GPU (device or
+ * managed memory of that device, e.g. CuPy or PyTorch arrays): they are
+ * copied on the device, never through the host.  The call first waits for
+ * the device's work (the caller's kernels writing b and x0, on any stream)
+ * and returns with x written.  A context on the host, other memory, a
+ * complex matrix or the reorder option are refused with a message. */
+SPK_API int spk_solve_device(spk_solver *s, const double *b, double *x, spk_result *res);
 /* The solver and preconditioner actually used ("cg", "ic0-sweeps", ...), the
  * SpMV format, and the shift the factorization needed.  With the race
  * (spk_options.race) the preconditioner is built by a solve: until one has

@@ -85,7 +85,8 @@ if step memcheck; then
 echo "== compute-sanitizer memcheck (leak check) on the GPU tests"
 default_tests="test_exec_cuda test_spmv_cuda test_hmec_cuda test_tile_cuda test_auto_cuda test_solver_cuda
   test_api_cuda test_data_cuda test_precond_cuda:host test_precond_cuda:device ${MEMCHECK_SHARED:+test_spmv_shared_cuda}
-  test_shared_cuda:bcsstk21 test_shared_cuda:sherman3"
+  test_shared_cuda:bcsstk21 test_shared_cuda:sherman3 test_callbacks_cuda test_gmres_cuda test_pivot_cuda
+  test_probe_cuda test_zsolve_cuda test_zapi_cuda test_devsolve_cuda"
 # the runs go MEMCHECK_JOBS at a time on the one GPU (default 4), each into
 # its own log; the summaries are printed in the list's order afterwards
 memcheck_one() { # LOG TEST ARGS...

@@ -1,7 +1,8 @@
 /* solve.c -- spk_solve (include/spk.h): new values taken, the vectors
  * uploaded, the race and a deferred preconditioner's build, the method on
  * its engine, CG's switch to BiCGStab where AUTO met an indefinite matrix,
- * the answer and its status. */
+ * the answer and its status; spk_solve_device, the same with b and x in the
+ * GPU's memory (copied on the device, never through the host). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,8 +144,8 @@ static int keep_x0(spk_solver *s, const double *x, const double **x0, double **c
  * or with no preconditioner or Jacobi where the caller named one of those
  * (the switch changes the method, never a preconditioner the caller
  * chose), the first attempt's phase times added. */
-static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const double *x0, const spk_race *rc,
-                              spk_result *r, double *t_setup, int *alongside)
+static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const double *x0, int dev,
+                              const spk_race *rc, spk_result *r, double *t_setup, int *alongside)
 {
     spk_exec *ex = s->ctx->exec;
     const spk_result first = *r;
@@ -153,7 +154,8 @@ static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const
     const double t1 = spk_time_now();
     SPK_TRY(spk_solver_original_row(s, spk_solver_make_precond(s)));
     *t_setup += spk_time_now() - t1;
-    SPK_TRY(ex->ops->upload(ex, dx, x0, (size_t)s->M->A.nrows * sizeof(double)));
+    const int n = s->M->A.nrows;
+    SPK_TRY(dev ? ex->ops->copy(ex, n, x0, dx) : ex->ops->upload(ex, dx, x0, (size_t)n * sizeof(double)));
     memset(r, 0, sizeof *r);
     SPK_TRY(spk_solver_iterate(s, db, dx, r, t_setup)); /* with the default's last resort */
     *alongside = rc && rc->winner >= 0;
@@ -165,8 +167,9 @@ static int switch_to_bicgstab(spk_solver *s, const double *db, double *dx, const
     return SPK_OK;
 }
 
-/* spk_solve's work, its result in *res_out (zeroed by the caller). */
-static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res_out)
+/* spk_solve's work, its result in *res_out (zeroed by the caller); dev: b
+ * and x in the executor's memory (spk_solve_device; no reordering). */
+static int solve_into(spk_solver *s, const double *b, double *x, int dev, spk_result *res_out)
 {
     spk_context *ctx = s->ctx;
     spk_err *e = &ctx->err;
@@ -196,8 +199,8 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     const double *db = b;
     double *dx = x;
     if (s->b) {
-        SPK_TRY(ex->ops->upload(ex, s->b, b, bytes));
-        SPK_TRY(ex->ops->upload(ex, s->x, x, bytes));
+        SPK_TRY(dev ? ex->ops->copy(ex, n, b, s->b) : ex->ops->upload(ex, s->b, b, bytes));
+        SPK_TRY(dev ? ex->ops->copy(ex, n, x, s->x) : ex->ops->upload(ex, s->x, x, bytes));
         db = s->b;
         dx = s->x;
     }
@@ -215,7 +218,7 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     alongside = rc && rc->winner >= 0;
     if (!alongside && x0 && (r.reason == SPK_BREAKDOWN_INDEFINITE || r.reason == SPK_BREAKDOWN_PRECOND) &&
         !spk_result_at_floor(&r))
-        SPK_CHECK(st, switch_to_bicgstab(s, db, dx, x0, rc, &r, &t_setup, &alongside));
+        SPK_CHECK(st, switch_to_bicgstab(s, db, dx, x0, dev, rc, &r, &t_setup, &alongside));
     if (!alongside && s->auto_kind && s->kind == SPK_SOLVER_BICGSTAB &&
         (r.reason == SPK_BREAKDOWN_RHO || r.reason == SPK_BREAKDOWN_R0V || r.reason == SPK_BREAKDOWN_OMEGA) &&
         !spk_result_at_floor(&r))
@@ -224,13 +227,14 @@ static int solve_into(spk_solver *s, const double *b, double *x, spk_result *res
     int on_host = 0; /* the answer alongside is in x already */
     if (rc) {
         if (alongside) {
-            SPK_CHECK(st, spk_race_result(rc, db, dx, s->b ? x : NULL, &on_host, &r));
+            SPK_CHECK(st, spk_race_result(rc, db, dx, s->b && !dev ? x : NULL, &on_host, &r));
         } else {
             SPK_CHECK(st, spk_race_stop(rc)); /* a win of its found now comes too late */
         }
         r.race = alongside ? 2 + rc->winner : 1;
     }
-    if (s->b && !on_host) SPK_CHECK(st, ex->ops->download(ex, x, s->x, bytes));
+    if (s->b && !on_host)
+        SPK_CHECK(st, dev ? ex->ops->copy(ex, n, s->x, x) : ex->ops->download(ex, x, s->x, bytes));
     if (s->perm)
         for (int i = 0; i < n; i++) xout[s->perm[i]] = x[i];
     r.shift = !alongside && s->k.M_ops && s->k.M_ops->shift ? s->k.M_ops->shift(s->k.M) : 0.0;
@@ -283,6 +287,19 @@ static int invalid_input(spk_solver *s, const double *b, const double *x)
                        "A x0 or b - A x0 is not): scale the system");
 }
 
+/* Every return fills the result: one that ended on an error never reads as
+ * converged (SPK_CONVERGED_RTOL is 0, the value of a zeroed result). */
+static int settle_result(int st, spk_result *r, double t0, spk_result *res)
+{
+    if (st && (r->reason == SPK_CONVERGED_RTOL || r->reason == SPK_CONVERGED_ATOL ||
+               r->reason == SPK_CONVERGED_ZERO_RHS)) {
+        r->reason = SPK_SOLVE_ERROR;
+        if (r->t_total == 0) r->t_total = spk_time_now() - t0;
+    }
+    if (res) *res = *r;
+    return st;
+}
+
 int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
 {
     spk_result r;
@@ -304,7 +321,7 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
             }
             s->opts.atol = ldexp(atol, -k);
             const int threads = spk_threads_enter(s->ctx);
-            st = solve_into(s, k ? bs : b, x, &r);
+            st = solve_into(s, k ? bs : b, x, 0, &r);
             spk_threads_leave(s->ctx, threads);
             s->opts.atol = atol;
             for (int i = 0; k && i < n; i++) x[i] = ldexp(x[i], k);
@@ -318,13 +335,106 @@ int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)
     } else if (s) {
         st = spk_err_set(&s->ctx->err, SPK_ERR_INVALID_ARG, "spk_solve: b and x are required");
     }
-    /* every return fills the result: one that ended on an error never reads
-     * as converged (SPK_CONVERGED_RTOL is 0, the value of a zeroed result) */
-    if (st && (r.reason == SPK_CONVERGED_RTOL || r.reason == SPK_CONVERGED_ATOL ||
-               r.reason == SPK_CONVERGED_ZERO_RHS)) {
-        r.reason = SPK_SOLVE_ERROR;
-        if (r.t_total == 0) r.t_total = spk_time_now() - t0;
-    }
-    if (res) *res = r;
+    return settle_result(st, &r, t0, res);
+}
+
+#ifdef SPK_HAVE_CUDA
+/* spk_solve_device's vectors: memory of the context's GPU, and no reordering
+ * (it moves rows on the host); then the caller's work on them waited for. */
+static int device_vectors(spk_solver *s, const double *b, const double *x)
+{
+    spk_exec *ex = s->ctx->exec;
+    spk_err *e = &s->ctx->err;
+    if (!spk_exec_is_cuda(ex))
+        return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                           "spk_solve_device: the context runs on the host; b and x in GPU memory need a context "
+                           "on the GPU (SPK_DEVICE_CUDA), host arrays spk_solve");
+    if (s->perm)
+        return spk_err_set(e, SPK_ERR_UNSUPPORTED,
+                           "spk_solve_device: reorder moves b and x on the host; solve with spk_solve, or without "
+                           "reorder");
+    for (int w = 0; w < 2; w++)
+        if (!spk_exec_cuda_holds(ex, w ? (const void *)x : (const void *)b))
+            return spk_err_set(e, SPK_ERR_INVALID_ARG,
+                               "spk_solve_device: %s (%p) is not memory of the context's GPU (device %d): give "
+                               "device or managed memory of that GPU, or host arrays to spk_solve",
+                               w ? "x" : "b", w ? (const void *)x : (const void *)b, spk_exec_cuda_device(ex));
+    return spk_exec_cuda_settle(ex);
+}
+
+/* spk_solve's scaling of an extreme right-hand side (rhs_exponent), from
+ * ||b|| on the device: b scaled into a device copy (*bs), x in place. */
+static int device_scale(spk_solver *s, const double *b, double *x, int *k, double **bs)
+{
+    spk_exec *ex = s->ctx->exec;
+    const int n = s->M->A.nrows;
+    double m = 0;
+    *k = 0;
+    *bs = NULL;
+    SPK_TRY(ex->ops->nrm2(ex, n, b, &m));
+    if (!(m > 0) || !isfinite(m) || (m >= 0x1p-500 && m <= 0x1p500)) return SPK_OK;
+    frexp(m, k);
+    SPK_TRY(ex->ops->alloc(ex, (size_t)n * sizeof(double), (void **)bs));
+    SPK_TRY(ex->ops->copy(ex, n, b, *bs));
+    SPK_TRY(ex->ops->scal(ex, n, ldexp(1.0, -*k), *bs));
+    return ex->ops->scal(ex, n, ldexp(1.0, -*k), x);
+}
+
+/* A right-hand side or x0 with NaN or Inf: invalid_input on host copies. */
+static int device_invalid_input(spk_solver *s, const double *b, const double *x)
+{
+    spk_exec *ex = s->ctx->exec;
+    const size_t bytes = (size_t)s->M->A.nrows * sizeof(double);
+    double *h = malloc(2 * bytes + 1);
+    if (!h) return spk_err_set(&s->ctx->err, SPK_ERR_NOMEM, "out of host memory (a copy of b and x0)");
+    int st = ex->ops->download(ex, h, b, bytes);
+    if (!st) st = ex->ops->download(ex, h + bytes / sizeof(double), x, bytes);
+    if (!st) st = invalid_input(s, h, h + bytes / sizeof(double));
+    free(h);
     return st;
+}
+#endif
+
+int spk_solve_device(spk_solver *s, const double *b, double *x, spk_result *res)
+{
+    spk_result r;
+    memset(&r, 0, sizeof r);
+    const double t0 = spk_time_now();
+    int st = SPK_ERR_INVALID_ARG;
+    if (!s) return settle_result(st, &r, t0, res);
+    spk_err *e = &s->ctx->err;
+    spk_err_clear(e);
+    if (s->z) {
+        st = spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solve_device: the matrix is complex (use spk_solve_complex)");
+    } else if (!b || !x) {
+        st = spk_err_set(e, SPK_ERR_INVALID_ARG, "spk_solve_device: b and x are required");
+    } else {
+#ifdef SPK_HAVE_CUDA
+        spk_exec *ex = s->ctx->exec;
+        int k = 0;
+        double *bs = NULL;
+        const double atol = s->opts.atol;
+        st = device_vectors(s, b, x);
+        if (!st) st = device_scale(s, b, x, &k, &bs);
+        if (!st) {
+            s->opts.atol = ldexp(atol, -k);
+            const int threads = spk_threads_enter(s->ctx);
+            st = solve_into(s, k ? bs : b, x, 1, &r);
+            spk_threads_leave(s->ctx, threads);
+            s->opts.atol = atol;
+            r.rnorm0 = ldexp(r.rnorm0, k);
+            r.rnorm = ldexp(r.rnorm, k);
+            for (int i = 0; k && r.history && i < r.history_len; i++) /* the solver's own buffer */
+                ((double *)r.history)[i] = ldexp(r.history[i], k);
+            const int st2 = k ? ex->ops->scal(ex, s->M->A.nrows, ldexp(1.0, k), x) : SPK_OK;
+            const int st3 = ex->ops->sync(ex); /* x complete for the caller's streams */
+            st = st ? st : st2 ? st2 : st3;
+            if (r.reason == SPK_INVALID_INPUT) st = device_invalid_input(s, b, x);
+        }
+        if (bs) ex->ops->free(ex, bs);
+#else
+        st = spk_err_set(e, SPK_ERR_UNSUPPORTED, "spk_solve_device: this build of spk has no CUDA support");
+#endif
+    }
+    return settle_result(st, &r, t0, res);
 }

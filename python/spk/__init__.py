@@ -12,6 +12,9 @@
     x, info = spk.cg(A, b, rtol=1e-8, M=ml.aspreconditioner())   # SciPy's calls, info 0 when converged
     x, info = spk.bicgstab(A, b, x0=x0, maxiter=500, callback=lambda xk: None)
 
+    x_gpu, info = s.solve(b_gpu)               # b a CuPy array or PyTorch CUDA tensor (float64, (n,)):
+                                               # x on the GPU too, nothing through the host
+
 A thin ctypes layer over the C library (libspk.so): no compiled extension.
 The library is the one `pip install ./python` built into this package
 (spk/lib/libspk.so), else the one the environment variable SPK_LIBRARY names
@@ -151,6 +154,7 @@ for name, res, args in [
         ("spk_option_info", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_OptionDesc)]),
         ("spk_solver_create", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(_P)]),
         ("spk_solve", ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_Result)]),
+        ("spk_solve_device", ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_Result)]),
         ("spk_solver_method", ctypes.c_char_p, [_P]),
         ("spk_solver_precond", ctypes.c_char_p, [_P]),
         ("spk_solver_precond_sweeps", ctypes.c_int, [_P]),
@@ -449,10 +453,15 @@ class Solver:
     def solve(self, b, x0=None):
         """Solve A x = b from x0 (default zero); returns (x, SolveInfo).  b of shape (n, k):
         each column in turn on the same setup, returning (X of shape (n, k), [SolveInfo]).
+        b (and x0) may be arrays in GPU memory (__cuda_array_interface__: CuPy, PyTorch; float64,
+        shape (n,)) for a solver on the GPU: x is then a new array of the same kind on the GPU,
+        and nothing goes through the host (spk_solve_device).
         Raises SpkError (with .info and .x) when the solve fails or does not converge."""
         if self._solver is None:
             raise SpkError(1, "the solver was closed")  # SPK_ERR_INVALID_ARG
         n = self.shape[0]
+        if _cuda_interface(b) is not None:
+            return self._solve_device(b, x0)
         b = np.asarray(b)
         dtype = np.complex128 if self.complex else np.float64
         if np.iscomplexobj(b) and not self.complex:
@@ -481,10 +490,26 @@ class Solver:
         x = np.zeros(n, dtype=dtype) if x0 is None else np.array(x0, dtype=dtype, copy=True).reshape(-1)
         if x.shape != (n,):
             raise ValueError("spk: x0 has shape %s, expected (%d,)" % (np.shape(x0), n))
+        run = _lib.spk_solve_complex if self.complex else _lib.spk_solve
+        return self._run(run, b.ctypes.data, x.ctypes.data, x)
+
+    def _solve_device(self, b, x0):
+        """b (and x0) in GPU memory (__cuda_array_interface__: CuPy, PyTorch, ...): x comes back
+        in a new array of b's kind, on the device; nothing goes through the host."""
+        n = self.shape[0]
+        if self.complex:
+            raise SpkError(4, "GPU arrays: real systems only (solve a complex one with NumPy arrays)")
+        _device_vector(b, n, "b")
+        if x0 is not None:
+            _device_vector(x0, n, "x0")
+        x = _device_copy(b if x0 is None else x0, zero=x0 is None)
+        return self._run(_lib.spk_solve_device, _cuda_interface(b)["data"][0], _cuda_interface(x)["data"][0], x)
+
+    def _run(self, run, b_ptr, x_ptr, x):
+        """One solve through run (spk_solve, _complex or _device) into x: (x, SolveInfo)."""
         r = _Result()
         self._raised = None
-        run = _lib.spk_solve_complex if self.complex else _lib.spk_solve
-        st = run(self._solver, b.ctypes.data, x.ctypes.data, ctypes.byref(r))
+        st = run(self._solver, b_ptr, x_ptr, ctypes.byref(r))
         if self._raised is not None:  # a Python callback failed: its exception, not the library's
             raised, self._raised = self._raised, None
             raise raised
@@ -542,6 +567,36 @@ class Solver:
         self.close()
 
 
+def _cuda_interface(a):
+    """a's CUDA array interface (a CuPy array, a PyTorch CUDA tensor, ...), else None."""
+    try:
+        return getattr(a, "__cuda_array_interface__", None)
+    except Exception:  # a tensor on the host raises when asked
+        return None
+
+
+def _device_vector(a, n, what):
+    """Check a GPU array as spk_solve_device takes it: float64, shape (n,), contiguous."""
+    cai = _cuda_interface(a)
+    if cai is None:
+        raise TypeError("spk: %s must be a GPU array like b (__cuda_array_interface__), got %s" % (what, type(a)))
+    if cai.get("typestr") != "<f8":
+        raise ValueError("spk: %s on the GPU must be float64 (typestr <f8), got %s" % (what, cai.get("typestr")))
+    if tuple(cai.get("shape", ())) != (n,):
+        raise ValueError("spk: %s on the GPU has shape %s, expected (%d,) (one right-hand side a call)"
+                         % (what, tuple(cai.get("shape", ())), n))
+    if cai.get("strides") not in (None, (8,)):
+        raise ValueError("spk: %s on the GPU must be contiguous, strides %s" % (what, cai.get("strides")))
+
+
+def _device_copy(a, zero):
+    """A new GPU array like a (CuPy's copy, PyTorch's clone), zeroed when asked."""
+    x = a.copy() if hasattr(a, "copy") else a.clone()
+    if zero:
+        x.fill(0) if hasattr(x, "fill") else x.zero_()
+    return x
+
+
 def solve(A, b, method="auto", precond="auto", device="auto", **options):
     """Solve A x = b once: returns (x, SolveInfo); see Solver for the keywords."""
     with Solver(A, method=method, precond=precond, device=device, **options) as s:
@@ -554,11 +609,12 @@ _BREAKDOWNS = ("SPK_ERR_BREAKDOWN", "SPK_ERR_INDEFINITE")
 def _scipy_call(method, A, b, x0, rtol, atol, maxiter, M, callback, device, options, monitor=None):
     """scipy.sparse.linalg's convention: (x, info), info 0 converged, > 0 the iterations
     done without converging, < 0 a breakdown; bad input raises."""
-    b = np.asarray(b)
+    gpu = _cuda_interface(b) is not None  # a GPU array stays there (spk_solve_device)
+    b = b if gpu else np.asarray(b)
     n = np.shape(A)[0] if hasattr(A, "shape") else len(b)
-    if b.ndim == 2 and b.shape[1] == 1:  # SciPy takes a column too and returns a 1-D x
+    if not gpu and b.ndim == 2 and b.shape[1] == 1:  # SciPy takes a column too and returns a 1-D x
         b = b[:, 0]
-    if b.ndim != 1:
+    if len(b.shape) != 1:
         raise ValueError("spk.%s: b must have shape (%d,) or (%d, 1), got %s (spk.Solver solves several "
                          "columns)" % (method, n, n, b.shape))
     if maxiter is None:
