@@ -434,6 +434,7 @@ static int zsort_walk(const spk_csr *A, const zplan *p, uint64_t *items, walker 
     SPK_OMP(omp parallel for schedule(static, 1) num_threads(nt))
     for (int t = 0; t < nt; t++)
         for (size_t b = bucket_share(p, t, nt); b < bucket_share(p, t + 1, nt); b++) {
+            if (p->start[b + 1] == p->start[b]) continue; /* (its band may lie past the last row) */
             const double *src = A->val + A->rowptr[(long long)compact((uint64_t)b >> 1) << p->lo];
             for (int k = p->start[b]; k < p->start[b + 1]; k++) val[k] = src[items[k] & qmask];
         }
