@@ -67,7 +67,7 @@ module spk
        spk_context_device, spk_last_error, spk_status_name, &
        spk_matrix_from_csr, spk_matrix_update_values, spk_matrix_destroy, spk_options_default, &
        spk_options_set, spk_options_get, spk_options_parse, spk_options_size, &
-       spk_solver_create, spk_solve, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
+       spk_solver_create, spk_solve, spk_solve_device, spk_solver_destroy, spk_solver_method, spk_solver_precond, &
        spk_solver_precond_sweeps, spk_solver_format, spk_reason_name, spk_version, &
        spk_options_set_precond, spk_options_set_iterate, spk_options_set_monitor, spk_options_set_progress, &
        spk_solver_pivoted, spk_matrix_is_complex
@@ -207,6 +207,14 @@ module spk
        type(c_funptr), value :: fn
        type(c_ptr), value :: user
      end subroutine spk_options_set_progress
+     ! b and x in the memory of the context's GPU (device addresses, e.g. c_devloc of CUDA
+     ! Fortran arrays or c_loc inside an OpenACC host_data use_device region)
+     function spk_solve_device(s, b, x, res) bind(c, name="spk_solve_device") result(st)
+       import :: c_ptr, c_int, spk_result
+       type(c_ptr), value :: s, b, x
+       type(spk_result), intent(out) :: res
+       integer(c_int) :: st
+     end function spk_solve_device
      function spk_solver_pivoted(s) bind(c, name="spk_solver_pivoted") result(rows)
        import :: c_ptr, c_int
        type(c_ptr), value :: s

@@ -41,7 +41,7 @@ program test_fortran
   integer, parameter :: n = 50
   integer(c_int) :: rp1(n + 1), ci1(3 * n), rp0(n + 1), ci0(3 * n), st, k, i, fails
   character(len=:), allocatable :: msg
-  real(c_double) :: v(3 * n), b(n), x1(n), x0(n), xs(n)
+  real(c_double), target :: v(3 * n), b(n), x1(n), x0(n), xs(n)
   type(c_ptr) :: ctx, a1, a0, s1, s0, s2, bad
   type(spk_options) :: o, o2
   type(spk_result) :: r
@@ -138,6 +138,12 @@ program test_fortran
   call check(st == SPK_ERR_NOT_CONVERGED, "one iteration: " // spk_status_name(st))
   call check(index(spk_last_error(ctx), "did not converge in 1 iteration") > 0, &
        "message '" // spk_last_error(ctx) // "'")
+  ! device addresses on a host context: refused, saying why
+  st = spk_solve_device(s2, c_loc(b), c_loc(x1), r)
+  call check(st == SPK_ERR_INVALID_ARG .or. st == SPK_ERR_UNSUPPORTED, "solve_device on the host: " &
+       // spk_status_name(st))
+  call check(index(spk_last_error(ctx), "context runs on the host") > 0 .or. &
+       index(spk_last_error(ctx), "no CUDA support") > 0, "message '" // spk_last_error(ctx) // "'")
   call spk_solver_destroy(s2)
   st = spk_matrix_from_csr(ctx, n, n, rp1(1:n), ci1(1:k), v(1:k), bad)
   call check(st == SPK_ERR_INVALID_ARG, "short row pointer array: " // spk_status_name(st))
