@@ -11,136 +11,16 @@
  * predicted remaining time is smaller finishes, from the latest iterate.
  * Where the factor does not converge and Jacobi, the cheap one, stalls,
  * none finishes; where the choice breaks down or diverges, none finishes
- * (the last resort), and where BiCGStab fails without one too, GMRES.  The solver keeps the choice for its later solves;
- * the choice and its numbers are one line (spk_solver_choice). */
+ * (the last resort), and where BiCGStab fails without one too, GMRES.  The
+ * solver keeps the choice for its later solves; the choice and its numbers
+ * are one line (spk_solver_choice).  Runs and their measures: probe_run.c;
+ * the chosen factor's rest, watched: probe_watch.c. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "solver/api_impl.h"
-
-/* A measured run's first SPK_PROBE_HIST residuals are kept for its rate
- * (the bound of probe-iters and probe-factor-iters). */
-
-/* One run of the configured method from the executor copies b, x. */
-int spk_solver_run(spk_solver *s, const double *b, double *x, const spk_options *o, spk_result *r)
-{
-    s->k.iter.perm = s->perm;
-    const int st = s->kind == SPK_SOLVER_CG      ? spk_cg(&s->k, b, x, o, r)
-                   : s->kind == SPK_SOLVER_GMRES ? spk_gmres(&s->k, b, x, o, r)
-                                                 : spk_bicgstab(&s->k, b, x, o, r);
-    return st ? st : s->k.iter.status; /* the iterate callback's copy failed */
-}
-
-/* What one measured run gives: seconds per iteration, and the residual's
- * reduction per iteration (1: none). */
-typedef struct probe_run {
-    int its;
-    double secs, per_it, rate;
-} probe_run;
-
-/* A window's rate, or where the residual rose over it (CG's is not
- * monotone: no stall) the rate since the start, where that shows progress. */
-static double rate_of(double window, double since_start)
-{
-    return window < 1 || !(since_start < 1) ? window : since_start;
-}
-
-/* The rate over the second half of the run's history h[0..its] (the first
- * iterations of a run, a restarted one above all, are no guide to the
- * rest), by a least-squares line through log ||r_k||. */
-static void measure(const spk_result *r, const double *h, int hlen, double secs, probe_run *m)
-{
-    m->its = r->iterations;
-    m->secs = secs;
-    m->per_it = secs / (r->iterations > 0 ? r->iterations : 1);
-    m->rate = 1.0;
-    if (r->iterations > 0 && r->rnorm0 > 0 && r->rnorm < r->rnorm0)
-        m->rate = pow(r->rnorm / r->rnorm0, 1.0 / r->iterations);
-    const int last = hlen - 1, first = last / 2;
-    if (last - first < 3) return;
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int cnt = 0;
-    for (int k = first; k <= last; k++) {
-        if (!(h[k] > 0) || !isfinite(h[k])) return;
-        const double y = log(h[k]);
-        sx += k;
-        sy += y;
-        sxx += (double)k * k;
-        sxy += k * y;
-        cnt++;
-    }
-    const double slope = (cnt * sxy - sx * sy) / (cnt * sxx - sx * sx);
-    m->rate = rate_of(exp(slope), m->rate);
-}
-
-/* Iterations the rate needs from rnorm down to target (HUGE_VAL: never). */
-static double remaining(double rate, double rnorm, double target)
-{
-    if (rnorm <= target) return 0;
-    if (!(rate < 1.0) || !(rate > 0)) return HUGE_VAL;
-    return log(target / rnorm) / log(rate);
-}
-
-/* Did the run end for a reason other than its iteration budget? */
-static int ended(const spk_result *r)
-{
-    return r->reason != SPK_DIVERGED_MAXIT;
-}
-
-static int converged(const spk_result *r)
-{
-    return r->reason == SPK_CONVERGED_RTOL || r->reason == SPK_CONVERGED_ATOL || r->reason == SPK_CONVERGED_ZERO_RHS;
-}
-
-/* Sum the phase times and iterations of a continued run into r. */
-static void add_run(spk_result *r, const spk_result *more)
-{
-    const spk_result first = *r;
-    *r = *more;
-    r->iterations += first.iterations;
-    r->rnorm0 = first.rnorm0;
-    r->restarts += first.restarts;
-    r->t_spmv += first.t_spmv;
-    r->t_precond += first.t_precond;
-    r->t_vector += first.t_vector;
-    r->t_sync += first.t_sync;
-    r->graph_iterations += first.graph_iterations;
-    r->block_iterations += first.block_iterations;
-}
-
-/* Run up to maxit more iterations of the current method, timed, its
- * residuals recorded in s->probe.hist (the first PROBE_HIST). */
-static int run_some(spk_solver *s, const double *b, double *x, int maxit, spk_result *r, probe_run *m)
-{
-    spk_options o = s->opts;
-    o.maxit = maxit;
-    memset(r, 0, sizeof *r);
-    spk_krylov *k = &s->k;
-    k->hist = s->probe.hist;
-    k->hist_cap = SPK_PROBE_HIST;
-    const double t = spk_time_now();
-    const int st = spk_solver_run(s, b, x, &o, r);
-    k->it_base += r->iterations; /* the next run's progress counts on from here */
-    const double secs = spk_time_now() - t;
-    k->hist = NULL;
-    k->hist_cap = 0;
-    const int hlen = r->history_len;
-    r->history = NULL;
-    r->history_len = 0;
-    SPK_TRY(st);
-    measure(r, s->probe.hist, hlen, secs, m);
-    return SPK_OK;
-}
-
-/* A preconditioner built during the solve counts as setup, as a deferred
- * build does: in the solver's and in this solve's (*t_setup). */
-static void add_setup(spk_solver *s, double *t_setup, double secs)
-{
-    s->t_setup += secs;
-    *t_setup = (*t_setup > 0 ? *t_setup : s->t_setup - secs) + secs;
-}
+#include "solver/probe_impl.h"
 
 /* The cheap preconditioner back after the factor lost: the method and
  * kind it had. */
@@ -148,72 +28,10 @@ static int back_to_cheap(spk_solver *s, double *t_setup)
 {
     double secs = 0;
     const int st = spk_solver_use_precond(s, s->probe.cheap_kind, s->probe.cheap, &secs);
-    add_setup(s, t_setup, secs);
+    spk_probe_add_setup(s, t_setup, secs);
     return st;
 }
 
-/* x = the copy kept (xs), after a run that broke down or diverged. */
-static int restore(spk_solver *s, double *x)
-{
-    spk_exec *e = s->ctx->exec;
-    return e->ops->copy(e, s->k.n, s->probe.xs, x);
-}
-
-static int rest_without(spk_solver *s, spk_solver_kind kind, const double *b, double *x, spk_result *r,
-                        const char *tail, probe_run *m, double *t_setup);
-
-/* The factor's run after it took over, watched (k->check): it stops where it
- * has run twice its predicted rest plus probe_iters without converging
- * (pf: its measurement; NULL or a rate of 1 or more: no such limit), or where
- * its residual has grown HANDED_GROWTH times above the one it took over at
- * (no dtol is set by default to catch that).  Looks every HANDED_LOOK
- * iterations. */
-#define HANDED_GROWTH 1e3
-#define HANDED_LOOK 10
-
-typedef struct handed_watch {
-    spk_solver *s;
-    double rnorm0;
-    int limit;   /* iterations at most (0: none) */
-    int stopped;
-} handed_watch;
-
-static int handed_look(void *user, int it, double rnorm, double bnorm)
-{
-    handed_watch *h = user;
-    (void)bnorm;
-    if ((h->limit > 0 && it >= h->limit) || !(rnorm <= HANDED_GROWTH * h->rnorm0)) {
-        h->stopped = 1;
-        return 1;
-    }
-    h->s->k.check.at = it + HANDED_LOOK;
-    return 0;
-}
-
-/* The rest run by the factor that took over, from x (kept first, for the
- * last resort), watched as handed_look says. */
-static int run_handed(spk_solver *s, const double *b, double *x, spk_result *r, const probe_run *pf, probe_run *m,
-                      int *stopped)
-{
-    spk_exec *e = s->ctx->exec;
-    SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
-    const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
-    const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
-    const double need = pf && pf->rate < 1 ? remaining(pf->rate, r->rnorm, target) : HUGE_VAL;
-    const double limit = 2 * need + s->opts.probe_iters;
-    handed_watch h = {s, r->rnorm > 0 ? r->rnorm : HUGE_VAL, limit < INT_MAX ? (int)limit : 0, 0};
-    s->k.check.fn = handed_look;
-    s->k.check.user = &h;
-    s->k.check.at = h.limit > 0 && h.limit < HANDED_LOOK ? h.limit : HANDED_LOOK;
-    spk_result more;
-    const int st = run_some(s, b, x, s->opts.maxit - r->iterations, &more, m);
-    s->k.check.fn = NULL;
-    s->k.check.user = NULL;
-    SPK_TRY(st);
-    add_run(r, &more);
-    *stopped = h.stopped && !converged(r) && r->iterations < s->opts.maxit;
-    return SPK_OK;
-}
 
 /* The factor takes over from the latest iterate (after a breakdown, from
  * the one kept); why: what the cheap run did; pf: the factor's measurement
@@ -222,11 +40,11 @@ static int run_handed(spk_solver *s, const double *b, double *x, spk_result *r, 
 static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const probe_run *pf,
                      const char *why, double *t_setup)
 {
-    const int broke = ended(r);
-    if (broke) SPK_TRY(restore(s, x));
+    const int broke = spk_probe_ended(r);
+    if (broke) SPK_TRY(spk_probe_restore(s, x));
     double secs = 0;
     const int st = spk_solver_use_precond(s, s->probe.cheap_kind, s->probe.strong, &secs);
-    add_setup(s, t_setup, secs);
+    spk_probe_add_setup(s, t_setup, secs);
     int factor = 0;
     if (st == SPK_ERR_ZERO_PIVOT) {
         spk_err_clear(&s->ctx->err);
@@ -241,19 +59,19 @@ static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, p
              spk_precond_kind_name(s->probe.cheap), broke ? "broke down" : why);
     if (!factor) {
         spk_result more;
-        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
-        add_run(r, &more);
+        SPK_TRY(spk_probe_run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
+        spk_probe_add_run(r, &more);
         return SPK_OK;
     }
     int stopped = 0;
-    SPK_TRY(run_handed(s, b, x, r, pf, pc, &stopped));
+    SPK_TRY(spk_probe_run_handed(s, b, x, r, pf, pc, &stopped));
     if (!stopped) return SPK_OK;
     char tail[160];
     snprintf(tail, sizeof tail, "; then none, the last resort: %s did not converge in twice its predicted rest "
              "(stopped at iteration %d)", spk_solver_precond(s), r->iterations);
-    SPK_TRY(restore(s, x));
+    SPK_TRY(spk_probe_restore(s, x));
     probe_run m;
-    return rest_without(s, s->probe.cheap_kind, b, x, r, tail, &m, t_setup);
+    return spk_probe_rest_without(s, s->probe.cheap_kind, b, x, r, tail, &m, t_setup);
 }
 
 /* The cheap run's watch (k->check).  At each look the rate since the last
@@ -323,19 +141,19 @@ static int cheap_look(void *user, int it, double rnorm, double bnorm)
     now.iterations = it;
     now.rnorm = rnorm;
     now.rnorm0 = s->probe.hist[0];
-    measure(&now, s->probe.hist, it + 1 < SPK_PROBE_HIST ? it + 1 : SPK_PROBE_HIST, spk_time_now() - w->t0, &w->pc);
+    spk_probe_measure(&now, s->probe.hist, it + 1 < SPK_PROBE_HIST ? it + 1 : SPK_PROBE_HIST, spk_time_now() - w->t0, &w->pc);
     if (w->looks > 0 && w->last_rnorm > 0 && rnorm > 0 && it > w->last_it) {
         const double since_start = rnorm < now.rnorm0 ? pow(rnorm / now.rnorm0, 1.0 / it) : 1.0;
-        w->pc.rate = rate_of(pow(rnorm / w->last_rnorm, 1.0 / (it - w->last_it)), since_start);
+        w->pc.rate = spk_probe_rate_of(pow(rnorm / w->last_rnorm, 1.0 / (it - w->last_it)), since_start);
     }
     w->looks++;
     w->last_it = it;
     w->last_rnorm = rnorm;
     const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
-    const double need = remaining(w->pc.rate, rnorm, target);
+    const double need = spk_probe_remaining(w->pc.rate, rnorm, target);
     int stop;
     if (w->vs)
-        stop = factor_wins(s, remaining(w->pf.rate, rnorm, target) * w->pf.per_it, need * w->pc.per_it);
+        stop = factor_wins(s, spk_probe_remaining(w->pf.rate, rnorm, target) * w->pf.per_it, need * w->pc.per_it);
     else if (w->retry > 0)
         stop = budget_of(s) * need * w->pc.per_it > 2 * w->retry;
     else
@@ -362,28 +180,10 @@ static int run_watched(spk_solver *s, const double *b, double *x, int maxit, spk
     s->k.check.fn = cheap_look;
     s->k.check.user = w;
     s->k.check.at = s->opts.probe_iters;
-    const int st = run_some(s, b, x, maxit, r, pc);
+    const int st = spk_probe_run_some(s, b, x, maxit, r, pc);
     s->k.check.fn = NULL;
     s->k.check.user = NULL;
     return st;
-}
-
-/* The rest of the solve without a preconditioner (method kind), from x;
- * tail ends the choice line.  The solver keeps none for later solves. */
-static int rest_without(spk_solver *s, spk_solver_kind kind, const double *b, double *x, spk_result *r,
-                        const char *tail, probe_run *m, double *t_setup)
-{
-    double secs = 0;
-    SPK_TRY(spk_solver_use_precond(s, kind, SPK_PRECOND_NONE, &secs));
-    add_setup(s, t_setup, secs);
-    s->probe.decided = 1;
-    s->probe.resorted = 1;
-    const size_t len = strlen(s->probe.why);
-    snprintf(s->probe.why + len, sizeof s->probe.why - len, "%s", tail);
-    spk_result more;
-    SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, m));
-    add_run(r, &more);
-    return SPK_OK;
 }
 
 /* Jacobi stalled (its residual above where its run began) or broke down,
@@ -394,10 +194,10 @@ static int rest_without(spk_solver *s, spk_solver_kind kind, const double *b, do
  * before, left such solves unconverged. */
 static int to_none(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, double *t_setup)
 {
-    const int broke = ended(r);
-    SPK_TRY(restore(s, x));
+    const int broke = spk_probe_ended(r);
+    SPK_TRY(spk_probe_restore(s, x));
     s->probe.cheap = SPK_PRECOND_NONE;
-    return rest_without(s, s->probe.cheap_kind, b, x, r,
+    return spk_probe_rest_without(s, s->probe.cheap_kind, b, x, r,
                         broke ? "; then none: jacobi broke down and the factor did not converge"
                               : "; then none: jacobi stalled and the factor did not converge",
                         pc, t_setup);
@@ -412,12 +212,12 @@ static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, p
 {
     spk_exec *e = s->ctx->exec;
     s->probe.decided = 1;
-    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    if (spk_probe_converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
     SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs));
     spk_result more;
     if (!pf) {
-        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
-        add_run(r, &more);
+        SPK_TRY(spk_probe_run_some(s, b, x, s->opts.maxit - r->iterations, &more, pc));
+        spk_probe_add_run(r, &more);
         return SPK_OK;
     }
     cheap_watch w;
@@ -425,8 +225,8 @@ static int run_cheap(spk_solver *s, const double *b, double *x, spk_result *r, p
     w.vs = 1;
     w.pf = *pf;
     SPK_TRY(run_watched(s, b, x, s->opts.maxit - r->iterations, &more, &w, pc));
-    add_run(r, &more);
-    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    spk_probe_add_run(r, &more);
+    if (spk_probe_converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
     if (!(pf->rate < 1) && s->probe.cheap == SPK_PRECOND_JACOBI) return to_none(s, b, x, r, pc, t_setup);
     return to_factor(s, b, x, r, pc, pf, "slowed down until the factor's predicted rest was the shorter", t_setup);
 }
@@ -443,7 +243,7 @@ static int cheap_first(spk_solver *s, const double *b, double *x, spk_result *r,
     if (!w->looks)
         snprintf(s->probe.why, sizeof s->probe.why, "%s: it ended the solve in its first iterations (its rate %.3g "
                  "per iteration)", spk_precond_kind_name(s->probe.cheap), pc.rate);
-    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    if (spk_probe_converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
     /* CG found A indefinite: spk_solve's switch answers; a breakdown: the factor */
     return to_factor(s, b, x, r, &pc, NULL, "broke down", t_setup);
 }
@@ -489,7 +289,7 @@ static int measure_factor(spk_solver *s, const double *b, double *x, double dead
     s->k.check.user = &fw;
     s->k.check.at = FACTOR_MIN_ITS;
     const int its = maxit < s->opts.probe_factor_iters ? maxit : s->opts.probe_factor_iters;
-    const int rs = run_some(s, b, x, its, rf, pf);
+    const int rs = spk_probe_run_some(s, b, x, its, rf, pf);
     s->k.check.fn = NULL;
     s->k.check.user = NULL;
     return rs;
@@ -503,13 +303,13 @@ static int decide(spk_solver *s, const double *b, double *x, spk_result *r, cons
 {
     const int maxit = s->opts.maxit;
     const char *cheap_name = spk_precond_kind_name(s->probe.cheap), *strong_name = spk_solver_precond(s);
-    const double need_f = remaining(pf->rate, r->rnorm, target);
-    const double need_c = remaining(pc->rate, r->rnorm, target);
+    const double need_f = spk_probe_remaining(pf->rate, r->rnorm, target);
+    const double need_c = spk_probe_remaining(pc->rate, r->rnorm, target);
     const double t_f = need_f * pf->per_it, t_c = need_c * pc->per_it;
     /* a factor that cost more than it saved so far may still win on the
      * rest; one whose iterations broke down loses to the cheap one */
-    const int keep = converged(r) || (!ended(r) && (r->iterations >= maxit || factor_wins(s, t_f, t_c)));
-    if (converged(r)) {
+    const int keep = spk_probe_converged(r) || (!spk_probe_ended(r) && (r->iterations >= maxit || factor_wins(s, t_f, t_c)));
+    if (spk_probe_converged(r)) {
         snprintf(s->probe.why, sizeof s->probe.why,
                  "%s: it ended the solve in its first iterations, after a %.3g ms build (%s's rate %.3g per "
                  "iteration in %.3g ms, %s's %.3g in %.3g ms)",
@@ -525,9 +325,9 @@ static int decide(spk_solver *s, const double *b, double *x, spk_result *r, cons
     s->probe.decided = keep ? 2 : 1;
     if (!keep) {
         SPK_TRY(back_to_cheap(s, t_setup));
-        const int factor_broke = ended(r);
+        const int factor_broke = spk_probe_ended(r);
         if (factor_broke) { /* the factor's iterations broke down: from the cheap run's iterate */
-            SPK_TRY(restore(s, x));
+            SPK_TRY(spk_probe_restore(s, x));
             const int its = r->iterations;
             *r = *cheap_r;
             r->iterations = its;
@@ -539,10 +339,10 @@ static int decide(spk_solver *s, const double *b, double *x, spk_result *r, cons
         const probe_run *watch = !factor_broke ? pf : s->probe.cheap == SPK_PRECOND_JACOBI ? &broke : NULL;
         return run_cheap(s, b, x, r, pc, watch, t_setup);
     }
-    if (!converged(r) && !ended(r) && r->iterations < maxit) {
+    if (!spk_probe_converged(r) && !spk_probe_ended(r) && r->iterations < maxit) {
         spk_result more;
-        SPK_TRY(run_some(s, b, x, maxit - r->iterations, &more, pf));
-        add_run(r, &more);
+        SPK_TRY(spk_probe_run_some(s, b, x, maxit - r->iterations, &more, pf));
+        spk_probe_add_run(r, &more);
     }
     return SPK_OK;
 }
@@ -567,13 +367,13 @@ static int after_stopped(spk_solver *s, const double *b, double *x, spk_result *
     w->retry = spent > allowed ? spent : allowed;
     spk_result more;
     SPK_TRY(run_watched(s, b, x, s->opts.maxit - r->iterations, &more, w, pc));
-    add_run(r, &more);
+    spk_probe_add_run(r, &more);
     if (w->stopped) {
         *again = 1;
         return SPK_OK;
     }
     s->probe.decided = 1;
-    if (converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
+    if (spk_probe_converged(r) || r->reason == SPK_BREAKDOWN_INDEFINITE || r->iterations >= s->opts.maxit) return SPK_OK;
     return to_factor(s, b, x, r, pc, NULL, "broke down", t_setup);
 }
 
@@ -594,13 +394,13 @@ static int choose(spk_solver *s, const double *b, double *x, spk_result *r, doub
         const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
         SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* the iterate both are measured from */
         const spk_result cheap_r = *r;
-        const double allowed = budget_of(s) * remaining(pc.rate, r->rnorm, target) * pc.per_it;
+        const double allowed = budget_of(s) * spk_probe_remaining(pc.rate, r->rnorm, target) * pc.per_it;
         const double t0 = spk_time_now();
         double secs = 0;
         spk_result rf;
         memset(&rf, 0, sizeof rf);
         const int st = measure_factor(s, b, x, t0 + allowed, s->opts.maxit - r->iterations, &secs, &rf, &pf);
-        add_setup(s, t_setup, secs);
+        spk_probe_add_setup(s, t_setup, secs);
         if (st == SPK_ERR_ZERO_PIVOT) { /* no factor for this matrix: the cheap one finishes */
             spk_err_clear(&s->ctx->err);
             SPK_TRY(back_to_cheap(s, t_setup));
@@ -615,7 +415,7 @@ static int choose(spk_solver *s, const double *b, double *x, spk_result *r, doub
             return SPK_OK;
         }
         SPK_TRY(st);
-        add_run(r, &rf);
+        spk_probe_add_run(r, &rf);
         return decide(s, b, x, r, &cheap_r, &pc, &pf, secs, target, t_setup);
     }
     return SPK_OK;
@@ -627,14 +427,14 @@ static int choose(spk_solver *s, const double *b, double *x, spk_result *r, doub
  * true residual, with the preconditioner chosen. */
 static int settle(spk_solver *s, const double *b, double *x, spk_result *r)
 {
-    for (int more = 0; more < 2 && converged(r) && r->iterations < s->opts.maxit; more++) {
+    for (int more = 0; more < 2 && spk_probe_converged(r) && r->iterations < s->opts.maxit; more++) {
         const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
         const double target = fmax(s->opts.rtol, bnorm > 0 ? s->opts.atol / bnorm : 0);
         if (!(r->true_relres > 2 * target)) return SPK_OK;
         spk_result again;
         probe_run m;
-        SPK_TRY(run_some(s, b, x, s->opts.maxit - r->iterations, &again, &m));
-        add_run(r, &again);
+        SPK_TRY(spk_probe_run_some(s, b, x, s->opts.maxit - r->iterations, &again, &m));
+        spk_probe_add_run(r, &again);
     }
     return SPK_OK;
 }
@@ -664,12 +464,12 @@ static int take_over(spk_solver *s, spk_solver_kind kind, const char *lead, cons
                      spk_result *r, double *t_setup)
 {
     const int diverged = r->reason == SPK_DIVERGED_DTOL || r->reason == SPK_DIVERGED_NAN;
-    if (diverged) SPK_TRY(restore(s, x));
+    if (diverged) SPK_TRY(spk_probe_restore(s, x));
     char tail[128];
     snprintf(tail, sizeof tail, "%s%s %s at iteration %d", lead, spk_solver_precond(s),
              diverged ? "diverged" : "broke down", r->iterations);
     probe_run m;
-    return rest_without(s, kind, b, x, r, tail, &m, t_setup);
+    return spk_probe_rest_without(s, kind, b, x, r, tail, &m, t_setup);
 }
 
 /* The resorts, each only after a failure with iterations left (away from
