@@ -116,6 +116,18 @@ struct spk_solver {
     } probe;
 };
 
+/* The end of every public solve call: a result that ended on an error
+ * (st) never reads as converged (SPK_CONVERGED_RTOL is 0, the value of a
+ * zeroed result); it is copied to res (may be NULL). */
+static inline int spk_result_close(int st, spk_result *r, spk_result *res)
+{
+    if (st && (r->reason == SPK_CONVERGED_RTOL || r->reason == SPK_CONVERGED_ATOL ||
+               r->reason == SPK_CONVERGED_ZERO_RHS))
+        r->reason = SPK_SOLVE_ERROR;
+    if (res) *res = *r;
+    return st;
+}
+
 /* A breakdown at the precision floor: the residual already as small as
  * double precision allows (rtol 0 asks for more), so p'Ap, r'z, rho or
  * omega rounded to 0 -- no sign of an indefinite or singular system (which

@@ -287,17 +287,12 @@ static int invalid_input(spk_solver *s, const double *b, const double *x)
                        "A x0 or b - A x0 is not): scale the system");
 }
 
-/* Every return fills the result: one that ended on an error never reads as
- * converged (SPK_CONVERGED_RTOL is 0, the value of a zeroed result). */
+/* Every return fills the result (spk_result_close), with the time spent
+ * where the solve did not get as far as timing itself. */
 static int settle_result(int st, spk_result *r, double t0, spk_result *res)
 {
-    if (st && (r->reason == SPK_CONVERGED_RTOL || r->reason == SPK_CONVERGED_ATOL ||
-               r->reason == SPK_CONVERGED_ZERO_RHS)) {
-        r->reason = SPK_SOLVE_ERROR;
-        if (r->t_total == 0) r->t_total = spk_time_now() - t0;
-    }
-    if (res) *res = *r;
-    return st;
+    if (r->t_total == 0) r->t_total = spk_time_now() - t0;
+    return spk_result_close(st, r, res);
 }
 
 int spk_solve(spk_solver *s, const double *b, double *x, spk_result *res)

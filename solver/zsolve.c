@@ -246,10 +246,6 @@ int spk_solve_complex(spk_solver *s, const double *b, double *x, spk_result *res
             spk_threads_leave(s->ctx, threads);
         }
     }
-    if (st && (r.reason == SPK_CONVERGED_RTOL || r.reason == SPK_CONVERGED_ATOL ||
-               r.reason == SPK_CONVERGED_ZERO_RHS))
-        r.reason = SPK_SOLVE_ERROR;
     r.t_total = spk_time_now() - t0;
-    if (res) *res = r;
-    return st;
+    return spk_result_close(st, &r, res);
 }
