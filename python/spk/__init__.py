@@ -278,10 +278,28 @@ class SolveInfo:
     pivoted: int = -1  # rows static pivoting moved (pivot=...); -1: it did not run
 
 
+def _host_matrix_of(A):
+    """A matrix in GPU memory (cupyx.scipy.sparse, a CuPy array, a PyTorch tensor, sparse or
+    dense) as scipy.sparse or NumPy: its entries are copied to the host once, at setup, where
+    spk builds its formats and factors; anything else is returned as it is."""
+    mod = type(A).__module__ or ""
+    if mod.split(".")[0] in ("cupy", "cupyx") and hasattr(A, "get"):
+        return A.get()
+    if mod.split(".")[0] == "torch" and hasattr(A, "layout"):
+        import torch
+        if A.layout == torch.strided:
+            return A.detach().cpu().numpy()
+        import scipy.sparse as sp
+        C = A.detach().to_sparse_csr().cpu()
+        return sp.csr_matrix((C.values().numpy(), C.col_indices().numpy(), C.crow_indices().numpy()),
+                             shape=tuple(C.shape))
+    return A
+
+
 def _csr_of(A):
     """A as a CSR with int32 indices and float64 values, or complex128 values for a complex
-    matrix (scipy.sparse in any format, a dense array, or a LinearOperator that wraps one:
-    aslinearoperator(matrix))."""
+    matrix (scipy.sparse in any format, a dense array, a GPU matrix of CuPy or PyTorch, or a
+    LinearOperator that wraps one: aslinearoperator(matrix))."""
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
     if isinstance(A, spla.LinearOperator):
@@ -292,6 +310,7 @@ def _csr_of(A):
                             "pass the assembled matrix (a LinearOperator is accepted as the preconditioner M)"
                             % type(A).__name__)
         A = inner
+    A = _host_matrix_of(A)
     if not sp.issparse(A):
         A = np.asarray(A)
         if A.ndim != 2:

@@ -83,3 +83,23 @@ def test_refusals():
     with spk.Solver(A, method="cg", precond="jacobi", device="cpu") as s:
         with pytest.raises(spk.SpkError, match="context runs on the host"):
             s.solve(to_gpu(np.ones(n)))
+
+
+def test_matrix_on_the_gpu():
+    """A sparse matrix in GPU memory (cupyx.scipy.sparse, or a PyTorch sparse CSR tensor) gives
+    the solve of the same matrix from scipy.sparse."""
+    name, to_gpu, to_host = _MOD
+    A = _convdiff(30)
+    if name == "cupy":
+        import cupyx.scipy.sparse as csp
+        Ag = csp.csr_matrix(A)
+    else:
+        import torch
+        Ag = torch.sparse_csr_tensor(torch.as_tensor(A.indptr, dtype=torch.int64),
+                                     torch.as_tensor(A.indices, dtype=torch.int64),
+                                     torch.as_tensor(A.data), size=A.shape, device="cuda")
+    b = np.random.default_rng(5).uniform(-1, 1, A.shape[0])
+    x, info = spk.bicgstab(A, b, rtol=1e-10, M="ilu0", device="cuda")
+    xg, infog = spk.bicgstab(Ag, to_gpu(b), rtol=1e-10, M="ilu0", device="cuda")
+    assert info == 0 and infog == 0
+    np.testing.assert_allclose(to_host(xg), x, rtol=0, atol=1e-12 * np.abs(x).max())
