@@ -35,8 +35,9 @@ static int back_to_cheap(spk_solver *s, double *t_setup)
 
 /* The factor takes over from the latest iterate (after a breakdown, from
  * the one kept); why: what the cheap run did; pf: the factor's measurement
- * (NULL: none made).  Where its run stops unconverged (run_handed), none
- * finishes from the iterate it took over at. */
+ * (NULL: none made).  Where its run stops unconverged (run_handed: grown, or
+ * BiCGStab's past twice its predicted rest), none finishes from the iterate
+ * it took over at. */
 static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, probe_run *pc, const probe_run *pf,
                      const char *why, double *t_setup)
 {
@@ -67,8 +68,12 @@ static int to_factor(spk_solver *s, const double *b, double *x, spk_result *r, p
     SPK_TRY(spk_probe_run_handed(s, b, x, r, pf, pc, &stopped));
     if (!stopped) return SPK_OK;
     char tail[160];
-    snprintf(tail, sizeof tail, "; then none, the last resort: %s did not converge in twice its predicted rest "
-             "(stopped at iteration %d)", spk_solver_precond(s), r->iterations);
+    if (stopped == 2)
+        snprintf(tail, sizeof tail, "; then none, the last resort: %s's residual grew %g-fold (stopped at iteration %d)",
+                 spk_solver_precond(s), SPK_PROBE_HANDED_GROWTH, r->iterations);
+    else
+        snprintf(tail, sizeof tail, "; then none, the last resort: %s did not converge in twice its predicted rest "
+                 "(stopped at iteration %d)", spk_solver_precond(s), r->iterations);
     SPK_TRY(spk_probe_restore(s, x));
     probe_run m;
     return spk_probe_rest_without(s, s->probe.cheap_kind, b, x, r, tail, &m, t_setup);

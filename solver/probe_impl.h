@@ -38,8 +38,13 @@ int spk_probe_restore(spk_solver *s, double *x);
 int spk_probe_rest_without(spk_solver *s, spk_solver_kind kind, const double *b, double *x, spk_result *r,
                            const char *tail, probe_run *m, double *t_setup);
 
+/* How far the residual of the factor's run after it took over may grow above
+ * the one it took over at (probe_watch.c). */
+#define SPK_PROBE_HANDED_GROWTH 1e3
+
 /* probe_watch.c: the factor's run after it took over, watched; *stopped: it
- * was stopped unconverged (probe_watch.c says when). */
+ * was stopped unconverged, 1 past its iteration limit, 2 where its residual
+ * grew (probe_watch.c says when). */
 int spk_probe_run_handed(spk_solver *s, const double *b, double *x, spk_result *r, const probe_run *pf,
                          probe_run *m, int *stopped);
 
