@@ -7,8 +7,9 @@
  * probe_iters iterations its time per iteration and its rate (the residual's
  * reduction per iteration) predict the rest.  Where the rest is short the
  * run simply goes on (no restart); else the factor is built and a few of its
- * iterations are measured from the same iterate, and the one whose
- * predicted remaining time is smaller finishes, from the latest iterate.
+ * iterations are measured from the same iterate (from the start where the
+ * cheap run's residual ended above it), and the one whose predicted
+ * remaining time is smaller finishes, from the latest iterate.
  * Where the factor does not converge and Jacobi, the cheap one, stalls,
  * none finishes; where the choice breaks down or diverges, none finishes
  * (the last resort), and where BiCGStab fails without one too, GMRES.  The
@@ -304,7 +305,7 @@ static int measure_factor(spk_solver *s, const double *b, double *x, double dead
  * the factor starts from; pc: the cheap run's measurement; secs: the
  * build's): the one predicted faster finishes. */
 static int decide(spk_solver *s, const double *b, double *x, spk_result *r, const spk_result *cheap_r,
-                  probe_run *pc, probe_run *pf, double secs, double target, double *t_setup)
+                  probe_run *pc, probe_run *pf, double secs, double target, int from_x0, double *t_setup)
 {
     const int maxit = s->opts.maxit;
     const char *cheap_name = spk_precond_kind_name(s->probe.cheap), *strong_name = spk_solver_precond(s);
@@ -322,10 +323,11 @@ static int decide(spk_solver *s, const double *b, double *x, spk_result *r, cons
                  1e3 * pf->per_it);
     } else {
         snprintf(s->probe.why, sizeof s->probe.why,
-                 "%s: %s %.3g per iteration in %.3g ms, %s %.3g in %.3g ms after a %.3g ms build; "
+                 "%s: %s %.3g per iteration in %.3g ms, %s %.3g in %.3g ms after a %.3g ms build%s; "
                  "predicted rest %.3g ms against %.3g ms",
                  keep ? strong_name : cheap_name, cheap_name, pc->rate, 1e3 * pc->per_it, strong_name, pf->rate,
-                 1e3 * pf->per_it, 1e3 * secs, 1e3 * (keep ? t_f : t_c), 1e3 * (keep ? t_c : t_f));
+                 1e3 * pf->per_it, 1e3 * secs, from_x0 ? ", from the start (the cheap run's residual grew)" : "",
+                 1e3 * (keep ? t_f : t_c), 1e3 * (keep ? t_c : t_f));
     }
     s->probe.decided = keep ? 2 : 1;
     if (!keep) {
@@ -397,6 +399,16 @@ static int choose(spk_solver *s, const double *b, double *x, spk_result *r, doub
         probe_run pc = w.pc, pf = {0};
         const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
         const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
+        /* a cheap run whose residual ended above its start (BiCGStab's early
+         * growth without a good preconditioner) leaves the factor a worse
+         * start than x0, kept in xs (bayer10: ILU(0) diverged from there and
+         * converges from x0) */
+        const int from_x0 = builds == 1 && !(r->rnorm <= r->rnorm0);
+        if (from_x0) {
+            SPK_TRY(spk_probe_restore(s, x));
+            r->rnorm = r->rnorm0;
+            r->relres = bnorm > 0 ? r->rnorm0 / bnorm : r->relres;
+        }
         SPK_TRY(e->ops->copy(e, s->k.n, x, s->probe.xs)); /* the iterate both are measured from */
         const spk_result cheap_r = *r;
         const double allowed = budget_of(s) * spk_probe_remaining(pc.rate, r->rnorm, target) * pc.per_it;
@@ -421,7 +433,7 @@ static int choose(spk_solver *s, const double *b, double *x, spk_result *r, doub
         }
         SPK_TRY(st);
         spk_probe_add_run(r, &rf);
-        return decide(s, b, x, r, &cheap_r, &pc, &pf, secs, target, t_setup);
+        return decide(s, b, x, r, &cheap_r, &pc, &pf, secs, target, from_x0, t_setup);
     }
     return SPK_OK;
 }
