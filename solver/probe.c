@@ -7,8 +7,8 @@
  * probe_iters iterations its time per iteration and its rate (the residual's
  * reduction per iteration) predict the rest.  Where the rest is short the
  * run simply goes on (no restart); else the factor is built and a few of its
- * iterations are measured from the same iterate (from the start where the
- * cheap run's residual ended above it), and the one whose predicted
+ * iterations are measured from the same iterate (from the start where
+ * BiCGStab's residual ended above it), and the one whose predicted
  * remaining time is smaller finishes, from the latest iterate.
  * Where the factor does not converge and Jacobi, the cheap one, stalls,
  * none finishes; where the choice breaks down or diverges, none finishes
@@ -399,11 +399,12 @@ static int choose(spk_solver *s, const double *b, double *x, spk_result *r, doub
         probe_run pc = w.pc, pf = {0};
         const double bnorm = r->relres > 0 ? r->rnorm / r->relres : 0;
         const double target = fmax(s->opts.rtol * bnorm, s->opts.atol);
-        /* a cheap run whose residual ended above its start (BiCGStab's early
-         * growth without a good preconditioner) leaves the factor a worse
-         * start than x0, kept in xs (bayer10: ILU(0) diverged from there and
-         * converges from x0) */
-        const int from_x0 = builds == 1 && !(r->rnorm <= r->rnorm0);
+        /* a BiCGStab run whose residual ended above its start (early growth
+         * without a good preconditioner) leaves the factor a worse start
+         * than x0, kept in xs (bayer10: ILU(0) diverged from there and
+         * converges from x0).  Not CG's: its A-norm error falls every
+         * iteration, whatever its residual does. */
+        const int from_x0 = builds == 1 && s->kind != SPK_SOLVER_CG && !(r->rnorm <= r->rnorm0);
         if (from_x0) {
             SPK_TRY(spk_probe_restore(s, x));
             r->rnorm = r->rnorm0;
